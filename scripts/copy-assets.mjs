@@ -1,0 +1,8 @@
+// Copies the catalogue (component folders) and the preset templates next to the compiled core,
+// so `dist/core/registry.js` finds `dist/core/registry/` as `src/core/registry.ts` finds its own.
+import { cpSync, rmSync } from "node:fs";
+
+for (const folder of ["registry", "presets"]) {
+  rmSync(`dist/core/${folder}`, { recursive: true, force: true });
+  cpSync(`src/core/${folder}`, `dist/core/${folder}`, { recursive: true });
+}

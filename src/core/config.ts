@@ -1,0 +1,21 @@
+// Project defaults compiled into the core (GET /api/config, `kiln init`, `kiln setup`).
+export const DEFAULT_NAMESPACE = "default";
+export const DEFAULT_OUTPUT_DIR = "k8s";
+export const DEFAULT_PROJECT_NAME = "kiln-project";
+/** The project configuration file `setup` and `init` write and `add` reads. */
+export const PROJECT_FILE = "kiln.toml";
+export const PRESET_SUFFIX = ".preset.json";
+
+export interface ConfigView {
+  defaultNamespace: string;
+  defaultOutputDir: string;
+  defaultProjectName: string;
+}
+
+export function configView(): ConfigView {
+  return {
+    defaultNamespace: DEFAULT_NAMESPACE,
+    defaultOutputDir: DEFAULT_OUTPUT_DIR,
+    defaultProjectName: DEFAULT_PROJECT_NAME,
+  };
+}

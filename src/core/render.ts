@@ -1,0 +1,46 @@
+// Registry item + values → rendered files (relative path and content). Nothing here writes.
+import { buildContext, type RenderInput } from "./context.ts";
+import type { TemplateEngine } from "./engine.ts";
+import { KilnError } from "./errors.ts";
+import { type RegistryItem, referenceOf } from "./item.ts";
+import { normalizeRelativePath } from "./plan.ts";
+
+export interface RenderedFile {
+  path: string;
+  content: string;
+}
+
+export interface RenderResult {
+  /** The component name, without category. */
+  component: string;
+  files: RenderedFile[];
+}
+
+/**
+ * Renders every file of `item`: the output path and the content with the same context. Fails
+ * when the item is missing a required value, a template fails, or two of its files render to
+ * one path.
+ */
+export function renderItem(
+  engine: TemplateEngine,
+  item: RegistryItem,
+  input: RenderInput,
+): RenderResult {
+  const context = buildContext(item, input);
+  const reference = referenceOf(item);
+  const seen = new Set<string>();
+  const files = item.files.map((file, index) => {
+    const path = engine.render(`${reference} files[${index}].path`, file.path, context);
+    const content = engine.render(`${reference} files[${index}].template`, file.template, context);
+    const key = normalizeRelativePath(path);
+    if (seen.has(key)) {
+      throw new KilnError(
+        "invalid_request",
+        `${reference} has two files that both render to \`${path}\``,
+      );
+    }
+    seen.add(key);
+    return { path, content };
+  });
+  return { component: item.name, files };
+}

@@ -1,0 +1,148 @@
+// Decoding untrusted JSON into typed values, with error messages worded the way serde (Rust's
+// standard deserializer) words them, because the spec and its clients expect exactly those
+// texts: "missing field `reference`", "invalid type: integer `5`, expected a string",
+// "invalid value: integer `70000`, expected u16", prefixed by the key's path when nested.
+// Written by hand: schema libraries (zod, ajv, valibot) have their own wording, and rewording
+// their error objects would be more code than these few decoders.
+
+export class ShapeError extends Error {
+  /** The message without the path prefix. */
+  readonly reason: string;
+  /** `fields.image`, `labels[0].key`; empty at the top level. */
+  readonly path: string;
+
+  constructor(path: string, reason: string) {
+    super(path ? `${path}: ${reason}` : reason);
+    this.name = "ShapeError";
+    this.path = path;
+    this.reason = reason;
+  }
+}
+
+export type Decoder<T> = (value: unknown, path: string) => T;
+
+/** How serde names the JSON value it did not expect. */
+export function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "boolean") return `boolean \`${value}\``;
+  if (typeof value === "number") {
+    return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  }
+  if (typeof value === "string") return `string ${JSON.stringify(value)}`;
+  if (Array.isArray(value)) return "sequence";
+  return "map";
+}
+
+function invalidType(path: string, value: unknown, expected: string): ShapeError {
+  return new ShapeError(path, `invalid type: ${describeValue(value)}, expected ${expected}`);
+}
+
+const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export const string: Decoder<string> = (value, path) => {
+  if (typeof value !== "string") throw invalidType(path, value, "a string");
+  return value;
+};
+
+export const boolean: Decoder<boolean> = (value, path) => {
+  if (typeof value !== "boolean") throw invalidType(path, value, "a boolean");
+  return value;
+};
+
+/** An unsigned integer of `bits` bits (serde's `u16`, `u32`). */
+export function unsigned(bits: 16 | 32): Decoder<number> {
+  const max = 2 ** bits - 1;
+  const expected = `u${bits}`;
+  return (value, path) => {
+    if (typeof value !== "number" || !Number.isInteger(value)) {
+      throw invalidType(path, value, expected);
+    }
+    if (value < 0 || value > max) {
+      throw new ShapeError(path, `invalid value: integer \`${value}\`, expected ${expected}`);
+    }
+    return value;
+  };
+}
+
+export function array<T>(item: Decoder<T>): Decoder<T[]> {
+  return (value, path) => {
+    if (!Array.isArray(value)) throw invalidType(path, value, "a sequence");
+    return value.map((entry, index) => item(entry, `${path}[${index}]`));
+  };
+}
+
+/** A JSON object whose values all decode with `item` (serde's `HashMap<String, T>`). */
+export function record<T>(item: Decoder<T>): Decoder<Record<string, T>> {
+  return (value, path) => {
+    if (!isPlainObject(value)) throw invalidType(path, value, "a map");
+    const out: Record<string, T> = {};
+    for (const [key, entry] of Object.entries(value)) {
+      // defineProperty keeps a key named `__proto__` an ordinary own key
+      Object.defineProperty(out, key, {
+        value: item(entry, join(path, key)),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  };
+}
+
+export interface FieldSpec<T> {
+  decode: Decoder<T>;
+  /** When set, the key may be missing or null and this value is used instead. */
+  fallback?: () => T;
+  /** When true, a missing or null key stays `undefined`. */
+  optional?: boolean;
+}
+
+type StructOf<S> = {
+  [K in keyof S]: S[K] extends FieldSpec<infer T>
+    ? S[K] extends { optional: true }
+      ? T | undefined
+      : T
+    : never;
+};
+
+export function required<T>(decode: Decoder<T>): FieldSpec<T> {
+  return { decode };
+}
+
+export function optional<T>(decode: Decoder<T>): FieldSpec<T> & { optional: true } {
+  return { decode, optional: true };
+}
+
+export function withDefault<T>(decode: Decoder<T>, fallback: () => T): FieldSpec<T> {
+  return { decode, fallback };
+}
+
+/**
+ * A JSON object with known keys (serde's struct). Unknown keys are ignored; a key given as
+ * `null` counts as absent.
+ */
+export function struct<S extends Record<string, FieldSpec<unknown>>>(
+  name: string,
+  spec: S,
+): Decoder<StructOf<S>> {
+  return (value, path) => {
+    if (!isPlainObject(value)) throw invalidType(path, value, `struct ${name}`);
+    const out: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(spec)) {
+      const raw = Object.hasOwn(value, key) ? value[key] : undefined;
+      const absent = raw === undefined || (raw === null && (field.fallback || field.optional));
+      if (absent) {
+        if (field.fallback) out[key] = field.fallback();
+        else if (field.optional) out[key] = undefined;
+        else throw new ShapeError(path, `missing field \`${key}\``);
+      } else {
+        out[key] = field.decode(raw, join(path, key));
+      }
+    }
+    return out as StructOf<S>;
+  };
+}
