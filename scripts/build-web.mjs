@@ -1,0 +1,1 @@
+// Placeholder: the dashboard issue replaces this with the dashboard's build into dist/web.
