@@ -22,7 +22,7 @@ export function serializeProjectConfig(config: ProjectConfig): string {
       default_namespace: config.defaultNamespace,
       output_dir: config.outputDir,
     },
-  }).concat("\n");
+  }).replace(/\n*$/, "\n");
 }
 
 /** Parses `kiln.toml`; missing keys take the compiled-in defaults. */
