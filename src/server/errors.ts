@@ -1,0 +1,51 @@
+// Error → HTTP, mapped once: a KilnError's kind gives the status and the `code` of the JSON
+// body `{code, error}`. Request-parsing failures are "framework" errors and answer text/plain
+// with the spec's fixed messages (FrameworkError carries the exact reply).
+import { type ErrorKind, isKilnError } from "../core/index.ts";
+import { json, type Reply, text } from "./reply.ts";
+
+export const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  invalid_request: 400,
+  not_found: 404,
+  not_initialized: 404,
+  already_exists: 409,
+  internal: 500,
+};
+
+/** A request-parsing error answered as text/plain (415, 400 bad JSON, 413, 422, 400 query). */
+export class FrameworkError extends Error {
+  readonly status: number;
+  readonly close: boolean;
+
+  constructor(status: number, message: string, options: { close?: boolean } = {}) {
+    super(message);
+    this.name = "FrameworkError";
+    this.status = status;
+    this.close = options.close ?? false;
+  }
+}
+
+export const MESSAGES = {
+  unsupportedMediaType: "Expected request with `Content-Type: application/json`",
+  badJson: (detail: string) => `Failed to parse the request body as JSON: ${detail}`,
+  wrongShape: (detail: string) =>
+    `Failed to deserialize the JSON body into the target type: ${detail}`,
+  tooLarge: "Failed to buffer the request body: length limit exceeded",
+  badQuery: (detail: string) => `Failed to deserialize query string: ${detail}`,
+};
+
+/** The reply for any error a handler threw. Unexpected errors are logged, never shown. */
+export function errorReply(error: unknown, log: (message: string) => void): Reply {
+  if (error instanceof FrameworkError) {
+    const reply = text(error.status, error.message);
+    if (error.close) reply.close = true;
+    return reply;
+  }
+  if (isKilnError(error)) {
+    return json(STATUS_BY_KIND[error.kind], { code: error.kind, error: error.message });
+  }
+  log(
+    `kiln: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+  return json(500, { code: "internal", error: "internal server error" });
+}

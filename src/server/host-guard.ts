@@ -1,0 +1,59 @@
+// DNS-rebinding guard. A web page on evil.example can point its own name at 127.0.0.1 and then
+// read our answers as same-origin; the only trace is the Host header, which names evil.example.
+// So while the service is bound to a loopback address, a request whose Host (and the authority
+// of an absolute-form target) is not a loopback name or address is refused with 403.
+// `--allowed-host` adds names. Bound to a non-loopback address, the guard is off: the operator
+// chose to expose the service.
+import { isIP } from "node:net";
+import { type Reply, text } from "./reply.ts";
+
+export function isLoopbackBind(bind: string): boolean {
+  if (bind === "localhost") return true;
+  if (isIP(bind) === 4) return bind.startsWith("127.");
+  const bare = bind.replace(/^\[|\]$/g, "");
+  if (isIP(bare) === 6) return bare === "::1" || bare === "0:0:0:0:0:0:0:1";
+  return false;
+}
+
+/** `name`, `name:port`, `[v6]`, `[v6]:port` → lower-case host name without the port. */
+export function hostName(host: string): string {
+  const value = host.trim().toLowerCase();
+  if (value.startsWith("[")) {
+    const end = value.indexOf("]");
+    return end === -1 ? value : value.slice(0, end + 1);
+  }
+  const colon = value.lastIndexOf(":");
+  const name = colon === -1 ? value : value.slice(0, colon);
+  return name.endsWith(".") ? name.slice(0, -1) : name;
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+export class HostGuard {
+  private readonly enabled: boolean;
+  private readonly allowed: ReadonlySet<string>;
+
+  constructor(bind: string, extraHosts: readonly string[]) {
+    this.enabled = isLoopbackBind(bind);
+    this.allowed = new Set([
+      ...LOOPBACK_HOSTS,
+      ...extraHosts.map((host) => hostName(host)).filter((host) => host !== ""),
+    ]);
+  }
+
+  /** A 403 reply when the request must be refused, otherwise undefined. */
+  check(hostHeader: string | undefined, targetAuthority: string | undefined): Reply | undefined {
+    if (!this.enabled) return undefined;
+    for (const host of [hostHeader, targetAuthority]) {
+      // A request without Host cannot come from a browser, and rebinding needs a browser.
+      if (host === undefined) continue;
+      if (!this.allowed.has(hostName(host))) {
+        return text(
+          403,
+          `Forbidden: host \`${host}\` is not allowed - the service answers only requests for localhost, 127.0.0.1 or [::1] (pass --allowed-host to add a name)`,
+        );
+      }
+    }
+    return undefined;
+  }
+}

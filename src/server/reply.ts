@@ -1,0 +1,27 @@
+// What a handler answers: a status, headers and an optional body. Handlers return a Reply and
+// never touch the socket; the server adds the cross-origin headers (`vary: origin` on every
+// response) and writes it, so every answer, errors included, passes through one place.
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  /** Absent for empty bodies (404, 405, preflight); `content-length: 0` is sent then. */
+  body?: string | Buffer;
+  /** Close the connection after this response (used after an oversized body). */
+  close?: boolean;
+}
+
+export const TEXT = "text/plain; charset=utf-8";
+export const JSON_TYPE = "application/json";
+
+export function text(status: number, body: string): Reply {
+  return { status, headers: { "content-type": TEXT }, body };
+}
+
+export function json(status: number, value: unknown): Reply {
+  return { status, headers: { "content-type": JSON_TYPE }, body: JSON.stringify(value) };
+}
+
+export function empty(status: number, headers: Record<string, string> = {}): Reply {
+  return { status, headers };
+}

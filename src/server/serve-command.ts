@@ -1,0 +1,146 @@
+// `kiln serve`: flags and environment (decisions section 4), one start-up line, graceful stop
+// on SIGINT/SIGTERM. A flag beats the environment.
+import { parseArgs } from "node:util";
+import { parseOriginList } from "./cors.ts";
+import { DEFAULT_POOL_OPTIONS } from "./render-pool.ts";
+import { DEFAULT_BIND, DEFAULT_PORT, type ServerOptions, startServer } from "./server.ts";
+
+export const SERVE_USAGE = `Usage: kiln serve [options]
+
+Serve the HTTP API (and with --ui the dashboard).
+
+Options:
+  --bind <address>          address to listen on (env SERVICE_BIND, default ${DEFAULT_BIND})
+  --port <port>             port, 0 for any free one (env SERVICE_PORT, default ${DEFAULT_PORT})
+  --allow-origin <origin>   allowed CORS origin, repeatable or comma-separated
+                            (env SERVICE_ALLOWED_ORIGINS; default: any loopback origin)
+  --allowed-host <name>     extra Host name accepted while bound to loopback, repeatable or
+                            comma-separated (env SERVICE_ALLOWED_HOSTS)
+  --ui                      also serve the dashboard from dist/web at /
+  --render-timeout <ms>     wall-clock deadline of one render (env SERVICE_RENDER_TIMEOUT_MS,
+                            default ${DEFAULT_POOL_OPTIONS.deadlineMs})
+  --render-fuel <n>         template engine fuel per render (env SERVICE_RENDER_FUEL,
+                            default ${DEFAULT_POOL_OPTIONS.fuel})
+  --render-memory <MiB>     template engine memory cap per worker (env SERVICE_RENDER_MEMORY_MB,
+                            default ${DEFAULT_POOL_OPTIONS.engineMemoryBytes / 1024 / 1024})
+  --workers <n>             render worker threads (env SERVICE_WORKERS, default: cores)
+  -h, --help                show this help
+`;
+
+class UsageError extends Error {}
+
+function integer(name: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value.trim()))
+    throw new UsageError(`${name} must be an integer, got \`${value}\``);
+  const number = Number(value.trim());
+  if (number < min || number > max) {
+    throw new UsageError(`${name} must be between ${min} and ${max}, got \`${value}\``);
+  }
+  return number;
+}
+
+/** Flag, else environment variable, else undefined (empty environment values count as unset). */
+function pick(flag: string | undefined, env: string | undefined): string | undefined {
+  if (flag !== undefined) return flag;
+  return env !== undefined && env.trim() !== "" ? env : undefined;
+}
+
+export function parseServeArgs(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): ServerOptions | "help" {
+  let values: ReturnType<typeof parse>["values"];
+  function parse() {
+    return parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        bind: { type: "string" },
+        port: { type: "string" },
+        "allow-origin": { type: "string", multiple: true },
+        "allowed-host": { type: "string", multiple: true },
+        ui: { type: "boolean" },
+        "render-timeout": { type: "string" },
+        "render-fuel": { type: "string" },
+        "render-memory": { type: "string" },
+        workers: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  }
+  try {
+    values = parse().values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return "help";
+  const options: ServerOptions = {};
+  const bind = pick(values.bind, env.SERVICE_BIND);
+  options.bind = bind?.trim() ?? DEFAULT_BIND;
+  const port = pick(values.port, env.SERVICE_PORT);
+  options.port = port === undefined ? DEFAULT_PORT : integer("port", port, 0, 65535);
+  options.allowedOrigins = values["allow-origin"]
+    ? parseOriginList(values["allow-origin"])
+    : parseOriginList([env.SERVICE_ALLOWED_ORIGINS ?? ""]);
+  options.allowedHosts = values["allowed-host"]
+    ? parseOriginList(values["allowed-host"])
+    : parseOriginList([env.SERVICE_ALLOWED_HOSTS ?? ""]);
+  if (values.ui) options.ui = true;
+  const render: NonNullable<ServerOptions["render"]> = {};
+  const timeout = pick(values["render-timeout"], env.SERVICE_RENDER_TIMEOUT_MS);
+  if (timeout !== undefined) render.deadlineMs = integer("render timeout", timeout, 1, 600_000);
+  const fuel = pick(values["render-fuel"], env.SERVICE_RENDER_FUEL);
+  if (fuel !== undefined) render.fuel = integer("render fuel", fuel, 1, 1e12);
+  const memory = pick(values["render-memory"], env.SERVICE_RENDER_MEMORY_MB);
+  if (memory !== undefined) {
+    render.engineMemoryBytes = integer("render memory", memory, 16, 4096) * 1024 * 1024;
+    render.recycleBytes = Math.max(
+      DEFAULT_POOL_OPTIONS.recycleBytes,
+      render.engineMemoryBytes * 0.75,
+    );
+  }
+  const workers = pick(values.workers, env.SERVICE_WORKERS);
+  if (workers !== undefined) render.size = integer("workers", workers, 1, 256);
+  options.render = render;
+  return options;
+}
+
+/** Runs the service until SIGINT/SIGTERM; resolves with the exit status. */
+export async function serveCommand(argv: string[]): Promise<number> {
+  let options: ServerOptions | "help";
+  try {
+    options = parseServeArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`error: ${error.message}\n\n${SERVE_USAGE}`);
+    return 2;
+  }
+  if (options === "help") {
+    process.stdout.write(SERVE_USAGE);
+    return 0;
+  }
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(options);
+  } catch (error) {
+    process.stderr.write(`error: could not start the service: ${(error as Error).message}\n`);
+    return 1;
+  }
+  process.stdout.write(`kiln listening on ${server.url}\n`);
+  return new Promise<number>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      server.close().then(
+        () => resolve(0),
+        (error: unknown) => {
+          process.stderr.write(`error: ${(error as Error).message}\n`);
+          resolve(1);
+        },
+      );
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

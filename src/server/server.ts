@@ -1,0 +1,234 @@
+// The HTTP service. Built on node:http directly: eight routes, exact status lines, header
+// names and text bodies are the whole requirement, and a framework would add its own defaults
+// (headers, error bodies, body parsing) that we would then have to undo. The pieces live in
+// their own modules: routes, cors, host-guard, body, errors, render-pool.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  DEFAULT_FETCH_LIMITS,
+  type FetchLimits,
+  type Preset,
+  type Registry,
+} from "../core/index.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
+import { type Catalogue, catalogue } from "./catalogue.ts";
+import { CorsPolicy, isPreflight, preflightReply } from "./cors.ts";
+import { errorReply } from "./errors.ts";
+import type { RequestContext, Services } from "./handlers.ts";
+import { HostGuard } from "./host-guard.ts";
+import { DEFAULT_POOL_OPTIONS, RenderPool, type RenderPoolOptions } from "./render-pool.ts";
+import { empty, type Reply } from "./reply.ts";
+import { matchRoute } from "./routes.ts";
+import { defaultUiDir, serveUi } from "./static-ui.ts";
+
+export const DEFAULT_BIND = "127.0.0.1";
+export const DEFAULT_PORT = 4000;
+
+export interface ServerTimeouts {
+  /** Time allowed to receive the request headers (slow-loris guard). */
+  headersMs: number;
+  /** Time allowed to receive the whole request, body included. */
+  requestMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveMs: number;
+  /** On close: how long in-flight requests may take before connections are cut. */
+  shutdownGraceMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 5_000,
+  shutdownGraceMs: 10_000,
+};
+
+export interface ServerOptions {
+  bind?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Exact origins allowed; empty: any loopback origin. */
+  allowedOrigins?: readonly string[];
+  /** Host names accepted besides the loopback ones while bound to loopback. */
+  allowedHosts?: readonly string[];
+  /** Serve the dashboard: true for dist/web, or a folder. */
+  ui?: boolean | string;
+  /** Defaults to the built-in registry. */
+  registry?: Registry;
+  /** Defaults to the built-in preset templates. */
+  presets?: readonly Preset[];
+  /** Directory relative file references resolve against; default: process.cwd(). */
+  cwd?: string;
+  fetchLimits?: FetchLimits;
+  maxBodyBytes?: number;
+  render?: Partial<Omit<RenderPoolOptions, "preloadedItems">>;
+  timeouts?: Partial<ServerTimeouts>;
+  /** Where unexpected errors are reported; default: stderr. */
+  log?: (message: string) => void;
+}
+
+export interface RunningServer {
+  /** `http://<bind>:<port>` with the real port. */
+  url: string;
+  bind: string;
+  port: number;
+  pool: RenderPool;
+  /** Stops accepting, lets in-flight requests finish, stops the render workers. */
+  close(): Promise<void>;
+}
+
+/** The request target: origin-form (`/path?query`) or absolute-form (`http://host/path`). */
+function parseTarget(target: string): { path: string; search: string; authority?: string } {
+  if (target.startsWith("/")) {
+    const mark = target.indexOf("?");
+    return mark === -1
+      ? { path: target, search: "" }
+      : { path: target.slice(0, mark), search: target.slice(mark + 1) };
+  }
+  try {
+    const url = new URL(target);
+    if (url.protocol === "http:" || url.protocol === "https:") {
+      return { path: url.pathname, search: url.search.slice(1), authority: url.host };
+    }
+  } catch {
+    // fall through: an unparsable target is an unknown path
+  }
+  return { path: target, search: "" };
+}
+
+function write(res: ServerResponse, reply: Reply): void {
+  const body = reply.body ?? "";
+  const headers: Record<string, string | number> = {
+    ...reply.headers,
+    "content-length": Buffer.byteLength(body),
+  };
+  if (reply.close) headers.connection = "close";
+  res.writeHead(reply.status, headers);
+  res.end(body);
+}
+
+function formatUrl(bind: string, port: number): string {
+  const host = bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
+  return `http://${host}:${port}`;
+}
+
+export function createHandler(
+  services: Services,
+  options: {
+    cors: CorsPolicy;
+    hostGuard: HostGuard;
+    uiDir: string | undefined;
+    log: (message: string) => void;
+  },
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const answer = async (req: IncomingMessage): Promise<Reply> => {
+    const target = parseTarget(req.url ?? "/");
+    const refused = options.hostGuard.check(req.headers.host, target.authority);
+    if (refused) return refused;
+    if (isPreflight(req)) return preflightReply();
+    const method = req.method ?? "GET";
+    const match = matchRoute(method, target.path);
+    if (match.kind === "handler") {
+      const ctx: RequestContext = {
+        req,
+        path: target.path,
+        query: new URLSearchParams(target.search),
+        params: match.params,
+      };
+      return match.handler(ctx, services);
+    }
+    if (match.kind === "method-not-allowed") return empty(405, { allow: match.allow });
+    if (options.uiDir !== undefined && (method === "GET" || method === "HEAD")) {
+      const file = await serveUi(options.uiDir, target.path, req.headers.accept);
+      if (file) return file;
+    }
+    return empty(404);
+  };
+  return (req, res) => {
+    const origin = req.headers.origin;
+    answer(req)
+      .catch((error: unknown) => errorReply(error, options.log))
+      .then((reply) => {
+        options.cors.decorate(reply, origin);
+        if (!res.headersSent && !res.destroyed) write(res, reply);
+      })
+      .catch((error: unknown) => {
+        options.log(`kiln: could not write a response: ${(error as Error).message}`);
+        res.destroy();
+      });
+  };
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const bind = options.bind ?? DEFAULT_BIND;
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const data: Catalogue = catalogue(options);
+  let preloadedItems: RegistryItemList = [];
+  try {
+    preloadedItems = data.registry().items;
+  } catch (error) {
+    log(`kiln: warning: ${(error as Error).message}`);
+  }
+  const pool = new RenderPool({ ...DEFAULT_POOL_OPTIONS, ...options.render, preloadedItems });
+  const services: Services = {
+    catalogue: data,
+    pool,
+    cwd: options.cwd ?? process.cwd(),
+    fetchLimits: options.fetchLimits ?? DEFAULT_FETCH_LIMITS,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+  };
+  const uiDir =
+    options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const server: Server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+    },
+    createHandler(services, {
+      cors: new CorsPolicy(options.allowedOrigins ?? []),
+      hostGuard: new HostGuard(bind, options.allowedHosts ?? []),
+      uiDir,
+      log,
+    }),
+  );
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    // Malformed requests, header time-outs: answer 400/408 the way node does, without a body.
+    if (!socket.writable) return socket.destroy();
+    const status = error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 408 ? "Request Timeout" : "Bad Request"}\r\nvary: origin\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`,
+    );
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? DEFAULT_PORT, bind, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    await pool.ready();
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      const cut = setTimeout(() => server.closeAllConnections(), timeouts.shutdownGraceMs);
+      server.close(() => {
+        clearInterval(idle);
+        clearTimeout(cut);
+        resolve();
+      });
+      server.closeIdleConnections();
+    }).then(() => pool.close());
+    return closing;
+  };
+  return { url: formatUrl(bind, port), bind, port, pool, close };
+}
+
+type RegistryItemList = Registry["items"];
