@@ -27,6 +27,57 @@ export function yamlScalar(value: unknown): string {
   }).replace(/\n$/, "");
 }
 
+/** A filter's value as text: strings as they are, anything else (a JSON-valued field) as JSON. */
+function asText(value: unknown): string {
+  if (typeof value === "string") return value;
+  // MiniJinja hands maps to filters as JS `Map`s, which JSON.stringify would write as `{}`
+  const json = JSON.stringify(value, (_key, v: unknown) =>
+    v instanceof Map ? Object.fromEntries(v) : v,
+  );
+  return json ?? "";
+}
+
+/**
+ * `{{ value | hcl_escape }}`: the inside of an HCL (Terraform) quoted string that reads back as
+ * exactly `value`, for a value written inside a string the template spells out, such as
+ * `"{{ name | hcl_escape }}-${count.index}"`. Escapes `\` and `"`; newlines, tabs and other
+ * control or line-breaking characters as `\n`, `\r`, `\t` or `\uNNNN` (HCL knows no other
+ * escapes, so `tojson`'s `\b` and `\f` would not parse); and HCL's template introducers `${` and
+ * `%{`, which would otherwise interpolate or run a directive, as `$${` and `%%{`.
+ */
+export function hclEscape(value: unknown): string {
+  let out = "";
+  for (const char of asText(value)) {
+    const code = char.codePointAt(0) as number;
+    if (char === "\\") out += "\\\\";
+    else if (char === '"') out += '\\"';
+    else if (char === "\n") out += "\\n";
+    else if (char === "\r") out += "\\r";
+    else if (char === "\t") out += "\\t";
+    else if (NEEDS_ESCAPES.test(char)) out += `\\u${code.toString(16).padStart(4, "0")}`;
+    else out += char;
+  }
+  return out.replace(/([$%])\{/g, "$1$1{");
+}
+
+/** `{{ value | hcl }}`: a quoted HCL (Terraform) string literal that reads back as `value`. */
+export function hclString(value: unknown): string {
+  return `"${hclEscape(value)}"`;
+}
+
+/**
+ * `{{ value | tf_identifier }}`: a valid Terraform name for a resource, variable or output label:
+ * ASCII letters, digits, `_` and `-`, starting with a letter or `_`. Every other character
+ * becomes `_`, and a name that would start with a digit or `-` (or be empty) gets a leading `_`:
+ * `web-1` stays `web-1`, `my.app` becomes `my_app`, `1st` becomes `_1st`.
+ */
+export function tfIdentifier(value: unknown): string {
+  const name = Array.from(asText(value), (char) => (/[A-Za-z0-9_-]/.test(char) ? char : "_")).join(
+    "",
+  );
+  return /^[A-Za-z_]/.test(name) ? name : `_${name}`;
+}
+
 export type Filter = (value: unknown, ...args: unknown[]) => string;
 
 /** Wraps a filter so that it always returns a string and never throws into the engine. */
@@ -44,4 +95,7 @@ export function safeFilter(filter: Filter): Filter {
 /** The filters every template may use, by name. */
 export const KILN_FILTERS: Record<string, Filter> = {
   yaml: yamlScalar,
+  hcl: hclString,
+  hcl_escape: hclEscape,
+  tf_identifier: tfIdentifier,
 };
