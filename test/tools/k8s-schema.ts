@@ -117,6 +117,11 @@ for (const from of [
   ),
 ]) {
   const path = createRequire(from).resolve("@kubernetes-models/validate");
+  const loaded = require.cache[path];
+  if (loaded && loaded.exports !== validateStub) {
+    // a model module loaded first would keep the package's lenient validator
+    throw new Error("k8s-schema.ts must be imported before anything loads kubernetes-models");
+  }
   require.cache[path] = {
     id: path,
     filename: path,
