@@ -1,0 +1,225 @@
+// Shared helpers of the HTTP service tests: a fixture registry (the real k8s/deployment plus
+// test components), a raw HTTP client (node:http, so Host, methods and request targets can be
+// anything), and the service started as a child process or in-process.
+import { type ChildProcess, spawn } from "node:child_process";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import {
+  BUILTIN_REGISTRY_DIR,
+  loadComponentFolder,
+  parseRegistryItem,
+  Registry,
+  type RegistryItem,
+} from "../../src/core/index.ts";
+import { type RunningServer, type ServerOptions, startServer } from "../../src/server/server.ts";
+
+export const REPO = fileURLToPath(new URL("../..", import.meta.url));
+
+const item = (json: unknown): RegistryItem => parseRegistryItem(json, "fixture");
+
+/** A small inventory template: one line per host, like automation/inventory. */
+export const INVENTORY_TEMPLATE = `{%- for g in hosts %}
+[{{ g.group }}]
+{%- for h in g.members %}
+{{ h.name }} cm_host={{ h.cm_host }}{% for k, v in (h.vars or {}) | items %} {{ k }}={{ v }}{% endfor %}
+{%- endfor %}
+{% endfor %}`;
+
+export const FIXTURE_ITEMS: RegistryItem[] = [
+  loadComponentFolder(join(BUILTIN_REGISTRY_DIR, "k8s/deployment"), "k8s/deployment"),
+  item({
+    name: "echo",
+    category: "test",
+    title: "Echo",
+    description: "Prints its context.",
+    fields: [
+      {
+        name: "greeting",
+        default: "hello",
+        options: [{ value: "hi" }, { value: "yo", label: "Yo!" }],
+      },
+      { name: "target_port", description: "port", example: "8080" },
+      { name: "namespace", default: "ignored" },
+    ],
+    files: [
+      {
+        path: "{{ name }}.txt",
+        template:
+          "{{ greeting }} {{ name }} ns={{ namespace }}{% for k, v in labels | items %} {{ k }}={{ v }}{% endfor %}\nimage={{ image }} replicas={{ replicas }} port={{ port }} target_port={{ target_port }} host={{ host }} path={{ path }} service={{ service }}\n",
+      },
+    ],
+  }),
+  item({
+    name: "dupe",
+    category: "test",
+    files: [
+      { path: "same.txt", template: "a" },
+      { path: "./same.txt", template: "b" },
+    ],
+  }),
+  item({ name: "broken", category: "test", files: [{ path: "x.txt", template: "{% if %}" }] }),
+  item({
+    name: "inventory",
+    category: "automation",
+    fields: [{ name: "hosts", required: true }],
+    files: [{ path: "{{ name }}-inventory.ini", template: INVENTORY_TEMPLATE }],
+  }),
+];
+
+export function fixtureRegistry(): Registry {
+  return new Registry(FIXTURE_ITEMS);
+}
+
+/** `count` hosts in one group, as the inventory's JSON-valued `hosts` field. */
+export function inventoryHosts(count: number): string {
+  const members = Array.from({ length: count }, (_, index) => ({
+    name: `web-${index}`,
+    cm_host: `10.0.${index >> 8}.${index & 255}`,
+    vars: { role: "web" },
+  }));
+  return JSON.stringify([{ group: "web", members }]);
+}
+
+export function expectedInventory(count: number): string {
+  const lines = Array.from(
+    { length: count },
+    (_, index) => `web-${index} cm_host=10.0.${index >> 8}.${index & 255} role=web`,
+  );
+  return `\n[web]\n${lines.join("\n")}\n`;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface RawRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string | number>;
+  body?: string | Buffer;
+  /** Sent as the first line's target instead of `path` (absolute-form, `*`). */
+  target?: string;
+}
+
+/** One HTTP/1.1 request over a fresh connection to `base`. */
+export function raw(base: string, options: RawRequest = {}): Promise<RawResponse> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname.replace(/^\[|\]$/g, ""),
+        port: url.port,
+        method: options.method ?? "GET",
+        path: options.target ?? options.path ?? "/",
+        headers: options.headers ?? {},
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+export function postJson(base: string, body: unknown, headers: Record<string, string> = {}) {
+  return raw(base, {
+    method: "POST",
+    path: "/api/render",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+export interface ChildServer {
+  url: string;
+  child: ChildProcess;
+  /** Everything the child wrote to stdout so far, line by line. */
+  stdout: string[];
+  stderr: () => string;
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `src/server/main.ts` as a child process and waits for its start-up line. */
+export async function startChild(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ChildServer> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(REPO, "src/server/main.ts"), ...args],
+    { cwd: REPO, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const stdout: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const first = await new Promise<string>((resolve, reject) => {
+    lines.on("line", (line) => {
+      stdout.push(line);
+      if (stdout.length === 1) resolve(line);
+    });
+    void exited.then((code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+  const match = /^kiln listening on (http:\/\/\S+)$/.exec(first);
+  if (!match) throw new Error(`unexpected start-up line: ${first}`);
+  return {
+    url: match[1] as string,
+    child,
+    stdout,
+    stderr: () => stderr,
+    exited,
+    stop: async (signal = "SIGTERM") => {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the CLI entry to completion (for usage errors and --help). */
+export function runChild(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(REPO, "src/server/main.ts"), ...args],
+      { cwd: REPO, env: { ...process.env, ...env } },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The service in-process on a free port with the fixture registry. */
+export function startFixtureServer(options: ServerOptions = {}): Promise<RunningServer> {
+  return startServer({
+    port: 0,
+    registry: fixtureRegistry(),
+    log: () => {},
+    ...options,
+  });
+}

@@ -1,0 +1,224 @@
+// `kiln serve` as a real child process: flags and environment, the start-up line, the
+// DNS-rebinding guard, usage errors and the graceful stop on SIGINT/SIGTERM.
+import assert from "node:assert/strict";
+import { connect } from "node:net";
+import { describe, test } from "node:test";
+import { HostGuard, isLoopbackBind } from "../../src/server/host-guard.ts";
+import { parseServeArgs } from "../../src/server/serve-command.ts";
+import { raw, runChild, startChild } from "./helpers.ts";
+
+describe("start-up", () => {
+  test("prints exactly one line `kiln listening on http://<bind>:<port>` with the real port", async () => {
+    const server = await startChild(["--port", "0"]);
+    try {
+      assert.match(server.stdout[0] ?? "", /^kiln listening on http:\/\/127\.0\.0\.1:\d+$/);
+      assert.notEqual(new URL(server.url).port, "0");
+      const health = await raw(server.url, { path: "/api/health" });
+      assert.equal(health.body, "ok");
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    assert.equal(server.stdout.length, 1);
+  });
+
+  test("the environment sets bind, port and origins; a flag beats the environment", async () => {
+    const server = await startChild(
+      ["--port", "0", "--allow-origin", "https://a.example,https://b.example"],
+      {
+        SERVICE_BIND: "127.0.0.1",
+        SERVICE_PORT: "1",
+        SERVICE_ALLOWED_ORIGINS: "https://env.example",
+      },
+    );
+    try {
+      for (const [origin, allowed] of [
+        ["https://a.example", true],
+        ["https://b.example", true],
+        ["https://env.example", false],
+        ["http://localhost:3000", false],
+      ] as const) {
+        const response = await raw(server.url, { path: "/api/health", headers: { origin } });
+        assert.equal(response.headers["access-control-allow-origin"], allowed ? origin : undefined);
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("SERVICE_ALLOWED_ORIGINS alone replaces the loopback default", async () => {
+    const server = await startChild(["--port", "0"], {
+      SERVICE_ALLOWED_ORIGINS: "https://env.example, http://localhost:1",
+    });
+    try {
+      const allowed = await raw(server.url, {
+        path: "/api/health",
+        headers: { origin: "https://env.example" },
+      });
+      assert.equal(allowed.headers["access-control-allow-origin"], "https://env.example");
+      const loopback = await raw(server.url, {
+        path: "/api/health",
+        headers: { origin: "http://localhost:2" },
+      });
+      assert.equal(loopback.headers["access-control-allow-origin"], undefined);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("defaults: 127.0.0.1, port 4000, loopback origins, limits of the render pool", () => {
+    const options = parseServeArgs([], {});
+    assert.ok(options !== "help");
+    assert.equal(options.bind, "127.0.0.1");
+    assert.equal(options.port, 4000);
+    assert.deepEqual(options.allowedOrigins, []);
+    assert.deepEqual(options.render, {});
+    const tuned = parseServeArgs(
+      [
+        "--render-timeout",
+        "500",
+        "--render-fuel",
+        "1000",
+        "--render-memory",
+        "32",
+        "--workers",
+        "1",
+      ],
+      { SERVICE_PORT: "8080", SERVICE_RENDER_TIMEOUT_MS: "9" },
+    );
+    assert.ok(tuned !== "help");
+    assert.equal(tuned.port, 8080);
+    assert.equal(tuned.render?.deadlineMs, 500);
+    assert.equal(tuned.render?.fuel, 1000);
+    assert.equal(tuned.render?.engineMemoryBytes, 32 * 1024 * 1024);
+    assert.equal(tuned.render?.size, 1);
+  });
+
+  test("a bad flag or value is a usage error: exit status 2, message on stderr", async () => {
+    for (const args of [["--port", "70000"], ["--port", "abc"], ["--nope"], ["extra"]]) {
+      const result = await runChild(args);
+      assert.equal(result.code, 2, args.join(" "));
+      assert.match(result.stderr, /^error: /);
+      assert.equal(result.stdout, "");
+    }
+    const env = await runChild([], { SERVICE_PORT: "x" });
+    assert.equal(env.code, 2);
+  });
+
+  test("--help prints the usage and exits 0", async () => {
+    const result = await runChild(["--help"]);
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /^Usage: kiln serve/);
+    assert.match(result.stdout, /--allowed-host/);
+  });
+
+  test("a port in use is exit status 1 with an error", async () => {
+    const first = await startChild(["--port", "0"]);
+    try {
+      const result = await runChild(["--port", new URL(first.url).port]);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /^error: could not start the service: .*EADDRINUSE/);
+    } finally {
+      await first.stop();
+    }
+  });
+});
+
+describe("DNS-rebinding guard", () => {
+  test("bound to loopback, only loopback Host names pass; --allowed-host adds names", async () => {
+    const server = await startChild(["--port", "0", "--allowed-host", "kiln.internal"]);
+    const port = new URL(server.url).port;
+    try {
+      for (const host of [
+        "localhost",
+        `localhost:${port}`,
+        "127.0.0.1",
+        `127.0.0.1:${port}`,
+        "[::1]",
+        `[::1]:${port}`,
+        "LOCALHOST:1",
+        "kiln.internal",
+        `kiln.internal:${port}`,
+      ]) {
+        const response = await raw(server.url, { path: "/api/health", headers: { host } });
+        assert.equal(response.status, 200, host);
+      }
+      for (const host of [
+        "evil.com",
+        `evil.com:${port}`,
+        "localhost.evil.com",
+        "127.0.0.1.nip.io",
+        "[::2]",
+        "0.0.0.0",
+      ]) {
+        const response = await raw(server.url, {
+          path: "/api/health",
+          headers: { host, origin: "http://localhost:3000" },
+        });
+        assert.equal(response.status, 403, host);
+        assert.equal(response.headers["content-type"], "text/plain; charset=utf-8");
+        assert.match(response.body, /^Forbidden: host `.*` is not allowed/);
+        assert.equal(response.headers.vary, "origin");
+      }
+      // the authority of an absolute-form target is checked too
+      const absolute = await raw(server.url, { target: "http://evil.com/api/health" });
+      assert.equal(absolute.status, 403);
+      const preflight = await raw(server.url, {
+        method: "OPTIONS",
+        path: "/api/render",
+        headers: {
+          host: "evil.com",
+          origin: "http://localhost",
+          "access-control-request-method": "POST",
+        },
+      });
+      assert.equal(preflight.status, 403);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("the guard is on for loopback binds only", () => {
+    for (const bind of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"]) {
+      assert.equal(isLoopbackBind(bind), true, bind);
+    }
+    for (const bind of ["0.0.0.0", "::", "192.168.1.10", "example.com"]) {
+      assert.equal(isLoopbackBind(bind), false, bind);
+    }
+    assert.equal(new HostGuard("0.0.0.0", []).check("evil.com", undefined), undefined);
+    assert.equal(new HostGuard("127.0.0.1", []).check("evil.com", undefined)?.status, 403);
+  });
+});
+
+describe("graceful stop", () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    test(`${signal}: a request in flight gets its answer, then the process exits 0`, async () => {
+      const server = await startChild(["--port", "0"]);
+      const url = new URL(server.url);
+      const socket = connect(Number(url.port), url.hostname);
+      await new Promise((resolve) => socket.once("connect", resolve));
+      let answer = "";
+      socket.on("data", (chunk: Buffer) => {
+        answer += chunk.toString();
+      });
+      const closed = new Promise((resolve) => socket.once("close", resolve));
+      const body = '{"reference":"k8s/deployment"}';
+      // Headers and half the body now; the rest only after the signal.
+      socket.write(
+        `POST /api/render HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      server.child.kill(signal);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const healthAfterSignal = await raw(server.url, { path: "/api/health" }).then(
+        () => "answered",
+        () => "refused",
+      );
+      socket.end(body.slice(10));
+      await closed;
+      assert.match(answer, /^HTTP\/1\.1 422 Unprocessable Entity\r\n/);
+      assert.match(answer, /missing field `name`$/);
+      assert.equal(healthAfterSignal, "refused", "no new connections after the signal");
+      assert.equal(await server.exited, 0);
+    });
+  }
+});
