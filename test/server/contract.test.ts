@@ -116,8 +116,8 @@ describe("GET routes", () => {
   test("GET /api/registry returns every item as a RegistryItem, key order as the spec", async () => {
     const response = await get("/api/registry");
     assertJson(response, 200, { items: fixtureRegistry().items.map(toItemView) });
-    const echo = (JSON.parse(response.body) as { items: Record<string, unknown>[] }).items[1];
-    assert.deepEqual(Object.keys(echo ?? {}), [
+    const echo = (JSON.parse(response.body) as { items: Record<string, unknown>[] }).items[1] ?? {};
+    assert.deepEqual(Object.keys(echo), [
       "name",
       "category",
       "title",
@@ -126,7 +126,7 @@ describe("GET routes", () => {
       "fields",
       "files",
     ]);
-    assert.deepEqual((echo?.fields as unknown[])[0], {
+    assert.deepEqual((echo.fields as unknown[])[0], {
       name: "greeting",
       required: false,
       default: "hello",
@@ -137,7 +137,7 @@ describe("GET routes", () => {
         { value: "yo", label: "Yo!" },
       ],
     });
-    assert.deepEqual(echo?.files, ["{{ name }}.txt"]);
+    assert.deepEqual(echo.files, ["{{ name }}.txt"]);
   });
 
   test("GET /api/config returns the compiled-in defaults", async () => {
@@ -410,7 +410,7 @@ describe("POST /api/render", () => {
 
   test("a content type other than application/json is 415 text", async () => {
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { "content-type": "text/plain" },
       { "content-type": "application/jsonx" },
     ]) {
