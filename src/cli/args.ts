@@ -1,0 +1,108 @@
+// Argument parsing shared by the commands: node:util parseArgs with kiln's own usage messages
+// (Node's wording changes between versions, and the tests compare messages byte for byte).
+import { type ParseArgsConfig, parseArgs } from "node:util";
+
+/** A mistake in how the command was called: exit status 2, with a pointer to `--help`. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+
+export interface Parsed {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+/** The option that a parseArgs error message names, e.g. `--name` in "Option '--name' ...". */
+function optionIn(message: string): string {
+  const match = /'(-[^' ]*)/.exec(message);
+  return match?.[1] ?? "?";
+}
+
+export function parse(argv: string[], options: OptionSpec): Parsed {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
+    return { values: values as Parsed["values"], positionals };
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const message = (error as Error).message;
+    const option = optionIn(message);
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+      throw new UsageError(`unknown option \`${option}\``);
+    }
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+      if (message.includes("does not take an argument")) {
+        throw new UsageError(`${option} takes no value`);
+      }
+      throw new UsageError(`${option} needs a value`);
+    }
+    throw new UsageError(message);
+  }
+}
+
+/** Exactly `count` positional arguments, named in the message when one is missing. */
+export function positionals(parsed: Parsed, names: string[]): string[] {
+  const given = parsed.positionals;
+  if (given.length < names.length) {
+    throw new UsageError(
+      `missing ${names
+        .slice(given.length)
+        .map((n) => `<${n}>`)
+        .join(" ")}`,
+    );
+  }
+  if (given.length > names.length) {
+    throw new UsageError(`unexpected argument \`${given[names.length]}\``);
+  }
+  return given;
+}
+
+export function stringOption(parsed: Parsed, name: string): string | undefined {
+  const value = parsed.values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+export function flag(parsed: Parsed, name: string): boolean {
+  return parsed.values[name] === true;
+}
+
+export function listOption(parsed: Parsed, name: string): string[] {
+  const value = parsed.values[name];
+  return Array.isArray(value) ? value : [];
+}
+
+/**
+ * `KEY=VALUE` pairs of a repeatable option, split on the first `=` (so values may contain `=`);
+ * a later pair with the same key wins.
+ */
+export function keyValues(pairs: string[], option: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) {
+      throw new UsageError(`${option} expects KEY=VALUE, got \`${pair}\``);
+    }
+    // defineProperty: a key named `__proto__` stays an ordinary key
+    Object.defineProperty(result, pair.slice(0, at), {
+      value: pair.slice(at + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return result;
+}
+
+/** A whole number within [0, max], written in plain decimal digits. */
+export function wholeNumber(value: string, option: string, max: number): string {
+  if (!/^\d+$/.test(value) || Number(value) > max) {
+    throw new UsageError(`${option} must be a whole number from 0 to ${max}, got \`${value}\``);
+  }
+  return value;
+}

@@ -1,0 +1,122 @@
+// kiln add: renders one component into the project's output folder (from kiln.toml).
+import { resolve } from "node:path";
+import { TemplateEngine } from "../../core/engine.ts";
+import { KilnError } from "../../core/errors.ts";
+import { renderItem } from "../../core/render.ts";
+import { resolveReference } from "../../core/resolve.ts";
+import {
+  flag,
+  keyValues,
+  listOption,
+  type Parsed,
+  parse,
+  positionals,
+  stringOption,
+  UsageError,
+  wholeNumber,
+} from "../args.ts";
+import { preferFastStart } from "../fast-start.ts";
+import type { Output } from "../output.ts";
+import { isFolderInsideProject, readProject } from "../project.ts";
+import { reportDryRun, reportSteps } from "../report.ts";
+import { commit, planRun } from "../write.ts";
+
+export const help = `kiln add - render one component into the project's output folder
+
+Usage: kiln add <reference> --name <name> [options]
+
+<reference> is a built-in component (\`kiln list\`), a URL or a path to a registry-item JSON
+file. Files go to the output folder named in kiln.toml (run \`kiln init\` first).
+
+Options:
+  --name <name>              the component's name (used in file names and manifests)
+  --set <field>=<value>      set any field; repeatable; split on the first \`=\`
+  --label <key>=<value>      add a label (\`app\` defaults to the name); repeatable
+  --image <image>            shortcut for --set image=<image>
+  --replicas <n>             shortcut for --set replicas=<n>
+  --port <port>              shortcut for --set port=<port>
+  --target-port <port>       shortcut for --set target_port=<port>
+  --namespace <namespace>    shortcut for --set namespace=<namespace>
+                             (default: default_namespace of kiln.toml)
+  --host <host>              shortcut for --set host=<host>
+  --path <path>              shortcut for --set path=<path>
+  --service <service>        shortcut for --set service=<service>
+  --force                    overwrite files that already exist
+  --dry-run                  show each file as new, overwrite or unchanged; write nothing
+  -h, --help                 show this help
+
+--set wins over a shortcut that sets the same field.
+
+Examples:
+  kiln add k8s/deployment --name web --image nginx:1.27 --replicas 3
+  kiln add k8s/service --name web --port 80 --target-port 8080
+  kiln add automation/inventory --name prod --set 'hosts=[{"group":"web","members":[{"name":"web1","cm_host":"10.0.0.5"}]}]'
+  kiln add ./my-component.json --name thing --dry-run
+`;
+
+/** Shortcut options and the field each sets; numbers are checked like the HTTP API's. */
+const SHORTCUTS: { option: string; field: string; max?: number }[] = [
+  { option: "image", field: "image" },
+  { option: "replicas", field: "replicas", max: 4294967295 },
+  { option: "port", field: "port", max: 65535 },
+  { option: "target-port", field: "target_port", max: 65535 },
+  { option: "namespace", field: "namespace" },
+  { option: "host", field: "host" },
+  { option: "path", field: "path" },
+  { option: "service", field: "service" },
+];
+
+/** Shortcut options first, then `--set`, so `--set` wins. */
+export function fieldValues(parsed: Parsed): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const { option, field, max } of SHORTCUTS) {
+    const value = stringOption(parsed, option);
+    if (value === undefined) continue;
+    fields[field] = max === undefined ? value : wholeNumber(value, `--${option}`, max);
+  }
+  return { ...fields, ...keyValues(listOption(parsed, "set"), "--set") };
+}
+
+export async function run(argv: string[], output: Output): Promise<number> {
+  const parsed = parse(argv, {
+    name: { type: "string" },
+    set: { type: "string", multiple: true },
+    label: { type: "string", multiple: true },
+    force: { type: "boolean" },
+    "dry-run": { type: "boolean" },
+    ...Object.fromEntries(SHORTCUTS.map(({ option }) => [option, { type: "string" as const }])),
+  });
+  const [reference] = positionals(parsed, ["reference"]) as [string];
+  const name = stringOption(parsed, "name");
+  if (name === undefined || name === "") {
+    throw new UsageError(`missing --name <name> - e.g. kiln add ${reference} --name web`);
+  }
+  const fields = fieldValues(parsed);
+  const labels = keyValues(listOption(parsed, "label"), "--label");
+
+  const cwd = process.cwd();
+  const project = readProject(cwd);
+  if (!isFolderInsideProject(project.outputDir)) {
+    throw new KilnError(
+      "invalid_request",
+      `kiln.toml: output_dir \`${project.outputDir}\` must be a folder inside the project - fix it or run \`kiln init --force\``,
+    );
+  }
+  const item = await resolveReference(reference, { cwd });
+  preferFastStart();
+  const result = renderItem(new TemplateEngine(), item, {
+    name,
+    fields,
+    labels,
+    defaultNamespace: project.defaultNamespace,
+  });
+  const steps = planRun([{ root: resolve(cwd, project.outputDir), files: result.files }], {
+    force: flag(parsed, "force"),
+    cwd,
+  });
+  const dryRun = flag(parsed, "dry-run");
+  if (!dryRun) commit(steps);
+  reportSteps(output, steps, dryRun);
+  if (dryRun) reportDryRun(output, steps);
+  return 0;
+}

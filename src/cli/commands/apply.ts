@@ -1,0 +1,54 @@
+// kiln apply: renders a preset's files into the current folder (or --into); never reads or
+// writes kiln.toml.
+import { resolve } from "node:path";
+import { flag, parse, positionals, stringOption, UsageError } from "../args.ts";
+import type { Output } from "../output.ts";
+import { presetLabel, renderWholePreset } from "../preset-run.ts";
+import { plural, reportDryRun, reportSteps } from "../report.ts";
+import { commit, displayPath, planRun } from "../write.ts";
+
+export const help = `kiln apply - render a preset's files into a folder
+
+Usage: kiln apply <preset> [--into <folder>] [--force] [--dry-run]
+
+<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file.
+Renders every component and checks every path before writing anything. Unlike setup, apply
+ignores the preset's output folder and never reads or writes kiln.toml.
+
+Options:
+  --into <folder>  write into this folder (default: the current folder); created if missing
+  --force          overwrite files that already exist
+  --dry-run        show each file as new, overwrite or unchanged; write nothing
+  -h, --help       show this help
+
+Examples:
+  kiln apply k8s-web-app --into deploy
+  kiln apply ./platform.preset.json --dry-run
+`;
+
+export async function run(argv: string[], output: Output): Promise<number> {
+  const parsed = parse(argv, {
+    into: { type: "string" },
+    force: { type: "boolean" },
+    "dry-run": { type: "boolean" },
+  });
+  const [reference] = positionals(parsed, ["preset"]) as [string];
+  const into = stringOption(parsed, "into");
+  if (into === "") throw new UsageError("--into needs a folder");
+  const dryRun = flag(parsed, "dry-run");
+  const cwd = process.cwd();
+  const root = resolve(cwd, into ?? ".");
+  const { preset, files } = await renderWholePreset(reference, cwd);
+  const steps = planRun([{ root, files }], { force: flag(parsed, "force"), cwd });
+  if (!dryRun) commit(steps);
+  reportSteps(output, steps, dryRun);
+  if (dryRun) {
+    reportDryRun(output, steps);
+    return 0;
+  }
+  const where = displayPath(cwd, root, ".");
+  output.line(
+    `applied ${presetLabel(preset, reference)}: ${plural(files.length, "file")} in ${where === "." ? "the current folder" : `${where}/`}`,
+  );
+  return 0;
+}

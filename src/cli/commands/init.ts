@@ -1,0 +1,78 @@
+// kiln init: writes kiln.toml and creates the output folder.
+import { mkdirSync, statSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import {
+  DEFAULT_NAMESPACE,
+  DEFAULT_OUTPUT_DIR,
+  DEFAULT_PROJECT_NAME,
+  PROJECT_FILE,
+} from "../../core/config.ts";
+import { KilnError } from "../../core/errors.ts";
+import { serializeProjectConfig } from "../../core/project.ts";
+import { flag, parse, positionals, stringOption, UsageError } from "../args.ts";
+import type { Output } from "../output.ts";
+import { isFolderInsideProject } from "../project.ts";
+import { commit, planRun } from "../write.ts";
+
+export const help = `kiln init - start a kiln project in the current folder
+
+Usage: kiln init [--name <name>] [--dir <folder>] [--namespace <namespace>] [--force]
+
+Writes ${PROJECT_FILE} (project name, default namespace, output folder) and creates the
+output folder. \`kiln add\` reads ${PROJECT_FILE}.
+
+Options:
+  --name <name>            project name (default: the current folder's name)
+  --dir <folder>           where \`kiln add\` writes files (default: ${DEFAULT_OUTPUT_DIR})
+  --namespace <namespace>  namespace for components that set none (default: ${DEFAULT_NAMESPACE})
+  --force                  overwrite an existing ${PROJECT_FILE}
+  -h, --help               show this help
+
+Examples:
+  kiln init
+  kiln init --name shop --dir deploy --namespace shop
+`;
+
+export function defaultProjectName(cwd: string): string {
+  return basename(cwd) || DEFAULT_PROJECT_NAME;
+}
+
+export async function run(argv: string[], output: Output): Promise<number> {
+  const parsed = parse(argv, {
+    name: { type: "string" },
+    dir: { type: "string" },
+    namespace: { type: "string" },
+    force: { type: "boolean" },
+  });
+  positionals(parsed, []);
+  const cwd = process.cwd();
+  const outputDir = stringOption(parsed, "dir") ?? DEFAULT_OUTPUT_DIR;
+  if (outputDir === "" || !isFolderInsideProject(outputDir)) {
+    throw new UsageError(`--dir must be a folder inside the project, got \`${outputDir}\``);
+  }
+  const config = {
+    name: stringOption(parsed, "name") ?? defaultProjectName(cwd),
+    defaultNamespace: stringOption(parsed, "namespace") ?? DEFAULT_NAMESPACE,
+    outputDir,
+  };
+  const folder = resolve(cwd, outputDir);
+  if (statSync(folder, { throwIfNoEntry: false })?.isDirectory() === false) {
+    throw new KilnError(
+      "invalid_request",
+      `cannot create the output folder \`${outputDir}\` - a file of that name is in the way`,
+      "pass another folder with --dir, or move that file",
+    );
+  }
+  const steps = planRun(
+    [{ root: cwd, files: [{ path: PROJECT_FILE, content: serializeProjectConfig(config) }] }],
+    { force: flag(parsed, "force"), cwd },
+  );
+  commit(steps);
+  mkdirSync(folder, { recursive: true });
+  const verb = steps[0]?.status === "new" ? "created" : "updated";
+  output.line(
+    `${verb} ${PROJECT_FILE}: project ${config.name}, namespace ${config.defaultNamespace}, files go to ${outputDir}/`,
+  );
+  output.line("next: `kiln list` to see the components, then `kiln add <reference> --name <name>`");
+  return 0;
+}

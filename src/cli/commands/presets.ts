@@ -1,0 +1,39 @@
+// kiln presets: the built-in preset templates, for people or (--json) as GET /api/presets.
+import { builtinPresets, presetSummary } from "../../core/preset.ts";
+import { flag, parse, positionals } from "../args.ts";
+import type { Output } from "../output.ts";
+import { plural } from "../report.ts";
+
+export const help = `kiln presets - show the built-in preset templates
+
+Usage: kiln presets [--json]
+
+Options:
+  --json      print {"presets": [...]} exactly as GET /api/presets returns it
+  -h, --help  show this help
+
+Examples:
+  kiln presets
+  kiln presets --json | jq -r '.presets[].name'
+`;
+
+export async function run(argv: string[], output: Output): Promise<number> {
+  const parsed = parse(argv, { json: { type: "boolean" } });
+  positionals(parsed, []);
+  const presets = builtinPresets().map(presetSummary);
+  if (flag(parsed, "json")) {
+    output.line(JSON.stringify({ presets }, null, 2));
+    return 0;
+  }
+  const style = output.out;
+  const width = Math.max(0, ...presets.map((preset) => preset.name.length));
+  for (const preset of presets) {
+    output.line(
+      `${style.bold(preset.name.padEnd(width))}  ${preset.title} (${plural(preset.componentCount, "component")})`,
+    );
+    if (preset.description) output.line(`${" ".repeat(width)}  ${style.dim(preset.description)}`);
+  }
+  output.line();
+  output.line("start a project: kiln setup <name>   add the files to a folder: kiln apply <name>");
+  return 0;
+}

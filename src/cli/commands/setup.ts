@@ -1,0 +1,76 @@
+// kiln setup: starts a project from a preset - its files under the preset's output folder,
+// then kiln.toml (written last, so a failed run leaves no project file behind).
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
+import { KilnError } from "../../core/errors.ts";
+import { checkPathStaysInside } from "../../core/plan.ts";
+import { serializeProjectConfig } from "../../core/project.ts";
+import { flag, parse, positionals } from "../args.ts";
+import type { Output } from "../output.ts";
+import { presetLabel, renderWholePreset } from "../preset-run.ts";
+import { plural, reportDryRun, reportSteps } from "../report.ts";
+import { commit, planRun } from "../write.ts";
+import { defaultProjectName } from "./init.ts";
+
+export const help = `kiln setup - start a project from a preset
+
+Usage: kiln setup <preset> [--force] [--dry-run]
+
+<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file
+(a template name wins over a file of the same name: write ./name to load the file).
+Renders every component and checks every path before writing anything, writes the files
+under the preset's output folder (default ${DEFAULT_OUTPUT_DIR}), then writes ${PROJECT_FILE}.
+
+Options:
+  --force     overwrite ${PROJECT_FILE} and files that already exist
+  --dry-run   show each file as new, overwrite or unchanged; write nothing
+  -h, --help  show this help
+
+Examples:
+  kiln setup k8s-web-app
+  kiln setup ./shop.preset.json --dry-run
+  kiln setup https://example.com/platform.preset.json --force
+`;
+
+export async function run(argv: string[], output: Output): Promise<number> {
+  const parsed = parse(argv, { force: { type: "boolean" }, "dry-run": { type: "boolean" } });
+  const [reference] = positionals(parsed, ["preset"]) as [string];
+  const force = flag(parsed, "force");
+  const dryRun = flag(parsed, "dry-run");
+  const cwd = process.cwd();
+  // the cheapest refusal first: an existing project is not set up again by accident
+  if (!force && existsSync(resolve(cwd, PROJECT_FILE))) {
+    throw new KilnError(
+      "already_exists",
+      `${PROJECT_FILE} already exists - pass --force to overwrite`,
+      "this folder is already a kiln project: `kiln apply <preset>` adds a preset's files without touching it",
+    );
+  }
+  const { preset, files } = await renderWholePreset(reference, cwd);
+  const outputDir = preset.project?.outputDir ?? DEFAULT_OUTPUT_DIR;
+  // the output folder is part of every written path: a preset must not send files elsewhere
+  checkPathStaysInside(outputDir);
+  const config = serializeProjectConfig({
+    name: preset.project?.name ?? defaultProjectName(cwd),
+    defaultNamespace: preset.project?.namespace ?? "default",
+    outputDir,
+  });
+  const steps = planRun(
+    [
+      { root: resolve(cwd, outputDir), files },
+      { root: cwd, files: [{ path: PROJECT_FILE, content: config }] },
+    ],
+    { force, cwd },
+  );
+  if (!dryRun) commit(steps);
+  reportSteps(output, steps, dryRun);
+  if (dryRun) {
+    reportDryRun(output, steps);
+    return 0;
+  }
+  output.line(
+    `set up ${presetLabel(preset, reference)}: ${plural(files.length, "file")} in ${outputDir}/ and ${PROJECT_FILE} - next: review the files, then \`kiln add <reference> --name <name>\` to add more`,
+  );
+  return 0;
+}

@@ -1,0 +1,16 @@
+// A one-shot CLI run renders a handful of templates and exits, so compiling the template
+// engine's WASM with V8's optimising compiler never pays off: with dynamic tiering, hot
+// functions are recompiled by TurboFan while the run is still going, which costs more than it
+// saves (about a third of `kiln add`'s time on a two-core machine). Liftoff alone compiles the
+// whole module in a few milliseconds. The flag is read when the module is compiled, which
+// happens at the first render, so commands set it before rendering. `kiln serve` does not:
+// a long-running server wants the optimised code.
+import { setFlagsFromString } from "node:v8";
+
+let done = false;
+
+export function preferFastStart(): void {
+  if (done) return;
+  done = true;
+  setFlagsFromString("--liftoff-only");
+}

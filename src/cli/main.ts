@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// The kiln command-line tool. This file only dispatches: each command lives in its own module,
+// loaded with a dynamic import, so the bundle starts by reading just the code that one command
+// needs (the template engine only for add/setup/apply, the HTTP server only for serve).
+import { UsageError } from "./args.ts";
+import { exitCodeFor } from "./exit.ts";
+import { Output } from "./output.ts";
+import { readVersion } from "./version.ts";
+
+export interface Command {
+  /** Runs the command with the arguments after its name; resolves to the exit status. */
+  run(argv: string[], output: Output): Promise<number>;
+  /** The --help text; serve builds it from the server's own usage, so only it loads it. */
+  help: string | (() => Promise<string>);
+}
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  init: {
+    summary: "create kiln.toml and the output folder",
+    load: () => import("./commands/init.ts"),
+  },
+  add: {
+    summary: "render one component into the output folder",
+    load: () => import("./commands/add.ts"),
+  },
+  list: { summary: "show the built-in components", load: () => import("./commands/list.ts") },
+  presets: {
+    summary: "show the built-in preset templates",
+    load: () => import("./commands/presets.ts"),
+  },
+  setup: {
+    summary: "start a project from a preset (files + kiln.toml)",
+    load: () => import("./commands/setup.ts"),
+  },
+  apply: {
+    summary: "render a preset's files into a folder",
+    load: () => import("./commands/apply.ts"),
+  },
+  serve: { summary: "start the HTTP API", load: () => import("./commands/serve.ts") },
+};
+
+const HELP = `kiln - render infrastructure files from templates into your project
+
+Usage: kiln <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, command]) => `  ${name.padEnd(9)}${command.summary}`)
+  .join("\n")}
+
+Options:
+  -h, --help     show help (also: kiln <command> --help)
+  --version      print the version
+
+Examples:
+  kiln init --name shop
+  kiln add k8s/deployment --name web --image nginx:1.27
+  kiln setup k8s-web-app
+
+Run \`kiln <command> --help\` for a command's options and examples.
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const output = new Output();
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    // no command is a usage error: the help goes to stderr so scripts see the failure
+    process.stderr.write(HELP);
+    return 2;
+  }
+  if (name === "--help" || name === "-h") {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (name === "--version" || name === "-V") {
+    process.stdout.write(`kiln ${readVersion()}\n`);
+    return 0;
+  }
+  // `kiln help <command>` reads like `kiln <command> --help`
+  if (name === "help") {
+    const topic = rest[0];
+    if (topic === undefined) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    return main([topic, "--help"]);
+  }
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!entry) {
+    output.error(`unknown command \`${name}\``);
+    output.hint(`run \`kiln --help\` to see the commands`);
+    return 2;
+  }
+  const command = await entry.load();
+  const options = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (options.includes("--help") || options.includes("-h")) {
+    try {
+      process.stdout.write(typeof command.help === "string" ? command.help : await command.help());
+    } catch (error) {
+      output.error((error as Error).message);
+      return exitCodeFor(error);
+    }
+    return 0;
+  }
+  try {
+    const status = await command.run(rest, output);
+    output.flush();
+    return status;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      output.error(error.message);
+      output.hint(`run \`kiln ${name} --help\` for usage`);
+      return 2;
+    }
+    const detail = (error as { detail?: unknown }).detail;
+    output.error(
+      error instanceof Error ? error.message : String(error),
+      typeof detail === "string" ? detail : undefined,
+    );
+    return exitCodeFor(error);
+  }
+}
+
+// Exit at once instead of letting the event loop drain: V8 keeps optimising the template
+// engine's WASM code on background threads after the work is done, and a natural exit waits
+// for that (tens of milliseconds). Output is already written: stdout and stderr are
+// synchronous for files, pipes and terminals on Linux and macOS.
+process.exit(await main(process.argv.slice(2)));

@@ -1,0 +1,36 @@
+// What add, setup and apply print about the files of a run: one line per file, then a count.
+import type { Output } from "./output.ts";
+import type { Step } from "./write.ts";
+
+const DONE = { new: "created", overwrite: "overwrote", unchanged: "unchanged" } as const;
+
+/** One line per file: what the run did (or, with --dry-run, would do) to it. */
+export function reportSteps(output: Output, steps: readonly Step[], dryRun: boolean): void {
+  const style = output.out;
+  for (const step of steps) {
+    const word = dryRun ? step.status : DONE[step.status];
+    const colour =
+      step.status === "new" ? style.green : step.status === "overwrite" ? style.yellow : style.dim;
+    output.line(`${colour(word.padEnd(9))} ${step.display}`);
+  }
+}
+
+export function countSteps(steps: readonly Step[]): string {
+  const count = (status: Step["status"]) => steps.filter((step) => step.status === status).length;
+  return dryRunCounts(count("new"), count("overwrite"), count("unchanged"));
+}
+
+function dryRunCounts(created: number, overwritten: number, unchanged: number): string {
+  return `${created} new, ${overwritten} overwrite, ${unchanged} unchanged`;
+}
+
+/** The closing line of a dry run: nothing was written, and how to do it for real. */
+export function reportDryRun(output: Output, steps: readonly Step[]): void {
+  output.line(
+    `dry run: nothing was written (${countSteps(steps)}) - run again without --dry-run to write`,
+  );
+}
+
+export function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,342 @@
+// Writing rendered files into the user's tree, all or nothing.
+//
+// 1. plan: every rule is checked for the whole run before the first write - the spec's path
+//    rules (the core's planWrites), symbolic links that lead out of the target, something in
+//    the way (a file where a folder is needed, a folder where a file goes);
+// 2. commit: each file is written atomically (a temporary file in the same folder, then a
+//    rename), and when any write fails the run is undone - new files and the folders made for
+//    them removed, overwritten files restored from the bytes read while planning.
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { KilnError } from "../core/errors.ts";
+import { type PlannedFile, planWrites, type WriteStatus } from "../core/plan.ts";
+
+/** Rendered files and the folder their paths are relative to (the target directory). */
+export interface WriteGroup {
+  /** Absolute path of the target directory; it may not exist yet. */
+  root: string;
+  files: PlannedFile[];
+}
+
+export interface Step {
+  /** The path as rendered, relative to its target directory. */
+  path: string;
+  /** The path as people see it: relative to the working directory. */
+  display: string;
+  content: string;
+  status: WriteStatus;
+  /** Where the bytes go: absolute, with every symbolic link on the way resolved. */
+  destination: string;
+  /** The bytes and mode of the file being overwritten, to restore it on failure. */
+  original?: { bytes: Buffer; mode: number } | undefined;
+}
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** `path` is `root` or below it. */
+function isInside(root: string, path: string): boolean {
+  if (path === root) return true;
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  return path.startsWith(prefix);
+}
+
+function escapeError(path: string): KilnError {
+  return new KilnError(
+    "invalid_request",
+    `refusing to write \`${path}\` - it escapes the target directory`,
+  );
+}
+
+/** The real path of `path`: its deepest existing ancestor resolved, the missing rest appended. */
+export function realPathOf(path: string): string {
+  const missing: string[] = [];
+  let current = resolve(path);
+  for (;;) {
+    try {
+      return join(realpathSync(current), ...missing.reverse());
+    } catch (error) {
+      const parent = dirname(current);
+      if (parent === current) throw error;
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** Where a symbolic link leads; for a dangling link, where it would lead. */
+function linkTarget(link: string): string {
+  try {
+    return realpathSync(link);
+  } catch {
+    return realPathOf(resolve(dirname(link), readlinkSync(link)));
+  }
+}
+
+/**
+ * Follows `path` from the real target directory `rootReal` the way the kernel will, segment by
+ * segment, and returns the real destination. Throws the escape error when a symbolic link (or a
+ * `..` after one) leads outside the target, and a clear error when a file stands where a folder
+ * is needed or a folder where the file goes.
+ */
+export function resolveDestination(rootReal: string, path: string, display: string): string {
+  const segments = path.split(/[/\\]/).filter((segment) => segment !== "" && segment !== ".");
+  let current = rootReal;
+  let exists = true;
+  for (const [index, segment] of segments.entries()) {
+    const last = index === segments.length - 1;
+    if (segment === "..") {
+      current = dirname(current);
+      if (!isInside(rootReal, current)) throw escapeError(path);
+      continue;
+    }
+    current = join(current, segment);
+    if (!exists) continue;
+    let stats: ReturnType<typeof lstatSync>;
+    try {
+      stats = lstatSync(current);
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw error;
+      exists = false;
+      continue;
+    }
+    if (stats.isSymbolicLink()) {
+      current = linkTarget(current);
+      if (!isInside(rootReal, current)) throw escapeError(path);
+      try {
+        stats = statSync(current);
+      } catch {
+        exists = false;
+        continue;
+      }
+    }
+    if (!last && !stats.isDirectory()) {
+      throw new KilnError(
+        "invalid_request",
+        `cannot write \`${display}\` - \`${segments.slice(0, index + 1).join("/")}\` is a file, not a folder`,
+        "move or rename that file, then run the command again",
+      );
+    }
+    if (last && stats.isDirectory()) {
+      throw new KilnError(
+        "invalid_request",
+        `cannot write \`${display}\` - a folder of that name is in the way`,
+        "move or rename that folder, then run the command again",
+      );
+    }
+  }
+  return current;
+}
+
+export interface PlanRunOptions {
+  force: boolean;
+  cwd: string;
+}
+
+/** How `root`/`path` reads from the working directory, with `/` separators. */
+export function displayPath(cwd: string, root: string, path: string): string {
+  const shown = relative(cwd, resolve(root, path)) || ".";
+  return sep === "/" ? shown : shown.replaceAll(sep, "/");
+}
+
+/**
+ * Checks every rule for every file of the run and returns the steps in order. Nothing is
+ * written. Throws the first rule that fails, with the spec's message.
+ */
+export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
+  const steps: Step[] = [];
+  for (const group of groups) {
+    const rootReal = realPathOf(group.root);
+    const destinations = new Map<string, string>();
+    const originals = new Map<string, { bytes: Buffer; mode: number }>();
+    const display = (path: string) => displayPath(options.cwd, group.root, path);
+    const planned = planWrites(group.files, {
+      force: options.force,
+      display,
+      // called once per file, after the duplicate, absolute and `..` rules passed for all
+      readExisting: (path) => {
+        const destination = resolveDestination(rootReal, path, display(path));
+        destinations.set(path, destination);
+        let bytes: Buffer;
+        try {
+          bytes = readFileSync(destination);
+        } catch (error) {
+          if (errorCode(error) === "ENOENT") return undefined;
+          throw error;
+        }
+        originals.set(path, { bytes, mode: statSync(destination).mode & 0o7777 });
+        return bytes.toString("utf8");
+      },
+    });
+    for (const step of planned) {
+      steps.push({
+        path: step.path,
+        display: display(step.path),
+        content: step.content,
+        status: step.status,
+        destination: destinations.get(step.path) as string,
+        original: originals.get(step.path),
+      });
+    }
+  }
+  // two groups (setup's output folder and its kiln.toml) can still meet in one file
+  const seen = new Set<string>();
+  for (const step of steps) {
+    if (seen.has(step.destination)) {
+      throw new KilnError(
+        "invalid_request",
+        `two files rendered to the same path: \`${step.display}\``,
+      );
+    }
+    seen.add(step.destination);
+  }
+  return steps;
+}
+
+/** What the run did, to undo it in reverse order. */
+type Undo =
+  | { kind: "folder"; path: string }
+  | { kind: "new"; path: string }
+  | { kind: "overwritten"; path: string; bytes: Buffer; mode: number };
+
+let temporaryCounter = 0;
+
+/** A name in the same folder (so the rename is atomic), hidden, unlikely to meet a real file. */
+function temporaryPath(destination: string): string {
+  temporaryCounter += 1;
+  return join(
+    dirname(destination),
+    `.${basename(destination)}.kiln-${process.pid}-${temporaryCounter}.tmp`,
+  );
+}
+
+/** Writes `bytes` to `destination` atomically: readers see the old file or the new, never half. */
+function writeAtomically(destination: string, bytes: string | Buffer, mode?: number): void {
+  const temporary = temporaryPath(destination);
+  try {
+    writeFileSync(temporary, bytes, { flag: "wx" });
+    if (mode !== undefined) chmodSync(temporary, mode);
+    renameSync(temporary, destination);
+  } catch (error) {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // the temporary file was never created
+    }
+    throw error;
+  }
+}
+
+/** Creates the missing folders above `file` one by one, journalling each for the undo. */
+function makeParents(file: string, journal: Undo[]): void {
+  const missing: string[] = [];
+  for (let folder = dirname(file); ; folder = dirname(folder)) {
+    try {
+      if (statSync(folder).isDirectory()) break;
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw error;
+    }
+    missing.push(folder);
+    if (dirname(folder) === folder) break;
+  }
+  for (const folder of missing.reverse()) {
+    mkdirSync(folder);
+    journal.push({ kind: "folder", path: folder });
+  }
+}
+
+/** Undoes the journal in reverse; returns what could not be undone, for the error message. */
+function undo(journal: Undo[]): string[] {
+  const failures: string[] = [];
+  for (const entry of journal.reverse()) {
+    try {
+      if (entry.kind === "folder") rmdirSync(entry.path);
+      else if (entry.kind === "new") unlinkSync(entry.path);
+      else writeAtomically(entry.path, entry.bytes, entry.mode);
+    } catch (error) {
+      failures.push(`${entry.path} (${errorCode(error) ?? (error as Error).message})`);
+    }
+  }
+  return failures;
+}
+
+const REASONS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  ENOSPC: "no space left on device",
+  EDQUOT: "disk quota exceeded",
+  EROFS: "read-only file system",
+  ENOTDIR: "a file is in the way of a folder",
+  EISDIR: "a folder is in the way",
+  EEXIST: "it appeared while kiln was writing",
+};
+
+function reason(error: unknown): string {
+  const code = errorCode(error);
+  if (code && REASONS[code]) return `${REASONS[code]} (${code})`;
+  return (error as Error).message;
+}
+
+/**
+ * Writes the steps in order. On any failure everything already written is undone and a
+ * KilnError says which file failed and why; the tree is as it was before the run.
+ */
+export function commit(steps: readonly Step[]): void {
+  const journal: Undo[] = [];
+  // While writing, SIGINT/SIGTERM must not kill the process between two files. The writes are
+  // synchronous, so a listener only delays the signal until the run is complete (or undone).
+  const ignore = () => {};
+  process.on("SIGINT", ignore);
+  process.on("SIGTERM", ignore);
+  try {
+    for (const step of steps) {
+      if (step.status === "unchanged") continue;
+      try {
+        makeParents(step.destination, journal);
+        if (step.status === "new") {
+          // a file that appeared since planning is not ours to replace
+          let appeared = true;
+          try {
+            lstatSync(step.destination);
+          } catch {
+            appeared = false;
+          }
+          if (appeared) throw Object.assign(new Error("file exists"), { code: "EEXIST" });
+          writeAtomically(step.destination, step.content);
+          journal.push({ kind: "new", path: step.destination });
+        } else {
+          const original = step.original as { bytes: Buffer; mode: number };
+          writeAtomically(step.destination, step.content, original.mode);
+          journal.push({ kind: "overwritten", path: step.destination, ...original });
+        }
+      } catch (error) {
+        const failures = undo(journal);
+        const detail =
+          failures.length === 0
+            ? "nothing was changed: the files written before it were removed or restored"
+            : `these could not be undone - check them by hand:\n${failures.map((f) => `  ${f}`).join("\n")}`;
+        throw new KilnError(
+          "internal",
+          `could not write \`${step.display}\` - ${reason(error)}`,
+          detail,
+        );
+      }
+    }
+  } finally {
+    process.off("SIGINT", ignore);
+    process.off("SIGTERM", ignore);
+  }
+}

@@ -1,0 +1,179 @@
+// The binary as a whole: help, version, unknown commands and options, exit statuses, colour.
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { BIN, cleanEnv, cleanUp, ensureBuilt, kiln, REPO, tempDir } from "./helpers.ts";
+
+before(ensureBuilt);
+after(cleanUp);
+
+const COMMANDS = ["init", "add", "list", "presets", "setup", "apply", "serve"];
+
+describe("kiln (no command, help, version)", () => {
+  it("without a command prints the help on stderr and exits 2", () => {
+    const run = kiln([], tempDir());
+    assert.equal(run.status, 2);
+    assert.equal(run.stdout, "");
+    assert.match(run.stderr, /^kiln - render infrastructure files/);
+    for (const command of COMMANDS) assert.match(run.stderr, new RegExp(`\\n  ${command} +`));
+  });
+
+  it("--help and -h print the help on stdout and exit 0", () => {
+    for (const flag of ["--help", "-h"]) {
+      const run = kiln([flag], tempDir());
+      assert.equal(run.status, 0);
+      assert.equal(run.stderr, "");
+      assert.match(run.stdout, /Usage: kiln <command> \[options\]/);
+      assert.match(run.stdout, /Examples:\n {2}kiln init/);
+    }
+  });
+
+  it("--version prints `kiln <package.json version>`", () => {
+    const { version } = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
+    const run = kiln(["--version"], tempDir());
+    assert.equal(run.status, 0);
+    assert.equal(run.stdout, `kiln ${version}\n`);
+  });
+
+  it("an unknown command is a usage error (exit 2) that points to --help", () => {
+    const run = kiln(["frobnicate"], tempDir());
+    assert.equal(run.status, 2);
+    assert.equal(run.stdout, "");
+    assert.equal(
+      run.stderr,
+      "error: unknown command `frobnicate`\nrun `kiln --help` to see the commands\n",
+    );
+  });
+});
+
+describe("--help on every command", () => {
+  for (const command of COMMANDS) {
+    it(`kiln ${command} --help shows usage and an example, exit 0`, () => {
+      const run = kiln([command, "--help"], tempDir());
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stderr, "");
+      assert.match(run.stdout, new RegExp(`Usage: kiln ${command}`));
+      assert.match(run.stdout, new RegExp(`Examples:\\n {2}kiln ${command}`));
+      assert.deepEqual(kiln(["help", command], tempDir()), run, "kiln help <command> is the same");
+      assert.deepEqual(kiln([command, "-h"], tempDir()), run, "-h is the same");
+    });
+  }
+});
+
+describe("usage errors exit 2 with kiln's own messages", () => {
+  const cases: [string[], string][] = [
+    [["list", "--bogus"], "unknown option `--bogus`"],
+    [["list", "-x"], "unknown option `-x`"],
+    [["list", "extra"], "unexpected argument `extra`"],
+    [["presets", "--json=yes"], "--json takes no value"],
+    [["add", "k8s/deployment", "--name"], "--name needs a value"],
+    [["add", "--name", "web"], "missing <reference>"],
+    [["add", "k8s/deployment"], "missing --name <name> - e.g. kiln add k8s/deployment --name web"],
+    [
+      ["add", "k8s/deployment", "--name", "web", "--set", "image"],
+      "--set expects KEY=VALUE, got `image`",
+    ],
+    [
+      ["add", "k8s/deployment", "--name", "web", "--set", "=x"],
+      "--set expects KEY=VALUE, got `=x`",
+    ],
+    [
+      ["add", "k8s/deployment", "--name", "web", "--label", "tier"],
+      "--label expects KEY=VALUE, got `tier`",
+    ],
+    [
+      ["add", "k8s/deployment", "--name", "web", "--replicas", "three"],
+      "--replicas must be a whole number from 0 to 4294967295, got `three`",
+    ],
+    [
+      ["add", "k8s/deployment", "--name", "web", "--port", "70000"],
+      "--port must be a whole number from 0 to 65535, got `70000`",
+    ],
+    [["add", "k8s/service", "--name", "web", "--target-port", "-1"], "--target-port needs a value"],
+    [["setup"], "missing <preset>"],
+    [["setup", "a", "b"], "unexpected argument `b`"],
+    [["apply"], "missing <preset>"],
+    [["apply", "k8s-web-app", "--into", ""], "--into needs a folder"],
+    [["init", "--dir", "/etc"], "--dir must be a folder inside the project, got `/etc`"],
+    [["init", "--dir", "../up"], "--dir must be a folder inside the project, got `../up`"],
+  ];
+  for (const [args, message] of cases) {
+    it(`kiln ${args.join(" ")}`, () => {
+      const run = kiln(args, tempDir());
+      assert.equal(run.status, 2);
+      assert.equal(run.stdout, "");
+      assert.equal(run.stderr, `error: ${message}\nrun \`kiln ${args[0]} --help\` for usage\n`);
+    });
+  }
+});
+
+/** The escape character that starts every ANSI colour sequence. */
+const ESC = String.fromCharCode(27);
+
+describe("colour", () => {
+  // `script` (util-linux) runs the binary on a pseudo-terminal, as a person would
+  const hasScript = spawnSync("script", ["--version"]).status === 0;
+  const onTerminal = (args: string, env: Record<string, string> = {}) =>
+    execFileSync("script", ["-qec", `"${process.execPath}" "${BIN}" ${args}`, "/dev/null"], {
+      cwd: tempDir(),
+      env: cleanEnv(env),
+      encoding: "utf8",
+    });
+
+  it("is used on a terminal", { skip: !hasScript && "no `script` command" }, () => {
+    assert.ok(onTerminal("list").includes(`${ESC}[1mk8s/deployment`));
+  });
+
+  it("is never used with NO_COLOR, even on a terminal", {
+    skip: !hasScript && "no `script`",
+  }, () => {
+    const text = onTerminal("list", { NO_COLOR: "1" });
+    assert.match(text, /k8s\/deployment/);
+    assert.equal(text.includes(ESC), false);
+  });
+
+  it("is not used when the output is a pipe", () => {
+    const run = kiln(["list"], tempDir());
+    assert.equal(run.stdout.includes(ESC), false);
+    const failed = kiln(["add", "k8s/deployment", "--name", "w"], tempDir());
+    assert.match(failed.stderr, /^error: /);
+  });
+});
+
+describe("the bundle starts lean", () => {
+  /** Every file a command's module pulls in with static imports, starting from main.js. */
+  function staticClosure(entries: string[]): string[] {
+    const dir = join(REPO, "dist", "cli");
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(join(dir, file), "utf8");
+      for (const match of text.matchAll(/^(?:import|export)[^;]*?from\s*"\.\/([^"]+)"/gms)) {
+        visit(match[1] as string);
+      }
+      for (const match of text.matchAll(/^import\s*"\.\/([^"]+)"/gm)) visit(match[1] as string);
+    };
+    for (const entry of entries) visit(entry);
+    return [...seen];
+  }
+  const chunk = (prefix: string) =>
+    readdirSync(join(REPO, "dist", "cli")).find((file) => file.startsWith(`${prefix}-`)) as string;
+  const loads = (files: string[], text: string) =>
+    files.some((file) => readFileSync(join(REPO, "dist", "cli", file), "utf8").includes(text));
+
+  it("kiln list loads neither the template engine nor the server", () => {
+    const files = staticClosure(["main.js", chunk("list")]);
+    assert.equal(loads(files, "minijinja"), false);
+    assert.equal(loads(files, "serve-command"), false);
+  });
+
+  it("kiln add loads the engine but not the server; only serve names the server", () => {
+    const files = staticClosure(["main.js", chunk("add")]);
+    assert.equal(loads(files, "minijinja"), true);
+    assert.equal(loads(files, "serve-command"), false);
+    assert.equal(loads(staticClosure([chunk("serve")]), "../server/serve-command.js"), true);
+  });
+});

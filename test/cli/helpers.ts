@@ -1,0 +1,202 @@
+// Helpers for the CLI tests: they run the REAL built binary (dist/cli/main.js, the file that
+// package.json's "bin" names) in fresh temporary folders, the way a user would.
+//
+// The binary is built once per test run: `npm test` builds everything before the tests, and
+// when a developer runs `node scripts/run-tests.mjs test/cli` with a missing or stale bundle,
+// the first test file to start rebuilds it (the bundle script only, about a second) while
+// the other files wait on a lock folder.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const BIN = join(REPO, "dist", "cli", "main.js");
+
+function newestMtime(path: string): number {
+  const stats = statSync(path);
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  return Math.max(
+    stats.mtimeMs,
+    ...readdirSync(path).map((entry) => newestMtime(join(path, entry))),
+  );
+}
+
+function isStale(): boolean {
+  let built: number;
+  try {
+    built = statSync(BIN).mtimeMs;
+  } catch {
+    return true;
+  }
+  const sources = ["src/cli", "src/core", "scripts/bundle-cli.mjs"].map((path) =>
+    newestMtime(join(REPO, path)),
+  );
+  return Math.max(...sources) > built;
+}
+
+/** Builds dist/cli when it is missing or older than its sources; one builder at a time. */
+export function ensureBuilt(): void {
+  if (process.env.KILN_TEST_NO_BUILD === "1" || !isStale()) return;
+  const lock = join(REPO, ".tmp", "cli-build.lock");
+  mkdirSync(dirname(lock), { recursive: true });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${lock} is held for too long - remove it`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    if (isStale()) {
+      execFileSync(process.execPath, ["scripts/bundle-cli.mjs"], { cwd: REPO, stdio: "pipe" });
+    }
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Environment without colour hints from the developer's shell, so output is plain text. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NO_COLOR;
+  delete env.FORCE_COLOR;
+  return { ...env, ...extra };
+}
+
+export function kiln(args: string[], cwd: string, env: Record<string, string> = {}): Run {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    env: cleanEnv(env),
+    encoding: "utf8",
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The binary started in the background (for `kiln serve`). */
+export function kilnBackground(args: string[], cwd: string) {
+  return spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(), stdio: "pipe" });
+}
+
+const made: string[] = [];
+
+/** A fresh empty folder under the system's temporary folder; removed by `cleanUp`. */
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "kiln-cli-test-"));
+  made.push(dir);
+  return dir;
+}
+
+export function cleanUp(): void {
+  for (const dir of made.splice(0)) {
+    unlockAll(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Every file (and symbolic link, as `-> target`) below `dir`: relative path to content. */
+export function tree(dir: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      const key = relative(dir, path);
+      if (entry.isSymbolicLink()) result[key] = `-> ${readlinkSync(path)}`;
+      else if (entry.isDirectory()) {
+        result[`${key}/`] = "";
+        walk(path);
+      } else result[key] = readFileSync(path, "utf8");
+    }
+  };
+  walk(dir);
+  return result;
+}
+
+export function write(dir: string, path: string, content: string): string {
+  const full = join(dir, path);
+  mkdirSync(dirname(full), { recursive: true });
+  writeFileSync(full, content);
+  return full;
+}
+
+export function writeJson(dir: string, path: string, value: unknown): string {
+  return write(dir, path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * Makes a folder refuse new entries, mid-run style: the test's binary writes other files first
+ * and fails on this one. Root ignores permission bits, so as root the folder is made immutable
+ * (`chattr +i`, which stops root too); otherwise it is made read-only. Returns false when
+ * neither works here (the caller skips), after checking with a real write that it holds.
+ */
+const locked = new Set<string>();
+export function lockFolder(dir: string): boolean {
+  const isRoot = process.getuid?.() === 0;
+  try {
+    if (isRoot) execFileSync("chattr", ["+i", dir], { stdio: "pipe" });
+    else chmodSync(dir, 0o555);
+  } catch {
+    return false;
+  }
+  locked.add(dir);
+  try {
+    writeFileSync(join(dir, ".probe"), "");
+  } catch {
+    return true;
+  }
+  rmSync(join(dir, ".probe"), { force: true });
+  unlockFolder(dir);
+  return false;
+}
+
+export function unlockFolder(dir: string): void {
+  if (!locked.delete(dir)) return;
+  if (process.getuid?.() === 0) execFileSync("chattr", ["-i", dir], { stdio: "pipe" });
+  else chmodSync(dir, 0o755);
+}
+
+function unlockAll(under: string): void {
+  for (const dir of [...locked]) if (dir.startsWith(under)) unlockFolder(dir);
+}
+
+/** A kiln project in a fresh folder: kiln.toml with these settings, nothing else. */
+export function project(settings: { outputDir?: string; namespace?: string } = {}): string {
+  const dir = tempDir();
+  write(
+    dir,
+    "kiln.toml",
+    `[project]\nname = "demo"\ndefault_namespace = "${settings.namespace ?? "default"}"\noutput_dir = "${settings.outputDir ?? "k8s"}"\n`,
+  );
+  return dir;
+}
+
+/** A registry-item JSON file whose files have the given paths and templates. */
+export function itemFile(
+  dir: string,
+  path: string,
+  files: { path: string; template: string }[],
+  fields: unknown[] = [],
+): string {
+  writeJson(dir, path, { name: "thing", category: "test", fields, files });
+  return path;
+}
