@@ -92,9 +92,86 @@ export function safeFilter(filter: Filter): Filter {
   };
 }
 
+/**
+ * A value as a Python literal, the way the automation tool's INI inventory reads values: it runs
+ * `ast.literal_eval` on every `key=value` value (host lines and `[group:vars]` lines alike) and
+ * keeps the raw text only when that fails. Strings become single-quoted literals with every
+ * character that Python's `str.splitlines` breaks on escaped, so the value stays on its line.
+ */
+export function pythonLiteral(value: unknown): string {
+  if (typeof value === "string") {
+    let out = "'";
+    for (const char of value) {
+      const code = char.codePointAt(0) as number;
+      if (char === "\\") out += "\\\\";
+      else if (char === "'") out += "\\'";
+      else if (char === "\n") out += "\\n";
+      else if (char === "\r") out += "\\r";
+      else if (char === "\t") out += "\\t";
+      else if (code < 0x20 || (code >= 0x7f && code <= 0x9f))
+        out += `\\x${code.toString(16).padStart(2, "0")}`;
+      else if (code === 0x2028 || code === 0x2029) out += `\\u${code.toString(16)}`;
+      else out += char;
+    }
+    return `${out}'`;
+  }
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "None";
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (value === null || value === undefined) return "None";
+  if (Array.isArray(value)) return `[${value.map(pythonLiteral).join(", ")}]`;
+  // MiniJinja hands maps to filters as JS `Map`s; plain objects are accepted too
+  const entries = value instanceof Map ? [...value.entries()] : Object.entries(value);
+  return `{${entries.map(([k, v]) => `${pythonLiteral(String(k))}: ${pythonLiteral(v)}`).join(", ")}}`;
+}
+
+/** Characters that need no quoting in an INI inventory value (nor in a shlex word). */
+const INI_PLAIN = /^[A-Za-z0-9_./:@%~-]+$/;
+/** Decimal integers: written bare on purpose, so `cm_port=22` reads as a number, as INI users expect. */
+const INI_INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
+
+/**
+ * Would `ast.literal_eval` turn this plain text into something other than the same string?
+ * Over-approximates: True/False/None, Ellipsis (`...`), anything signed, and anything starting
+ * like a number that could still be one (Python numbers hold at most one `.`, complex sums end
+ * in `j`). IPv4 addresses and dotted versions like `1.2.3` stay plain.
+ */
+function looksLikePythonLiteral(text: string): boolean {
+  if (/^(?:True|False|None)$/.test(text) || /^\.+$/.test(text) || /^[-+]/.test(text)) return true;
+  if (!/^[0-9.]/.test(text)) return false;
+  return text.split(".").length <= 2 || /[jJ]$/.test(text);
+}
+
+/**
+ * `{{ value | ini_value }}`: the value of a `key=value` line in an INI inventory's
+ * `[group:vars]` section, read back by the automation tool as exactly `value`. Plain strings stay
+ * bare, decimal integers stay bare (and read as numbers), the empty string is empty; everything
+ * else (spaces, `#`, `;`, `=`, quotes, `True`, `1.31`, non-ASCII …) becomes a quoted Python
+ * literal. JSON numbers, booleans, null, lists and maps become the matching Python literals.
+ */
+export function iniValue(value: unknown): string {
+  if (typeof value !== "string") return pythonLiteral(value);
+  if (value === "" || INI_INTEGER.test(value)) return value;
+  if (INI_PLAIN.test(value) && !looksLikePythonLiteral(value)) return value;
+  return pythonLiteral(value);
+}
+
+/**
+ * `{{ value | ini_host_value }}`: a value of a `key=value` token on an INI inventory host line.
+ * The tool splits host lines with POSIX shlex (quotes removed, `#` starts a comment even inside
+ * a word) and then reads each value like `ini_value`, so a quoted literal gets one more layer of
+ * shlex double quotes: `key="'hello world'"`, as the tool's own documentation shows.
+ */
+export function iniHostValue(value: unknown): string {
+  const text = iniValue(value);
+  if (/^[A-Za-z0-9_./:@%~-]*$/.test(text)) return text;
+  return `"${text.replace(/[\\"]/g, "\\$&")}"`;
+}
+
 /** The filters every template may use, by name. */
 export const KILN_FILTERS: Record<string, Filter> = {
   yaml: yamlScalar,
+  ini_value: iniValue,
+  ini_host_value: iniHostValue,
   hcl: hclString,
   hcl_escape: hclEscape,
   tf_identifier: tfIdentifier,
