@@ -17,7 +17,7 @@ export function yamlScalar(value: unknown): string {
   if (typeof value === "string" && NEEDS_ESCAPES.test(value)) {
     return JSON.stringify(value); // one line, escaped; JSON strings are valid YAML
   }
-  return stringify(value, {
+  const text = stringify(value, {
     version: "1.1",
     lineWidth: 0,
     minContentWidth: 0,
@@ -25,6 +25,9 @@ export function yamlScalar(value: unknown): string {
     defaultStringType: "PLAIN",
     defaultKeyType: "PLAIN",
   }).replace(/\n$/, "");
+  // A scalar must stay on one line to fit after `key: ` at any depth; the yaml library writes
+  // document markers such as `---` or `...` as block scalars, so fall back to JSON there.
+  return text.includes("\n") ? JSON.stringify(value) : text;
 }
 
 /** A filter's value as text: strings as they are, anything else (a JSON-valued field) as JSON. */

@@ -185,6 +185,13 @@ describe("kiln filters", () => {
       assert.notEqual(yamlScalar(risky), risky, `${risky} must be quoted`);
     }
     assert.equal(yamlScalar("two\nlines"), '"two\\nlines"');
+    for (const marker of ["---", "...", "--- x", "... y"]) {
+      assert.equal(
+        yamlScalar(marker),
+        JSON.stringify(marker),
+        "document markers stay one quoted line",
+      );
+    }
   });
 
   test("a filter never throws into the engine", () => {

@@ -1,0 +1,103 @@
+// Writes docs/catalogue.md from the built-in registry, so the component reference in the docs is
+// always the catalogue itself. `npm run docs:catalogue` rewrites it; a test fails when it is stale.
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { toItemView } from "../src/core/item.ts";
+import { builtinRegistry } from "../src/core/registry.ts";
+
+const cell = (text: string | null): string =>
+  text === null || text === "" ? "" : text.replaceAll("|", "\\|").replaceAll("\n", " ");
+const code = (text: string | null): string => (text === null ? "" : `\`${cell(text)}\``);
+
+/** What the tables cannot say: how values are written, and choices where the spec is silent. */
+const NOTES = `
+## How values are written
+
+Every template writes a valid file for any plausible value, using kiln's filters (in
+\`src/core/filters.ts\`, available to any registry item's templates too):
+
+| filter | writes | used for |
+|---|---|---|
+| \`yaml\` | a one-line YAML scalar that YAML 1.1 and 1.2 read back as exactly the string: quoted only when needed (\`yes\`, \`0755\`, \`a: b\`, \`*.example.com\`, \`""\`, \`---\`) | Kubernetes manifests, playbooks, roles, group vars |
+| \`hcl\` / \`hcl_escape\` | a quoted HCL string (or its inside), with \`\${\` and \`%{\` doubled so a value never interpolates | Terraform files |
+| \`tf_identifier\` | a valid Terraform name: characters outside \`[A-Za-z0-9_-]\` become \`_\`, and \`_\` is put in front of a leading digit | resource labels (\`my.app\` → \`my_app\`) |
+| \`ini_value\` | an inventory value that the automation tool's INI parser (shlex, then Python literal evaluation) reads back exactly: plain text stays bare, anything else becomes a Python string literal | \`[group:vars]\` lines |
+| \`ini_host_value\` | the same, shell-quoted for a host line | host variables |
+
+Whole numbers are written bare in inventories (\`cm_port=22\`) and read back as numbers; every
+other value comes back as the exact string.
+
+Choices where the specification is silent:
+
+- \`replicas\`, \`port\` and \`count\` are written as typed; an empty value falls back to the
+  field's default. A service \`target_port\` or an ingress \`port\` that is not all digits is
+  written as a named port.
+- A play without \`hosts\` targets \`all\`; \`become\` is written only when true; a role entry
+  may be a string, \`{role}\`, or \`{role, when, tags, vars}\`.
+- The inventory writes groups in the given order, each as \`[group]\` (left out for a group
+  with children and no members), then \`[group:children]\`, then \`[group:vars]\`.
+- \`k8s-bootstrap\` targets Debian and Ubuntu hosts: kernel modules and sysctls, swap off,
+  containerd with the systemd cgroup driver, the pkgs.k8s.io repository for the version, and
+  kubelet, kubeadm and kubectl held at it. \`k8s_version\` may be \`1.31\`, \`v1.31\` or \`1.31.2\`.
+- The Terraform files declare a sensitive token variable (\`hcloud_token\`, \`do_token\`), the
+  provider, its \`required_providers\` entry and one counted server resource named
+  \`<name>-\${count.index}\`, plus an output with the servers' IPv4 addresses.
+`;
+
+export function catalogueMarkdown(): string {
+  const lines = [
+    "# Built-in components",
+    "",
+    "<!-- Generated from src/core/registry by `npm run docs:catalogue`; edit the component folders, not this file. -->",
+    "",
+    "Each component is a folder `src/core/registry/<category>/<name>/` holding `component.json`",
+    "(title, description, fields, files) and its template files. Every template receives `name`,",
+    "`namespace` and `labels` (a map with `app` = `name` unless supplied) besides the fields below.",
+    "Every value is a string; values starting with `[` or `{` that are valid JSON reach the",
+    "template as lists and maps.",
+    "",
+    "| reference | title | output paths |",
+    "|---|---|---|",
+  ];
+  const items = builtinRegistry().items.map(toItemView);
+  for (const item of items) {
+    lines.push(
+      `| [\`${item.reference}\`](#${item.reference.replace("/", "")}) | ${cell(item.title)} | ${item.files.map(code).join("<br>")} |`,
+    );
+  }
+  for (const item of items) {
+    lines.push(
+      "",
+      `## ${item.reference}`,
+      "",
+      `**${cell(item.title)}**: ${cell(item.description)}`,
+      "",
+    );
+    lines.push(`Writes: ${item.files.map(code).join(", ")}`, "");
+    if (item.fields.length === 0) {
+      lines.push("No fields.");
+      continue;
+    }
+    lines.push(
+      "| field | required | default | example | description | suggested values |",
+      "|---|---|---|---|---|---|",
+    );
+    for (const field of item.fields) {
+      const options = field.options.map((option) =>
+        option.label === option.value
+          ? code(option.value)
+          : `${code(option.value)} (${cell(option.label)})`,
+      );
+      lines.push(
+        `| \`${field.name}\` | ${field.required ? "yes" : "no"} | ${code(field.default)} | ${code(field.example)} | ${cell(field.description)} | ${options.join(", ")} |`,
+      );
+    }
+  }
+  lines.push("", ...NOTES.trim().split("\n"));
+  return `${lines.join("\n")}\n`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  writeFileSync(new URL("../docs/catalogue.md", import.meta.url), catalogueMarkdown());
+  console.log("wrote docs/catalogue.md");
+}
