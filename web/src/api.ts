@@ -1,0 +1,128 @@
+// The HTTP API the dashboard talks to (same origin: `kiln serve --ui`). Renders are cached by
+// request, so re-rendering an unchanged component costs nothing.
+
+export interface FieldView {
+  name: string;
+  required: boolean;
+  default: string | null;
+  description: string | null;
+  example: string | null;
+  options: { value: string; label: string }[];
+}
+
+export interface RegistryItemView {
+  name: string;
+  category: string;
+  title: string;
+  description: string;
+  reference: string;
+  fields: FieldView[];
+  files: string[];
+}
+
+export interface PresetSummary {
+  name: string;
+  title: string;
+  description: string;
+  componentCount: number;
+}
+
+export interface ConfigView {
+  defaultNamespace: string;
+  defaultOutputDir: string;
+  defaultProjectName: string;
+}
+
+export interface RenderRequest {
+  reference: string;
+  name: string;
+  fields: Record<string, string>;
+  labels: Record<string, string>;
+  defaultNamespace: string;
+}
+
+export type RenderResult =
+  | { ok: true; files: { path: string; content: string }[] }
+  | { ok: false; error: string };
+
+async function errorText(response: Response): Promise<string> {
+  const text = await response.text();
+  try {
+    const json = JSON.parse(text) as { error?: string };
+    if (json.error) return json.error;
+  } catch {
+    // plain text
+  }
+  return text || `${response.status} ${response.statusText}`;
+}
+
+async function getJson<T>(path: string): Promise<T> {
+  const response = await fetch(path, { headers: { accept: "application/json" } });
+  if (!response.ok) throw new Error(await errorText(response));
+  return (await response.json()) as T;
+}
+
+export const api = {
+  registry: () => getJson<{ items: RegistryItemView[] }>("api/registry").then((r) => r.items),
+  presets: () => getJson<{ presets: PresetSummary[] }>("api/presets").then((r) => r.presets),
+  preset: (name: string) => getJson<unknown>(`api/presets/${encodeURIComponent(name)}`),
+  config: () => getJson<ConfigView>("api/config"),
+  inspect: (ref: string) =>
+    getJson<RegistryItemView>(`api/registry/inspect?ref=${encodeURIComponent(ref)}`),
+};
+
+const cache = new Map<string, Promise<RenderResult>>();
+
+export function renderKey(request: RenderRequest): string {
+  return JSON.stringify([
+    request.reference,
+    request.name,
+    request.fields,
+    request.labels,
+    request.defaultNamespace,
+  ]);
+}
+
+/** POST /api/render; never throws: a failure is `{ok: false, error}` with the service's message. */
+export function render(request: RenderRequest): Promise<RenderResult> {
+  const key = renderKey(request);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const body = JSON.stringify({
+    reference: request.reference,
+    name: request.name,
+    fields: request.fields,
+    labels: Object.entries(request.labels).map(([key, value]) => ({ key, value })),
+    defaultNamespace: request.defaultNamespace,
+  });
+  const promise = fetch("api/render", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  })
+    .then(async (response): Promise<RenderResult> => {
+      if (!response.ok) return { ok: false, error: await errorText(response) };
+      const json = (await response.json()) as { files: { path: string; content: string }[] };
+      return { ok: true, files: json.files };
+    })
+    .catch((error: unknown): RenderResult => {
+      cache.delete(key);
+      return { ok: false, error: `the service did not answer (${(error as Error).message})` };
+    });
+  if (cache.size > 500) cache.delete(cache.keys().next().value as string);
+  cache.set(key, promise);
+  return promise;
+}
+
+const inspected = new Map<string, Promise<RegistryItemView>>();
+
+/** GET /api/registry/inspect, cached per reference (failures are not cached). */
+export function inspect(ref: string): Promise<RegistryItemView> {
+  let hit = inspected.get(ref);
+  if (!hit) {
+    hit = api.inspect(ref);
+    hit.catch(() => inspected.delete(ref));
+    inspected.set(ref, hit);
+  }
+  return hit;
+}

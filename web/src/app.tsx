@@ -1,0 +1,672 @@
+// The dashboard: home (templates, blank, open file) and the builder (components by stage, the
+// form, the live preview, checks, architecture), downloads, persistence and undo.
+import { strToU8, zipSync } from "fflate";
+import type { JSX } from "preact";
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import {
+  type CheckComponent,
+  type ComponentToAdd,
+  checkProject,
+  componentKind,
+} from "../../src/core/checks.ts";
+import {
+  api,
+  type ConfigView,
+  inspect,
+  type PresetSummary,
+  type RegistryItemView,
+  type RenderResult,
+  render,
+} from "./api.ts";
+import { findConflicts } from "./model/conflicts.ts";
+import { projectFiles, zipFileName } from "./model/files.ts";
+import {
+  blankProject,
+  newId,
+  type Project,
+  type ProjectComponent,
+  presetFileName,
+  presetText,
+  projectFromPreset,
+  STAGES,
+  type StageId,
+  stageOf,
+} from "./model/project.ts";
+import { AddDialog } from "./ui/add-dialog.tsx";
+import { ChecksView } from "./ui/checks-view.tsx";
+import { download, IconButton, TextInput, type Toast, Toasts } from "./ui/common.tsx";
+import { ComponentForm } from "./ui/component-form.tsx";
+import { GraphView } from "./ui/graph-view.tsx";
+import { Home } from "./ui/home.tsx";
+import { IniImportDialog } from "./ui/ini-dialog.tsx";
+import { Preview } from "./ui/preview.tsx";
+
+const STORAGE_KEY = "kiln.dashboard.v1";
+
+interface Saved {
+  project: Project;
+  selected: string | undefined;
+}
+
+function loadSaved(): Saved | undefined {
+  try {
+    const text = localStorage.getItem(STORAGE_KEY);
+    if (!text) return undefined;
+    const saved = JSON.parse(text) as Saved;
+    if (!saved.project || !Array.isArray(saved.project.components)) return undefined;
+    return saved;
+  } catch {
+    return undefined;
+  }
+}
+
+type View = "build" | "checks" | "graph";
+
+/** Built-in items by reference resolution: the name after the last `/` picks the built-in. */
+function builtinFor(registry: RegistryItemView[], reference: string): RegistryItemView | undefined {
+  const name = reference.slice(reference.lastIndexOf("/") + 1);
+  return registry.find((item) => item.name === name);
+}
+
+export function App(): JSX.Element {
+  const saved = useMemo(loadSaved, []);
+  const [project, setProject] = useState<Project | undefined>(saved?.project);
+  const [screen, setScreen] = useState<"home" | "builder">(saved ? "builder" : "home");
+  const [selected, setSelected] = useState<string | undefined>(saved?.selected);
+  const [view, setView] = useState<View>("build");
+  const [registry, setRegistry] = useState<RegistryItemView[]>([]);
+  const [registryError, setRegistryError] = useState<string>();
+  const [presets, setPresets] = useState<PresetSummary[]>();
+  const [presetsError, setPresetsError] = useState<string>();
+  const [config, setConfig] = useState<ConfigView>();
+  const [homeBusy, setHomeBusy] = useState<string>();
+  const [homeError, setHomeError] = useState<string>();
+  const [renders, setRenders] = useState<Record<string, RenderResult>>({});
+  const [pending, setPending] = useState(false);
+  const [adding, setAdding] = useState<StageId | undefined>();
+  const [iniFor, setIniFor] = useState<string | undefined>();
+  const [toasts, setToasts] = useState<Toast[]>([]);
+  const [items, setItems] = useState<Record<string, RegistryItemView | string>>({});
+  const [downloading, setDownloading] = useState(false);
+
+  const toast = useCallback(
+    (text: string, tone: Toast["tone"] = "info", action?: Toast["action"]) => {
+      const id = Date.now() + Math.random();
+      setToasts((list) => [...list.slice(-3), { id, text, tone, action }]);
+      setTimeout(
+        () => setToasts((list) => list.filter((t) => t.id !== id)),
+        action ? 10_000 : 6_000,
+      );
+    },
+    [],
+  );
+
+  useEffect(() => {
+    api.registry().then(setRegistry, (error: Error) => setRegistryError(error.message));
+    api.presets().then(setPresets, (error: Error) => setPresetsError(error.message));
+    api.config().then(setConfig, () => undefined);
+  }, []);
+
+  // Persist across reloads.
+  useEffect(() => {
+    if (!project) return;
+    try {
+      localStorage.setItem(STORAGE_KEY, JSON.stringify({ project, selected } satisfies Saved));
+    } catch {
+      // storage full or disabled: the project lives on in memory
+    }
+  }, [project, selected]);
+
+  // Items for references that are not built-ins (URL or file), through /api/registry/inspect.
+  useEffect(() => {
+    if (!project || registry.length === 0) return;
+    for (const component of project.components) {
+      if (builtinFor(registry, component.reference) || items[component.reference] !== undefined)
+        continue;
+      inspect(component.reference).then(
+        (item) => setItems((all) => ({ ...all, [component.reference]: item })),
+        (error: Error) => setItems((all) => ({ ...all, [component.reference]: error.message })),
+      );
+    }
+  }, [project, registry, items]);
+
+  // Render every component (cached per request), a moment after the last change.
+  const generation = useRef(0);
+  useEffect(() => {
+    if (!project) return;
+    const current = ++generation.current;
+    setPending(true);
+    const timer = setTimeout(async () => {
+      const results = await Promise.all(
+        project.components.map((component) =>
+          render({
+            reference: component.reference,
+            name: component.name,
+            fields: component.fields,
+            labels: component.labels,
+            defaultNamespace: project.project.namespace,
+          }),
+        ),
+      );
+      if (current !== generation.current) return;
+      setRenders(
+        Object.fromEntries(project.components.map((c, i) => [c.id, results[i] as RenderResult])),
+      );
+      setPending(false);
+    }, 120);
+    return () => clearTimeout(timer);
+  }, [project]);
+
+  const checkComponents: CheckComponent[] = useMemo(
+    () =>
+      (project?.components ?? []).map((component) => {
+        const result = renders[component.id];
+        return {
+          reference: component.reference,
+          name: component.name,
+          fields: component.fields,
+          labels: component.labels,
+          files: result?.ok ? result.files.map((file) => file.path) : undefined,
+          renderError: result && !result.ok ? result.error : undefined,
+        };
+      }),
+    [project, renders],
+  );
+  const findings = useMemo(
+    () =>
+      project
+        ? checkProject({ namespace: project.project.namespace, components: checkComponents })
+        : [],
+    [project, checkComponents],
+  );
+
+  const update = (change: (project: Project) => Project) =>
+    setProject((current) => current && change(current));
+
+  const open = (next: Project) => {
+    setProject(next);
+    setSelected(next.components[0]?.id);
+    setRenders({});
+    setView("build");
+    setScreen("builder");
+    setHomeError(undefined);
+  };
+
+  const addComponents = (list: ComponentToAdd[] | Omit<ProjectComponent, "id">[]) => {
+    const added = list.map((component) => ({ ...component, id: newId() }));
+    update((current) => ({ ...current, components: [...current.components, ...added] }));
+    if (added[0]) setSelected(added[0].id);
+    return added;
+  };
+
+  const remove = (id: string) => {
+    if (!project) return;
+    const index = project.components.findIndex((component) => component.id === id);
+    const component = project.components[index];
+    if (!component) return;
+    update((current) => ({
+      ...current,
+      components: current.components.filter((c) => c.id !== id),
+    }));
+    const neighbour = project.components[index + 1] ?? project.components[index - 1];
+    setSelected(neighbour?.id);
+    toast(`Removed ${component.reference} “${component.name}”.`, "info", {
+      label: "Undo",
+      run: () => {
+        update((current) => {
+          const components = [...current.components];
+          components.splice(Math.min(index, components.length), 0, component);
+          return { ...current, components };
+        });
+        setSelected(component.id);
+      },
+    });
+  };
+
+  const downloadZip = async () => {
+    if (!project) return;
+    setDownloading(true);
+    try {
+      const results = await Promise.all(
+        project.components.map((component) =>
+          render({
+            reference: component.reference,
+            name: component.name,
+            fields: component.fields,
+            labels: component.labels,
+            defaultNamespace: project.project.namespace,
+          }),
+        ),
+      );
+      const failed = results.findIndex((result) => !result.ok);
+      if (failed >= 0) {
+        const component = project.components[failed] as ProjectComponent;
+        const result = results[failed] as { ok: false; error: string };
+        throw new Error(
+          `${component.reference} “${component.name}” does not render: ${result.error}`,
+        );
+      }
+      const files = projectFiles(
+        project,
+        results.map((result) => (result.ok ? result.files : [])),
+      );
+      const entries: Record<string, [Uint8Array, { mtime: Date }]> = {};
+      const mtime = new Date(2000, 0, 1);
+      for (const file of files) entries[file.path] = [strToU8(file.content), { mtime }];
+      download(zipFileName(project), zipSync(entries, { level: 6 }) as BlobPart, "application/zip");
+    } catch (error) {
+      toast(`Cannot build the zip: ${(error as Error).message}`, "error");
+    } finally {
+      setDownloading(false);
+    }
+  };
+
+  if (screen === "home" || !project) {
+    return (
+      <>
+        <TopBar onHome={undefined} />
+        <Home
+          presets={presets}
+          presetsError={presetsError}
+          config={config}
+          current={project}
+          busy={homeBusy}
+          error={homeError}
+          onContinue={() => setScreen("builder")}
+          onOpenPreset={async (name) => {
+            setHomeBusy(name);
+            try {
+              open(projectFromPreset(await api.preset(name)));
+            } catch (error) {
+              setHomeError(`Could not open template ${name}: ${(error as Error).message}`);
+            } finally {
+              setHomeBusy(undefined);
+            }
+          }}
+          onBlank={(settings) => open(blankProject(settings))}
+          onOpenFile={(text, fileName) => {
+            try {
+              open(
+                projectFromPreset(text, {
+                  namespace: config?.defaultNamespace ?? "default",
+                  outputDir: config?.defaultOutputDir ?? "k8s",
+                }),
+              );
+            } catch (error) {
+              setHomeError(
+                `${fileName} is not a valid preset manifest: ${(error as Error).message}`,
+              );
+            }
+          }}
+        />
+        <Toasts
+          toasts={toasts}
+          dismiss={(id) => setToasts((list) => list.filter((t) => t.id !== id))}
+        />
+      </>
+    );
+  }
+
+  const index = project.components.findIndex((component) => component.id === selected);
+  const component = project.components[index];
+  const itemOf = (reference: string) => {
+    const builtin = builtinFor(registry, reference);
+    if (builtin) return builtin;
+    const entry = items[reference];
+    return typeof entry === "string" ? undefined : entry;
+  };
+  const others = project.components.map((c) => {
+    const result = renders[c.id];
+    return result?.ok ? result.files : undefined;
+  });
+  const result = component ? renders[component.id] : undefined;
+  const editConflicts = result?.ok && index >= 0 ? findConflicts(result.files, others, index) : [];
+  const errorsOf = (i: number) => findings.filter((finding) => finding.components[0]?.index === i);
+  const counts = {
+    errors: findings.filter((f) => f.severity === "error").length,
+    warnings: findings.filter((f) => f.severity === "warning").length,
+  };
+  const groups = [
+    ...new Set(
+      checkComponents
+        .filter((c) => componentKind(c.reference) === "inventory")
+        .flatMap((c) => {
+          try {
+            const value = JSON.parse(c.fields.hosts ?? "[]") as { group?: string }[];
+            return Array.isArray(value) ? value.map((g) => g.group ?? "") : [];
+          } catch {
+            return [];
+          }
+        })
+        .filter(Boolean),
+    ),
+  ];
+  const roles = project.components
+    .filter((c) => ["role", "common-role"].includes(componentKind(c.reference) ?? ""))
+    .map((c) => c.name);
+  const sitePath = (result?.ok && result.files[0]?.path) || "";
+  const depth = sitePath.split("/").length - 1;
+  const playbookPaths = project.components.flatMap((c) => {
+    const kind = componentKind(c.reference);
+    const r = renders[c.id];
+    if ((kind !== "playbook" && kind !== "k8s-bootstrap") || !r?.ok) return [];
+    return r.files.map((file) => `${"../".repeat(Math.max(0, depth))}${file.path}`);
+  });
+  const settings = project.project;
+
+  return (
+    <>
+      <TopBar
+        onHome={() => setScreen("home")}
+        actions={
+          <>
+            <button
+              type="button"
+              class="button"
+              data-testid="download-preset"
+              onClick={() =>
+                download(presetFileName(project), presetText(project), "application/json")
+              }
+            >
+              Download preset
+            </button>
+            <button
+              type="button"
+              class="button primary"
+              data-testid="download-zip"
+              disabled={downloading || project.components.length === 0}
+              onClick={downloadZip}
+            >
+              {downloading ? "Building…" : "Download zip"}
+            </button>
+          </>
+        }
+      />
+      <div class="builder" data-testid="builder">
+        <aside class="sidebar">
+          <div class="project-settings card">
+            <label class="field compact">
+              <span class="field-label">project</span>
+              <TextInput
+                value={settings.name ?? ""}
+                placeholder={config?.defaultProjectName ?? "kiln-project"}
+                testId="project-name"
+                onChange={(name) =>
+                  update((p) => ({
+                    ...p,
+                    project: { ...p.project, name: name === "" ? null : name },
+                  }))
+                }
+              />
+            </label>
+            <div class="grid-2">
+              <label class="field compact">
+                <span class="field-label">namespace</span>
+                <TextInput
+                  value={settings.namespace}
+                  mono
+                  onChange={(namespace) =>
+                    update((p) => ({ ...p, project: { ...p.project, namespace } }))
+                  }
+                />
+              </label>
+              <label class="field compact">
+                <span class="field-label">output folder</span>
+                <TextInput
+                  value={settings.outputDir}
+                  mono
+                  onChange={(outputDir) =>
+                    update((p) => ({ ...p, project: { ...p.project, outputDir } }))
+                  }
+                />
+              </label>
+            </div>
+          </div>
+          <nav class="stages-nav" aria-label="Components">
+            {STAGES.map((stage) => {
+              const members = project.components
+                .map((c, i) => ({ c, i }))
+                .filter(({ c }) => stageOf(c.reference) === stage.id);
+              if (stage.id === "other" && members.length === 0) {
+                return (
+                  <button
+                    key={stage.id}
+                    type="button"
+                    class="link-button add-url"
+                    onClick={() => setAdding("other")}
+                  >
+                    + Add from a URL or file
+                  </button>
+                );
+              }
+              return (
+                <section key={stage.id} class="stage" data-testid={`stage-${stage.id}`}>
+                  <header class="stage-head">
+                    <div>
+                      <h3>{stage.title}</h3>
+                      <span class="muted small">{stage.hint}</span>
+                    </div>
+                    <IconButton
+                      icon="+"
+                      title={`Add to ${stage.title}`}
+                      testId={`add-${stage.id}`}
+                      onClick={() => setAdding(stage.id)}
+                    />
+                  </header>
+                  {members.length === 0 && <p class="muted small stage-empty">Nothing yet</p>}
+                  <ul>
+                    {members.map(({ c, i }) => {
+                      const own = errorsOf(i);
+                      const severity = own.some((f) => f.severity === "error")
+                        ? "error"
+                        : own.length > 0
+                          ? "warning"
+                          : undefined;
+                      return (
+                        <li key={c.id}>
+                          <button
+                            type="button"
+                            class={`component-item${c.id === selected && view === "build" ? " active" : ""}`}
+                            data-testid="component-item"
+                            data-name={c.name}
+                            onClick={() => {
+                              setSelected(c.id);
+                              setView("build");
+                            }}
+                          >
+                            <span class="component-name">{c.name}</span>
+                            <span class="component-ref mono">{c.reference.split("/").pop()}</span>
+                            {severity && (
+                              <span class={`badge ${severity}`} title={`${own.length} finding(s)`}>
+                                {own.length}
+                              </span>
+                            )}
+                          </button>
+                        </li>
+                      );
+                    })}
+                  </ul>
+                </section>
+              );
+            })}
+          </nav>
+        </aside>
+        <main class="workspace">
+          <div class="tabs" role="tablist">
+            <button
+              type="button"
+              role="tab"
+              class={view === "build" ? "active" : ""}
+              onClick={() => setView("build")}
+            >
+              Edit
+            </button>
+            <button
+              type="button"
+              role="tab"
+              class={view === "checks" ? "active" : ""}
+              data-testid="tab-checks"
+              onClick={() => setView("checks")}
+            >
+              Checks
+              {counts.errors > 0 && <span class="badge error">{counts.errors}</span>}
+              {counts.warnings > 0 && <span class="badge warning">{counts.warnings}</span>}
+              {findings.length === 0 && <span class="badge ok">✓</span>}
+            </button>
+            <button
+              type="button"
+              role="tab"
+              class={view === "graph" ? "active" : ""}
+              data-testid="tab-graph"
+              onClick={() => setView("graph")}
+            >
+              Architecture
+            </button>
+            <span class="tabs-spacer" />
+            <span class="muted small">
+              {project.components.length} components · {settings.outputDir}/
+            </span>
+          </div>
+          {registryError && (
+            <p class="render-error">Could not load the registry: {registryError}</p>
+          )}
+          {view === "build" && component && (
+            <div class="edit-split">
+              <ComponentForm
+                key={component.id}
+                component={component}
+                item={itemOf(component.reference)}
+                itemError={
+                  typeof items[component.reference] === "string"
+                    ? (items[component.reference] as string)
+                    : undefined
+                }
+                context={{ groups, roles, playbookPaths }}
+                onChange={(next) =>
+                  update((p) => ({
+                    ...p,
+                    components: p.components.map((c) => (c.id === next.id ? next : c)),
+                  }))
+                }
+                onRemove={() => remove(component.id)}
+                onImportIni={() => setIniFor(component.id)}
+              />
+              <Preview
+                result={result}
+                pending={pending}
+                outputDir={settings.outputDir}
+                conflicts={editConflicts}
+                conflictName={(i) => {
+                  const other = project.components[i];
+                  return other ? `${other.reference} “${other.name}”` : "another component";
+                }}
+              />
+            </div>
+          )}
+          {view === "build" && !component && (
+            <div class="empty-state">
+              <h2>{project.components.length === 0 ? "An empty project" : "Pick a component"}</h2>
+              <p class="muted">
+                {project.components.length === 0
+                  ? "Add components stage by stage: provision servers, describe the inventory, configure them, deploy to the cluster."
+                  : "Choose a component on the left to edit it and preview its files."}
+              </p>
+              <div class="empty-actions">
+                {STAGES.slice(0, 4).map((stage) => (
+                  <button
+                    key={stage.id}
+                    type="button"
+                    class="button"
+                    onClick={() => setAdding(stage.id)}
+                  >
+                    + {stage.title}
+                  </button>
+                ))}
+              </div>
+            </div>
+          )}
+          {view === "checks" && (
+            <ChecksView
+              findings={findings}
+              pending={pending}
+              onSelect={(i) => {
+                setSelected(project.components[i]?.id);
+                setView("build");
+              }}
+              onFix={(add) => {
+                const added = addComponents(add);
+                toast(`Added ${added.map((c) => `${c.reference} “${c.name}”`).join(", ")}.`);
+              }}
+            />
+          )}
+          {view === "graph" && (
+            <GraphView
+              components={checkComponents}
+              namespace={settings.namespace}
+              onSelect={(i) => {
+                setSelected(project.components[i]?.id);
+                setView("build");
+              }}
+            />
+          )}
+        </main>
+      </div>
+      {adding && (
+        <AddDialog
+          stage={adding}
+          registry={registry}
+          project={project}
+          renders={project.components.map((c) => renders[c.id])}
+          onClose={() => setAdding(undefined)}
+          onAdd={(next) => {
+            addComponents([next]);
+            setAdding(undefined);
+            setView("build");
+          }}
+        />
+      )}
+      {iniFor && (
+        <IniImportDialog
+          onClose={() => setIniFor(undefined)}
+          onImport={(json) => {
+            update((p) => ({
+              ...p,
+              components: p.components.map((c) =>
+                c.id === iniFor ? { ...c, fields: { ...c.fields, hosts: json } } : c,
+              ),
+            }));
+            setIniFor(undefined);
+            toast("Inventory imported.");
+          }}
+        />
+      )}
+      <Toasts
+        toasts={toasts}
+        dismiss={(id) => setToasts((list) => list.filter((t) => t.id !== id))}
+      />
+    </>
+  );
+}
+
+function TopBar(props: { onHome: (() => void) | undefined; actions?: JSX.Element }): JSX.Element {
+  return (
+    <header class="topbar">
+      <button
+        type="button"
+        class="brand"
+        onClick={props.onHome}
+        disabled={!props.onHome}
+        title="Home"
+      >
+        <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true">
+          <path d="M4 20h16l-2-9H6z" class="brand-kiln" />
+          <path d="M9 11c0-3 3-4 3-7 0 3 3 4 3 7" class="brand-flame" />
+        </svg>
+        <span>kiln</span>
+        <span class="brand-sub">dashboard</span>
+      </button>
+      <span class="tabs-spacer" />
+      {props.actions}
+    </header>
+  );
+}

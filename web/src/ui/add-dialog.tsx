@@ -1,0 +1,265 @@
+// Adding a component: pick it from the registry (or a URL/file), name it, fill its required
+// fields; what it would write is rendered first, and a path another component already writes is
+// shown side by side and blocks the add until the name (or field) changes.
+import type { JSX } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { inspect, type RegistryItemView, type RenderResult, render } from "../api.ts";
+import { type Conflict, findConflicts } from "../model/conflicts.ts";
+import {
+  type Project,
+  type ProjectComponent,
+  STAGES,
+  type StageId,
+  stageOf,
+  uniqueName,
+} from "../model/project.ts";
+import { Modal, TextInput } from "./common.tsx";
+
+export interface AddDialogProps {
+  stage: StageId;
+  registry: RegistryItemView[];
+  project: Project;
+  renders: (RenderResult | undefined)[];
+  onAdd: (component: Omit<ProjectComponent, "id">) => void;
+  onClose: () => void;
+}
+
+export function AddDialog(props: AddDialogProps): JSX.Element {
+  const [stage, setStage] = useState<StageId>(props.stage);
+  const [item, setItem] = useState<RegistryItemView | undefined>();
+  const [ref, setRef] = useState("");
+  const [refError, setRefError] = useState("");
+  const [loading, setLoading] = useState(false);
+  const items = props.registry.filter((entry) => stageOf(entry.reference) === stage);
+  const title = item ? `Add ${item.title || item.reference}` : "Add a component";
+  return (
+    <Modal title={title} onClose={props.onClose} wide testId="add-dialog">
+      {!item && (
+        <>
+          <div class="segmented stages" role="tablist">
+            {STAGES.map((entry) => (
+              <button
+                type="button"
+                role="tab"
+                key={entry.id}
+                class={entry.id === stage ? "active" : ""}
+                onClick={() => setStage(entry.id)}
+              >
+                {entry.title}
+              </button>
+            ))}
+          </div>
+          {stage === "other" ? (
+            <form
+              class="ref-form"
+              onSubmit={async (event) => {
+                event.preventDefault();
+                setLoading(true);
+                setRefError("");
+                try {
+                  setItem(await inspect(ref.trim()));
+                } catch (error) {
+                  setRefError((error as Error).message);
+                } finally {
+                  setLoading(false);
+                }
+              }}
+            >
+              <p class="muted">
+                Any registry item: a URL to its JSON, or a path to a registry-item file on the
+                machine running <code>kiln serve</code>.
+              </p>
+              <div class="inline-form">
+                <TextInput
+                  value={ref}
+                  mono
+                  autoFocus
+                  placeholder="https://example.com/registry/redis.json or ./items/redis.json"
+                  testId="ref-input"
+                  onChange={setRef}
+                />
+                <button
+                  type="submit"
+                  class="button primary"
+                  disabled={ref.trim() === "" || loading}
+                >
+                  {loading ? "Loading…" : "Inspect"}
+                </button>
+              </div>
+              {refError && (
+                <p class="field-error" role="alert">
+                  {refError}
+                </p>
+              )}
+            </form>
+          ) : (
+            <div class="item-grid">
+              {items.map((entry) => (
+                <button
+                  type="button"
+                  key={entry.reference}
+                  class="item-card"
+                  data-testid={`item-${entry.reference}`}
+                  onClick={() => setItem(entry)}
+                >
+                  <span class="item-title">{entry.title || entry.name}</span>
+                  <span class="mono muted small">{entry.reference}</span>
+                  <span class="item-desc">{entry.description}</span>
+                </button>
+              ))}
+            </div>
+          )}
+        </>
+      )}
+      {item && (
+        <ConfigureNew
+          item={item}
+          project={props.project}
+          renders={props.renders}
+          onBack={() => setItem(undefined)}
+          onAdd={props.onAdd}
+          reference={stage === "other" ? ref.trim() : item.reference}
+        />
+      )}
+    </Modal>
+  );
+}
+
+function ConfigureNew(props: {
+  item: RegistryItemView;
+  reference: string;
+  project: Project;
+  renders: (RenderResult | undefined)[];
+  onBack: () => void;
+  onAdd: AddDialogProps["onAdd"];
+}): JSX.Element {
+  const { item, project } = props;
+  const [name, setName] = useState(() => uniqueName(project, props.reference, item.name));
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [probe, setProbe] = useState<RenderResult | undefined>();
+  const required = item.fields.filter((field) => field.required && field.default === null);
+  const pathFields = item.fields.filter(
+    (field) => !field.required && item.files.some((file) => file.includes(field.name)),
+  );
+  const shown = [...required, ...pathFields];
+  const key = JSON.stringify([name, fields]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-probe when the name or fields change
+  useEffect(() => {
+    let live = true;
+    const timer = setTimeout(async () => {
+      // Required fields not filled yet take their example, only to learn the paths.
+      const probeFields = { ...fields };
+      for (const field of required) {
+        if (!probeFields[field.name]) probeFields[field.name] = field.example ?? field.name;
+      }
+      const result = await render({
+        reference: props.reference,
+        name,
+        fields: probeFields,
+        labels: {},
+        defaultNamespace: project.project.namespace,
+      });
+      if (live) setProbe(result);
+    }, 120);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [key]);
+  const others = props.renders.map((result) => (result?.ok ? result.files : undefined));
+  const conflicts: Conflict[] = probe?.ok ? findConflicts(probe.files, others) : [];
+  const label = (index: number) => {
+    const component = project.components[index];
+    return component ? `${component.reference} “${component.name}”` : "another component";
+  };
+  const blocked = name.trim() === "" || conflicts.length > 0;
+  return (
+    <form
+      class="configure-new"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (blocked) return;
+        const clean = Object.fromEntries(
+          Object.entries(fields).filter(([, value]) => value !== ""),
+        );
+        props.onAdd({ reference: props.reference, name: name.trim(), fields: clean, labels: {} });
+      }}
+    >
+      <p class="muted">{item.description}</p>
+      <label class="field">
+        <span class="field-label">
+          name <span class="req">*</span>
+        </span>
+        <TextInput value={name} mono autoFocus testId="new-name" onChange={setName} />
+      </label>
+      {shown.map((field) => (
+        <label class="field" key={field.name}>
+          <span class="field-label">
+            {field.name} {field.required && <span class="req">*</span>}
+          </span>
+          <TextInput
+            value={fields[field.name] ?? ""}
+            mono
+            placeholder={field.example ? `e.g. ${field.example}` : (field.default ?? "")}
+            onChange={(value) => setFields({ ...fields, [field.name]: value })}
+          />
+          {field.description && <span class="help">{field.description}</span>}
+        </label>
+      ))}
+      <div class="will-write">
+        <div class="subhead">Will write</div>
+        {!probe && <p class="muted small">…</p>}
+        {probe && !probe.ok && (
+          <p class="muted small">Paths appear once it renders: {probe.error}</p>
+        )}
+        {probe?.ok && (
+          <ul class="paths">
+            {probe.files.map((file) => (
+              <li
+                key={file.path}
+                class={conflicts.some((c) => c.path === file.path) ? "conflict" : ""}
+              >
+                <code>
+                  {project.project.outputDir}/{file.path}
+                </code>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      {conflicts.length > 0 && (
+        <div class="conflicts" data-testid="conflict">
+          <p class="conflict-title" role="alert">
+            Conflict: {conflicts.length === 1 ? "this path is" : "these paths are"} already written
+            by another component. Choose another name (or change the field that sets the path).
+          </p>
+          {conflicts.map((conflict) => (
+            <div class="side-by-side" key={conflict.path}>
+              <div>
+                <div class="side-head">
+                  Existing · {label(conflict.existing)}
+                  <code>{conflict.path}</code>
+                </div>
+                <pre class="code small">{conflict.existingContent}</pre>
+              </div>
+              <div>
+                <div class="side-head">
+                  New · {props.reference} “{name}”<code>{conflict.path}</code>
+                </div>
+                <pre class="code small">{conflict.incomingContent}</pre>
+              </div>
+            </div>
+          ))}
+        </div>
+      )}
+      <footer class="modal-actions">
+        <button type="button" class="button" onClick={props.onBack}>
+          Back
+        </button>
+        <button type="submit" class="button primary" disabled={blocked} data-testid="confirm-add">
+          Add component
+        </button>
+      </footer>
+    </form>
+  );
+}

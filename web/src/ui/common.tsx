@@ -1,0 +1,218 @@
+// Small shared pieces: inputs bound to strings, key/value rows, modal, toasts.
+import type { ComponentChildren, JSX } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { fromRows, type KvRow, toRows } from "../model/kv.ts";
+
+export function inputValue(event: Event): string {
+  return (event.currentTarget as HTMLInputElement | HTMLTextAreaElement).value;
+}
+
+export function TextInput(props: {
+  value: string;
+  onChange: (value: string) => void;
+  placeholder?: string | undefined;
+  list?: string | undefined;
+  id?: string | undefined;
+  testId?: string | undefined;
+  mono?: boolean | undefined;
+  invalid?: boolean | undefined;
+  ariaLabel?: string | undefined;
+  autoFocus?: boolean | undefined;
+}): JSX.Element {
+  return (
+    <input
+      type="text"
+      id={props.id}
+      class={`input${props.mono ? " mono" : ""}${props.invalid ? " invalid" : ""}`}
+      value={props.value}
+      placeholder={props.placeholder}
+      list={props.list}
+      data-testid={props.testId}
+      aria-label={props.ariaLabel}
+      autoFocus={props.autoFocus}
+      spellcheck={false}
+      onInput={(event) => props.onChange(inputValue(event))}
+    />
+  );
+}
+
+export function TextArea(props: {
+  value: string;
+  onChange: (value: string) => void;
+  placeholder?: string | undefined;
+  rows?: number | undefined;
+  testId?: string | undefined;
+  invalid?: boolean | undefined;
+  ariaLabel?: string | undefined;
+}): JSX.Element {
+  return (
+    <textarea
+      class={`input mono${props.invalid ? " invalid" : ""}`}
+      value={props.value}
+      rows={props.rows ?? 4}
+      placeholder={props.placeholder}
+      data-testid={props.testId}
+      aria-label={props.ariaLabel}
+      spellcheck={false}
+      onInput={(event) => props.onChange(inputValue(event))}
+    />
+  );
+}
+
+/** A JSON object edited as key/value rows; rows with an empty key are kept while being typed. */
+export function KvEditor(props: {
+  value: Record<string, unknown>;
+  onChange: (value: Record<string, unknown>) => void;
+  keyPlaceholder?: string;
+  valuePlaceholder?: string;
+  addLabel?: string;
+  testId?: string;
+}): JSX.Element {
+  const [rows, setRows] = useState<KvRow[]>(() => toRows(props.value));
+  const external = JSON.stringify(props.value);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: resync only when the value changes from outside
+  useEffect(() => {
+    if (JSON.stringify(fromRows(rows, props.value)) !== external) setRows(toRows(props.value));
+  }, [external]);
+  const commit = (next: KvRow[]) => {
+    setRows(next);
+    props.onChange(fromRows(next, props.value));
+  };
+  return (
+    <div class="kv" data-testid={props.testId}>
+      {rows.map((row, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity but their position
+        <div class="kv-row" key={index}>
+          <TextInput
+            value={row.key}
+            mono
+            ariaLabel="key"
+            placeholder={props.keyPlaceholder ?? "key"}
+            onChange={(key) => commit(rows.map((r, i) => (i === index ? { ...r, key } : r)))}
+          />
+          <TextInput
+            value={row.value}
+            mono
+            ariaLabel="value"
+            placeholder={props.valuePlaceholder ?? "value"}
+            onChange={(value) => commit(rows.map((r, i) => (i === index ? { ...r, value } : r)))}
+          />
+          <IconButton
+            title="Remove"
+            onClick={() => commit(rows.filter((_, i) => i !== index))}
+            icon="×"
+          />
+        </div>
+      ))}
+      <button
+        type="button"
+        class="link-button"
+        onClick={() => setRows([...rows, { key: "", value: "", typed: false }])}
+      >
+        + {props.addLabel ?? "Add variable"}
+      </button>
+    </div>
+  );
+}
+
+export function IconButton(props: {
+  icon: string;
+  title: string;
+  onClick: () => void;
+  disabled?: boolean;
+  testId?: string;
+}): JSX.Element {
+  return (
+    <button
+      type="button"
+      class="icon-button"
+      title={props.title}
+      aria-label={props.title}
+      disabled={props.disabled}
+      data-testid={props.testId}
+      onClick={(event) => {
+        event.stopPropagation();
+        props.onClick();
+      }}
+    >
+      {props.icon}
+    </button>
+  );
+}
+
+export function Modal(props: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+  wide?: boolean;
+  testId?: string;
+}): JSX.Element {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") props.onClose();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [props.onClose]);
+  return (
+    <div class="modal-backdrop" onClick={props.onClose}>
+      <div
+        class={`modal${props.wide ? " wide" : ""}`}
+        role="dialog"
+        aria-modal="true"
+        aria-label={props.title}
+        data-testid={props.testId}
+        onClick={(event) => event.stopPropagation()}
+      >
+        <header class="modal-header">
+          <h2>{props.title}</h2>
+          <IconButton icon="×" title="Close" onClick={props.onClose} />
+        </header>
+        <div class="modal-body">{props.children}</div>
+      </div>
+    </div>
+  );
+}
+
+export interface Toast {
+  id: number;
+  text: string;
+  tone: "info" | "error";
+  action?: { label: string; run: () => void } | undefined;
+}
+
+export function Toasts(props: { toasts: Toast[]; dismiss: (id: number) => void }): JSX.Element {
+  return (
+    <div class="toasts" aria-live="polite">
+      {props.toasts.map((toast) => (
+        <div key={toast.id} class={`toast ${toast.tone}`} data-testid="toast">
+          <span>{toast.text}</span>
+          {toast.action && (
+            <button
+              type="button"
+              class="toast-action"
+              onClick={() => {
+                toast.action?.run();
+                props.dismiss(toast.id);
+              }}
+            >
+              {toast.action.label}
+            </button>
+          )}
+          <IconButton icon="×" title="Dismiss" onClick={() => props.dismiss(toast.id)} />
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export function download(fileName: string, data: BlobPart, type: string): void {
+  const url = URL.createObjectURL(new Blob([data], { type }));
+  const anchor = document.createElement("a");
+  anchor.href = url;
+  anchor.download = fileName;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -1,0 +1,246 @@
+// The form for one component, generated from its field metadata: required marks, defaults,
+// examples as placeholders, options as suggestions, structured editors for JSON-valued fields.
+import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import { componentKind } from "../../../src/core/checks.ts";
+import type { FieldView, RegistryItemView } from "../api.ts";
+import { withKey } from "../model/json-style.ts";
+import type { ProjectComponent } from "../model/project.ts";
+import { IconButton, KvEditor, TextArea, TextInput } from "./common.tsx";
+import { JsonField, structuredKind } from "./editors.tsx";
+
+const MULTILINE = new Set(["yaml", "pre_tasks", "post_tasks"]);
+
+export interface FormContext {
+  groups: string[];
+  roles: string[];
+  playbookPaths: string[];
+}
+
+export function ComponentForm(props: {
+  component: ProjectComponent;
+  item: RegistryItemView | undefined;
+  itemError: string | undefined;
+  context: FormContext;
+  onChange: (component: ProjectComponent) => void;
+  onRemove: () => void;
+  onImportIni: () => void;
+}): JSX.Element {
+  const { component, item } = props;
+  const kind = componentKind(component.reference);
+  const setField = (name: string, value: string | undefined) =>
+    props.onChange({ ...component, fields: withKey(component.fields, name, value) });
+  const declared = new Set(item?.fields.map((field) => field.name) ?? []);
+  const extra = Object.keys(component.fields).filter(
+    (name) => !declared.has(name) && name !== "namespace",
+  );
+  const [newField, setNewField] = useState("");
+  return (
+    <section class="form" data-testid="component-form" aria-label="Component">
+      <header class="form-head">
+        <div>
+          <div class="eyebrow mono">{component.reference}</div>
+          <h2>{item?.title || item?.name || component.reference}</h2>
+          {item?.description && <p class="muted">{item.description}</p>}
+        </div>
+        <button
+          type="button"
+          class="button danger small"
+          data-testid="remove-component"
+          onClick={props.onRemove}
+        >
+          Remove
+        </button>
+      </header>
+      {props.itemError && (
+        <div class="render-error" role="alert">
+          Could not load this component's fields: {props.itemError}
+        </div>
+      )}
+      <label class="field">
+        <span class="field-label">
+          name <span class="req">*</span>
+        </span>
+        <TextInput
+          value={component.name}
+          mono
+          testId="field-name"
+          onChange={(name) => props.onChange({ ...component, name })}
+        />
+        <span class="help">
+          The template's <code>name</code>; most paths are built from it.
+        </span>
+      </label>
+      {item?.fields.map((field) => (
+        <Field
+          key={field.name}
+          field={field}
+          kind={kind}
+          value={component.fields[field.name]}
+          onChange={(value) => setField(field.name, value)}
+          context={props.context}
+          onImportIni={props.onImportIni}
+        />
+      ))}
+      {extra.map((name) => (
+        <label class="field" key={name}>
+          <span class="field-label">
+            {name} <span class="chip">undeclared</span>
+            <IconButton
+              icon="×"
+              title={`Remove ${name}`}
+              onClick={() => setField(name, undefined)}
+            />
+          </span>
+          <TextInput
+            value={component.fields[name] ?? ""}
+            mono
+            onChange={(value) => setField(name, value)}
+          />
+        </label>
+      ))}
+      <details
+        class="advanced"
+        open={Object.keys(component.labels).length > 0 || "namespace" in component.fields}
+      >
+        <summary>Labels, namespace and extra fields</summary>
+        <label class="field">
+          <span class="field-label">namespace</span>
+          <TextInput
+            value={component.fields.namespace ?? ""}
+            mono
+            placeholder="the project namespace"
+            onChange={(value) => setField("namespace", value === "" ? undefined : value)}
+          />
+          <span class="help">Overrides the project namespace for this component.</span>
+        </label>
+        <div class="field">
+          <span class="field-label">labels</span>
+          <KvEditor
+            value={component.labels}
+            addLabel="Add label"
+            onChange={(labels) =>
+              props.onChange({
+                ...component,
+                labels: Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, String(v)])),
+              })
+            }
+          />
+          <span class="help">
+            <code>app</code> is the component name unless set here.
+          </span>
+        </div>
+        <form
+          class="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (newField.trim() === "") return;
+            setField(newField.trim(), component.fields[newField.trim()] ?? "");
+            setNewField("");
+          }}
+        >
+          <TextInput
+            value={newField}
+            mono
+            placeholder="undeclared field name"
+            onChange={setNewField}
+          />
+          <button type="submit" class="button small" disabled={newField.trim() === ""}>
+            Add field
+          </button>
+        </form>
+      </details>
+    </section>
+  );
+}
+
+function Field(props: {
+  field: FieldView;
+  kind: string | undefined;
+  value: string | undefined;
+  onChange: (value: string | undefined) => void;
+  context: FormContext;
+  onImportIni: () => void;
+}): JSX.Element {
+  const { field } = props;
+  const structured = structuredKind(props.kind, field.name);
+  const listId = field.options.length > 0 ? `options-${field.name}` : undefined;
+  const placeholder = field.example
+    ? `e.g. ${field.example}`
+    : field.default !== null && field.default !== ""
+      ? `${field.default} (default)`
+      : "";
+  const looksJson = /^\s*[[{]/.test(props.value ?? "") || /^\s*[[{]/.test(field.example ?? "");
+  const set = (value: string) => props.onChange(value === "" ? undefined : value);
+  return (
+    <div class="field" data-testid={`field-${field.name}`}>
+      <span class="field-label">
+        <label for={`f-${field.name}`}>{field.name}</label>
+        {field.required && (
+          <span class="req" title="required">
+            *
+          </span>
+        )}
+        {field.default !== null && field.default !== "" && (
+          <span class="chip" title="used when left empty">
+            default {field.default.length > 24 ? `${field.default.slice(0, 24)}…` : field.default}
+          </span>
+        )}
+        {props.value !== undefined && field.default !== null && (
+          <button type="button" class="link-button small" onClick={() => props.onChange(undefined)}>
+            reset
+          </button>
+        )}
+      </span>
+      {structured ? (
+        <JsonField
+          kind={structured}
+          field={field.name}
+          value={props.value}
+          onChange={props.onChange}
+          groups={props.context.groups}
+          roles={props.context.roles}
+          playbookPaths={props.context.playbookPaths}
+          onImportIni={structured === "inventory" ? props.onImportIni : undefined}
+        />
+      ) : MULTILINE.has(field.name) || looksJson || (props.value ?? "").includes("\n") ? (
+        <TextArea value={props.value ?? ""} rows={5} placeholder={placeholder} onChange={set} />
+      ) : (
+        <>
+          <TextInput
+            id={`f-${field.name}`}
+            value={props.value ?? ""}
+            mono
+            list={listId}
+            placeholder={placeholder}
+            testId={`input-${field.name}`}
+            onChange={set}
+          />
+          {listId && (
+            <datalist id={listId}>
+              {field.options.map((option) => (
+                <option key={option.value} value={option.value} label={option.label} />
+              ))}
+            </datalist>
+          )}
+        </>
+      )}
+      {field.description && <span class="help">{field.description}</span>}
+      {field.options.length > 0 && (
+        <span class="suggestions">
+          {field.options.slice(0, 8).map((option) => (
+            <button
+              type="button"
+              key={option.value}
+              class={`suggestion${props.value === option.value ? " active" : ""}`}
+              title={option.label}
+              onClick={() => props.onChange(option.value)}
+            >
+              {option.value}
+            </button>
+          ))}
+        </span>
+      )}
+    </div>
+  );
+}

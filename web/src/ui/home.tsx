@@ -1,0 +1,164 @@
+// Home: start from a preset template, start blank, open a `.preset.json`, or continue.
+import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import type { ConfigView, PresetSummary } from "../api.ts";
+import type { Project } from "../model/project.ts";
+import { TextInput } from "./common.tsx";
+
+export function Home(props: {
+  presets: PresetSummary[] | undefined;
+  presetsError: string | undefined;
+  config: ConfigView | undefined;
+  current: Project | undefined;
+  busy: string | undefined;
+  error: string | undefined;
+  onContinue: () => void;
+  onOpenPreset: (name: string) => void;
+  onBlank: (settings: { name: string; namespace: string; outputDir: string }) => void;
+  onOpenFile: (text: string, fileName: string) => void;
+}): JSX.Element {
+  const config = props.config;
+  const [name, setName] = useState("");
+  const [namespace, setNamespace] = useState("");
+  const [outputDir, setOutputDir] = useState("");
+  const [dragging, setDragging] = useState(false);
+  const readFile = async (file: File | undefined) => {
+    if (file) props.onOpenFile(await file.text(), file.name);
+  };
+  return (
+    <main class="home" data-testid="home">
+      <section class="hero">
+        <h1>Build an infrastructure project</h1>
+        <p>
+          Pick components from the registry, fill in their fields, watch the files render, check
+          them against each other and download the project, ready for <code>kiln setup</code>.
+        </p>
+      </section>
+      {props.error && (
+        <div class="render-error" role="alert" data-testid="home-error">
+          {props.error}
+        </div>
+      )}
+      {props.current && (
+        <button
+          type="button"
+          class="continue card"
+          onClick={props.onContinue}
+          data-testid="continue"
+        >
+          <span>
+            <strong>Continue “{props.current.project.name ?? "unnamed project"}”</strong>
+            <span class="muted">
+              {" "}
+              · {props.current.components.length} components · saved in this browser
+            </span>
+          </span>
+          <span class="arrow">→</span>
+        </button>
+      )}
+      <h2 class="section-title">Start from a template</h2>
+      {props.presetsError && (
+        <p class="render-error">Could not load templates: {props.presetsError}</p>
+      )}
+      {!props.presets && !props.presetsError && <p class="muted">Loading templates…</p>}
+      <div class="preset-grid">
+        {props.presets?.map((preset) => (
+          <button
+            type="button"
+            key={preset.name}
+            class="preset-card"
+            data-testid={`preset-${preset.name}`}
+            disabled={props.busy !== undefined}
+            onClick={() => props.onOpenPreset(preset.name)}
+          >
+            <span class="preset-title">{preset.title || preset.name}</span>
+            <span class="preset-desc">{preset.description}</span>
+            <span class="preset-meta">
+              <code>{preset.name}</code>
+              <span>
+                {props.busy === preset.name ? "Opening…" : `${preset.componentCount} components`}
+              </span>
+            </span>
+          </button>
+        ))}
+      </div>
+      <div class="home-split">
+        <form
+          class="card blank"
+          data-testid="blank-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            props.onBlank({
+              name: name.trim() || config?.defaultProjectName || "kiln-project",
+              namespace: namespace.trim() || config?.defaultNamespace || "default",
+              outputDir: outputDir.trim() || config?.defaultOutputDir || "k8s",
+            });
+          }}
+        >
+          <h2>Start blank</h2>
+          <label class="field">
+            <span class="field-label">project name</span>
+            <TextInput
+              value={name}
+              placeholder={config?.defaultProjectName ?? ""}
+              onChange={setName}
+              testId="blank-name"
+            />
+          </label>
+          <div class="grid-2">
+            <label class="field">
+              <span class="field-label">namespace</span>
+              <TextInput
+                value={namespace}
+                mono
+                placeholder={config?.defaultNamespace ?? ""}
+                onChange={setNamespace}
+              />
+            </label>
+            <label class="field">
+              <span class="field-label">output folder</span>
+              <TextInput
+                value={outputDir}
+                mono
+                placeholder={config?.defaultOutputDir ?? ""}
+                onChange={setOutputDir}
+              />
+            </label>
+          </div>
+          <button type="submit" class="button primary">
+            Create project
+          </button>
+        </form>
+        <label
+          class={`card dropzone${dragging ? " dragging" : ""}`}
+          onDragOver={(event) => {
+            event.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={(event) => {
+            event.preventDefault();
+            setDragging(false);
+            void readFile(event.dataTransfer?.files[0]);
+          }}
+        >
+          <h2>Open a preset file</h2>
+          <p class="muted">
+            Drop a <code>.preset.json</code> here, or choose one. Any preset that{" "}
+            <code>kiln setup</code> accepts opens here.
+          </p>
+          <span class="button">Choose file…</span>
+          <input
+            type="file"
+            accept=".json,application/json"
+            class="visually-hidden"
+            data-testid="open-file"
+            onChange={(event) =>
+              void readFile((event.currentTarget as HTMLInputElement).files?.[0])
+            }
+          />
+        </label>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,89 @@
+// Live preview: the rendered files of the component being edited, errors inline.
+import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import type { RenderResult } from "../api.ts";
+import type { Conflict } from "../model/conflicts.ts";
+
+export function Preview(props: {
+  result: RenderResult | undefined;
+  pending: boolean;
+  outputDir: string;
+  conflicts: Conflict[];
+  conflictName: (index: number) => string;
+}): JSX.Element {
+  const [active, setActive] = useState(0);
+  const result = props.result;
+  return (
+    <section class="preview" data-testid="preview" aria-label="Preview">
+      <header class="panel-head">
+        <h2>Preview</h2>
+        <span
+          class={`status-dot${props.pending ? " busy" : ""}`}
+          title={props.pending ? "Rendering" : "Up to date"}
+        />
+        <span class="muted small">{props.pending ? "rendering…" : "live"}</span>
+      </header>
+      {!result && <p class="empty">Rendering…</p>}
+      {result && !result.ok && (
+        <div class="render-error" role="alert" data-testid="render-error">
+          <strong>This component does not render.</strong>
+          <pre>{result.error}</pre>
+        </div>
+      )}
+      {props.conflicts.length > 0 && (
+        <div class="render-error warning" data-testid="edit-conflict">
+          {props.conflicts.map((conflict) => (
+            <div key={conflict.path}>
+              <code>{conflict.path}</code> is also written by{" "}
+              {props.conflictName(conflict.existing)}
+            </div>
+          ))}
+        </div>
+      )}
+      {result?.ok && result.files.length === 0 && (
+        <p class="empty">This component writes no files.</p>
+      )}
+      {result?.ok && result.files.length > 0 && (
+        <>
+          <div class="file-tabs" role="tablist">
+            {result.files.map((file, index) => (
+              <button
+                type="button"
+                role="tab"
+                key={file.path}
+                class={index === Math.min(active, result.files.length - 1) ? "active" : ""}
+                data-testid="preview-tab"
+                onClick={() => setActive(index)}
+              >
+                {file.path.split("/").pop()}
+              </button>
+            ))}
+          </div>
+          {(() => {
+            const file = result.files[Math.min(active, result.files.length - 1)];
+            if (!file) return null;
+            const lines = file.content.split("\n");
+            if (lines[lines.length - 1] === "") lines.pop();
+            return (
+              <div class="file-view">
+                <div class="file-path mono" data-testid="preview-path">
+                  <span class="muted">{props.outputDir.replace(/\/$/, "")}/</span>
+                  {file.path}
+                </div>
+                <pre class="code" data-testid="preview-content">
+                  {lines.map((line, index) => (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: lines are positional
+                    <div class="code-line" key={index}>
+                      <span class="ln">{index + 1}</span>
+                      <span class="lc">{line || " "}</span>
+                    </div>
+                  ))}
+                </pre>
+              </div>
+            );
+          })()}
+        </>
+      )}
+    </section>
+  );
+}
