@@ -1,0 +1,302 @@
+// The dashboard end to end: real headless Chromium (Debian's, driven by playwright-core) against
+// a real `kiln serve --ui` serving the built dist/web. Skipped only when chromium is missing and
+// KILN_REQUIRE_TOOLS is not 1 (CI sets it and installs chromium).
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { unzipSync } from "fflate";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+const required = process.env.KILN_REQUIRE_TOOLS === "1";
+const skip =
+  !hasChromium && !required ? "chromium is not installed (apt-get install chromium)" : false;
+
+const PRESETS = [
+  "k8s-web-app",
+  "single-server",
+  "bootstrap-cluster",
+  "web-and-database",
+  "multi-tier-platform",
+];
+
+let server: ChildProcess | undefined;
+let base = "";
+let browser: Browser | undefined;
+const scratch: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "kiln-e2e-"));
+  scratch.push(dir);
+  return dir;
+}
+
+async function startServer(): Promise<string> {
+  if (!existsSync(join(ROOT, "dist/web/index.html"))) {
+    const build = spawnSync(process.execPath, ["scripts/build-web.mjs"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
+    assert.equal(build.status, 0, build.stderr);
+  }
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "src/server/main.ts", "--port", "0", "--ui"],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  server = child;
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /kiln listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve((match[1] as string).replace(/\/$/, ""));
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}
+
+async function newPage(): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  assert.ok(browser);
+  const context = await browser.newContext({
+    acceptDownloads: true,
+    viewport: { width: 1440, height: 900 },
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(`${base}/`);
+  return { context, page, errors };
+}
+
+async function openPreset(page: Page, name: string): Promise<void> {
+  await page.click(`[data-testid="preset-${name}"]`);
+  await page.waitForSelector('[data-testid="builder"]');
+  await page.waitForSelector('[data-testid="preview-content"]');
+}
+
+/** Every file under `dir`, relative path → bytes. */
+function readTree(dir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const walk = (current: string) => {
+    for (const entry of readdirSync(current)) {
+      const path = join(current, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else files.set(relative(dir, path).split("\\").join("/"), readFileSync(path));
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+function kilnSetup(preset: string): Map<string, Buffer> {
+  const dir = tempDir();
+  const built = join(ROOT, "dist/cli/main.js");
+  const args = existsSync(built)
+    ? [built, "setup", preset]
+    : ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "setup", preset];
+  const result = spawnSync(process.execPath, args, { cwd: dir, encoding: "utf8" });
+  assert.equal(result.status, 0, `kiln setup ${preset} failed: ${result.stderr}`);
+  return readTree(dir);
+}
+
+describe("dashboard in a real browser", { skip }, () => {
+  before(async () => {
+    base = await startServer();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+      // launch() gives every run a fresh, empty profile of its own (a --user-data-dir argument
+      // is refused by playwright: that is launchPersistentContext's job).
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.kill("SIGTERM");
+    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves the dashboard at / and the API beside it", async () => {
+    const page = await fetch(`${base}/`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<div id="app">/);
+    const health = await fetch(`${base}/api/health`);
+    assert.equal(await health.text(), "ok");
+  });
+
+  it("opens a preset template, edits a field and the preview follows", async () => {
+    const { context, page, errors } = await newPage();
+    await page.waitForSelector('[data-testid="preset-k8s-web-app"]');
+    await openPreset(page, "k8s-web-app");
+    await page.click('[data-testid="component-item"][data-name="frontend"]');
+    await page.waitForSelector('[data-testid="input-image"]');
+    const before = await page.textContent('[data-testid="preview-content"]');
+    assert.match(before ?? "", /kind: Deployment/);
+    await page.fill('[data-testid="input-image"]', "registry.example.com/shop:9.9.9");
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid="preview-content"]')
+        ?.textContent?.includes("registry.example.com/shop:9.9.9"),
+    );
+    // A required field emptied: the error shows inline instead of the files.
+    await page.fill('[data-testid="input-image"]', "");
+    await page.waitForSelector('[data-testid="render-error"]');
+    assert.match(
+      (await page.textContent('[data-testid="render-error"]')) ?? "",
+      /--image is required/,
+    );
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it("catches a conflict before the component is added, side by side", async () => {
+    const { context, page } = await newPage();
+    await openPreset(page, "k8s-web-app");
+    await page.click('[data-testid="add-deploy"]');
+    await page.click('[data-testid="item-k8s/service"]');
+    await page.fill('[data-testid="new-name"]', "api");
+    await page.waitForSelector('[data-testid="conflict"]');
+    assert.match((await page.textContent('[data-testid="conflict"]')) ?? "", /api-service\.yaml/);
+    assert.equal(await page.isDisabled('[data-testid="confirm-add"]'), true);
+    await page.fill('[data-testid="new-name"]', "admin");
+    await page.waitForSelector('[data-testid="conflict"]', { state: "detached" });
+    await page.waitForFunction(
+      () => !(document.querySelector('[data-testid="confirm-add"]') as HTMLButtonElement).disabled,
+    );
+    await page.click('[data-testid="confirm-add"]');
+    await page.waitForSelector('[data-testid="component-item"][data-name="admin"]');
+    await context.close();
+  });
+
+  for (const preset of PRESETS) {
+    it(`downloads ${preset} as a zip byte-identical to kiln setup ${preset}`, async () => {
+      const { context, page } = await newPage();
+      await openPreset(page, preset);
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.click('[data-testid="download-zip"]'),
+      ]);
+      const path = await download.path();
+      const entries = unzipSync(new Uint8Array(readFileSync(path)));
+      const fromZip = new Map(
+        Object.entries(entries)
+          .filter(([name]) => !name.endsWith("/"))
+          .map(([name, bytes]) => [name, Buffer.from(bytes)]),
+      );
+      const fromSetup = kilnSetup(preset);
+      assert.deepEqual([...fromZip.keys()].sort(), [...fromSetup.keys()].sort());
+      for (const [name, bytes] of fromSetup) {
+        assert.ok(bytes.equals(fromZip.get(name) as Buffer), `${name} differs from kiln setup`);
+      }
+      await context.close();
+    });
+  }
+
+  it("downloads the preset as <project name>.preset.json that round-trips", async () => {
+    const { context, page } = await newPage();
+    await openPreset(page, "single-server");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click('[data-testid="download-preset"]'),
+    ]);
+    const original = (await (await fetch(`${base}/api/presets/single-server`)).json()) as {
+      project: { name: string };
+      components: unknown[];
+    };
+    assert.equal(download.suggestedFilename(), `${original.project.name}.preset.json`);
+    const saved = JSON.parse(readFileSync(await download.path(), "utf8")) as typeof original;
+    assert.deepEqual(saved.components, original.components);
+    await context.close();
+  });
+
+  it("reports checks, fixes a missing role in one click, undoes a removal and survives a reload", async () => {
+    const { context, page } = await newPage();
+    await openPreset(page, "web-and-database");
+    await page.click('[data-testid="component-item"][data-name="nginx"]');
+    await page.click('[data-testid="remove-component"]');
+    await page.click('[data-testid="tab-checks"]');
+    await page.waitForSelector('[data-testid="finding"][data-rule="role-not-vendored"]');
+    await page.click('[data-testid="fix"]');
+    await page.waitForSelector('[data-testid="finding"][data-rule="role-not-vendored"]', {
+      state: "detached",
+    });
+    await page.waitForSelector('[data-testid="component-item"][data-name="nginx"]');
+    // remove the postgres role, then undo from the toast
+    await page.click('[data-testid="component-item"][data-name="postgres"]');
+    await page.click('[data-testid="remove-component"]');
+    await page.waitForSelector('[data-testid="component-item"][data-name="postgres"]', {
+      state: "detached",
+    });
+    await page.locator('[data-testid="toast"]', { hasText: "postgres" }).getByText("Undo").click();
+    await page.waitForSelector('[data-testid="component-item"][data-name="postgres"]');
+    // the project persists across a reload
+    await page.fill('[data-testid="project-name"]', "persisted-project");
+    await page.waitForTimeout(200);
+    await page.reload();
+    await page.waitForSelector('[data-testid="builder"]');
+    assert.equal(await page.inputValue('[data-testid="project-name"]'), "persisted-project");
+    await context.close();
+  });
+
+  it("imports an INI inventory into the inventory editor", async () => {
+    const { context, page } = await newPage();
+    await openPreset(page, "single-server");
+    const inventory = await page.$$eval('[data-testid="component-item"]', (items) =>
+      items.map((item) => item.textContent ?? ""),
+    );
+    const name =
+      inventory.find((text) => text.includes("inventory"))?.replace("inventory", "") ?? "";
+    await page.click(`[data-testid="component-item"][data-name="${name}"]`);
+    await page.click('[data-testid="import-ini"]');
+    await page.fill(
+      '[data-testid="ini-text"]',
+      "[web]\nweb-1 cm_host=10.1.0.1\n[db]\nweb-1 role=both\ndb-9 cm_host=10.1.0.9\n[app:children]\nweb\ndb\n",
+    );
+    await page.click('[data-testid="ini-import-confirm"]');
+    await page.waitForFunction(() =>
+      document
+        .querySelector('[data-testid="preview-content"]')
+        ?.textContent?.includes("db-9 cm_host=10.1.0.9"),
+    );
+    const text = (await page.textContent('[data-testid="preview-content"]')) ?? "";
+    assert.match(text, /\[app:children\]/);
+    assert.equal(await page.locator('[data-testid="inventory-group"]').count(), 3);
+    await context.close();
+  });
+
+  it("shows the architecture graph and edits a component on click", async () => {
+    const { context, page, errors } = await newPage();
+    await openPreset(page, "k8s-web-app");
+    await page.click('[data-testid="tab-graph"]');
+    await page.waitForSelector('[data-testid="graph-node"]');
+    const count = await page.locator('[data-testid="graph-node"]').count();
+    assert.equal(count, 7);
+    await page.locator('[data-testid="graph-node"]', { hasText: "worker" }).click();
+    await page.waitForSelector('[data-testid="component-form"]');
+    assert.equal(await page.inputValue('[data-testid="field-name"]'), "worker");
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+});
