@@ -80,8 +80,9 @@ export function updatePlay(play: unknown, change: Partial<PlayView>): Json {
     if (value !== undefined) object = withKey(object, key, value === "" ? undefined : value);
   }
   if (change.become !== undefined) {
-    const had = Object.hasOwn(object, "become");
-    object = withKey(object, "become", change.become ? (had ? true : undefined) : false);
+    // true is the default: written only when the play already spelled it out
+    const explicit = object.become === true;
+    object = withKey(object, "become", change.become ? (explicit ? true : undefined) : false);
   }
   if (change.tags !== undefined) {
     object = withKey(object, "tags", change.tags.length > 0 ? change.tags : undefined);

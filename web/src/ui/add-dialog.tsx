@@ -143,7 +143,6 @@ function ConfigureNew(props: {
   );
   const shown = [...required, ...pathFields];
   const key = JSON.stringify([name, fields]);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: re-probe when the name or fields change
   useEffect(() => {
     let live = true;
     const timer = setTimeout(async () => {

@@ -43,7 +43,6 @@ export function ChecksView(props: {
       )}
       <ul class="findings">
         {props.findings.map((finding, index) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: findings have no identity
           <li
             key={index}
             class={`finding ${finding.severity}`}

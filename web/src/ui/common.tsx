@@ -29,7 +29,6 @@ export function TextInput(props: {
       list={props.list}
       data-testid={props.testId}
       aria-label={props.ariaLabel}
-      autoFocus={props.autoFocus}
       spellcheck={false}
       onInput={(event) => props.onChange(inputValue(event))}
     />
@@ -70,7 +69,6 @@ export function KvEditor(props: {
 }): JSX.Element {
   const [rows, setRows] = useState<KvRow[]>(() => toRows(props.value));
   const external = JSON.stringify(props.value);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: resync only when the value changes from outside
   useEffect(() => {
     if (JSON.stringify(fromRows(rows, props.value)) !== external) setRows(toRows(props.value));
   }, [external]);
@@ -81,7 +79,6 @@ export function KvEditor(props: {
   return (
     <div class="kv" data-testid={props.testId}>
       {rows.map((row, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity but their position
         <div class="kv-row" key={index}>
           <TextInput
             value={row.key}
@@ -155,7 +152,10 @@ export function Modal(props: {
     return () => window.removeEventListener("keydown", onKey);
   }, [props.onClose]);
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click outside closes; Escape does the same from the keyboard
+    // biome-ignore lint/a11y/noStaticElementInteractions: the backdrop is not a control
     <div class="modal-backdrop" onClick={props.onClose}>
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents: only stops clicks inside from closing the dialog */}
       <div
         class={`modal${props.wide ? " wide" : ""}`}
         role="dialog"

@@ -189,7 +189,6 @@ export function InventoryEditor(props: {
         const group = inv.groupView(raw);
         const expanded = open[index] ?? props.groups.length <= 4;
         return (
-          // biome-ignore lint/suspicious/noArrayIndexKey: groups are edited in place
           <section class="card group-card" key={index} data-testid="inventory-group">
             <header class="group-head">
               <button
@@ -233,7 +232,6 @@ export function InventoryEditor(props: {
                     .groupsOfHost(props.groups, String(host.name ?? ""))
                     .filter((name) => name !== group.group);
                   return (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: hosts are edited in place
                     <div class="host-row" key={hostIndex} data-testid="inventory-host">
                       <TextInput
                         value={String(host.name ?? "")}
@@ -346,7 +344,6 @@ function RoleEntries(props: {
         const update = (change: Parameters<typeof plays.updateRoleEntry>[1]) =>
           props.onChange(replaceAt(props.roles, index, plays.updateRoleEntry(entry, change)));
         return (
-          // biome-ignore lint/suspicious/noArrayIndexKey: entries are edited in place
           <div class="role-row" key={index} data-testid="role-entry">
             <TextInput
               value={view.role}
@@ -423,7 +420,6 @@ export function PlaysEditor(props: {
         const update = (change: Partial<plays.PlayView>) =>
           props.onChange(replaceAt(props.plays, index, plays.updatePlay(raw, change)));
         return (
-          // biome-ignore lint/suspicious/noArrayIndexKey: plays are edited in place
           <section class="card play-card" key={index} data-testid="play">
             <header class="group-head">
               <span class="chip">play {index + 1}</span>
@@ -525,7 +521,6 @@ export function SiteEditor(props: {
       {props.entries.map((entry, index) => {
         const view = siteEntryView(entry);
         return (
-          // biome-ignore lint/suspicious/noArrayIndexKey: entries are edited in place
           <div class="role-row" key={index} data-testid="site-entry">
             <span class="chip">{index + 1}</span>
             <TextInput

@@ -102,7 +102,6 @@ export function GraphView(props: {
     graph.nodes.map((n) => [n.id, n.label, n.detail]),
     graph.edges.map((e) => e.id),
   ]);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: lay out again only when the graph changes
   useEffect(() => {
     let live = true;
     layout(graph)
@@ -178,11 +177,21 @@ export function GraphView(props: {
               if (!box) return null;
               const dim = traced && !traced.has(node.id);
               return (
+                // biome-ignore lint/a11y/useSemanticElements: an SVG node cannot be a <button>; it has the role, focus and Enter
                 <g
                   key={node.id}
                   class={`node k-${node.kind}${dim ? " dim" : ""}${hover === node.id ? " hovered" : ""}${node.component !== undefined ? " clickable" : ""}`}
                   transform={`translate(${box.x},${box.y})`}
                   data-testid="graph-node"
+                  role="button"
+                  tabIndex={node.component !== undefined ? 0 : -1}
+                  aria-label={`${node.label} (${node.detail})`}
+                  onFocus={() => setHover(node.id)}
+                  onBlur={() => setHover(undefined)}
+                  onKeyDown={(event) => {
+                    if (event.key === "Enter" && node.component !== undefined)
+                      props.onSelect(node.component);
+                  }}
                   onMouseEnter={() => setHover(node.id)}
                   onMouseLeave={() => setHover(undefined)}
                   onClick={() => node.component !== undefined && props.onSelect(node.component)}

@@ -72,7 +72,6 @@ export function Preview(props: {
                 </div>
                 <pre class="code" data-testid="preview-content">
                   {lines.map((line, index) => (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: lines are positional
                     <div class="code-line" key={index}>
                       <span class="ln">{index + 1}</span>
                       <span class="lc">{line || " "}</span>
