@@ -139,7 +139,9 @@ function ConfigureNew(props: {
   const [probe, setProbe] = useState<RenderResult | undefined>();
   const required = item.fields.filter((field) => field.required && field.default === null);
   const pathFields = item.fields.filter(
-    (field) => !field.required && item.files.some((file) => file.includes(field.name)),
+    (field) =>
+      !field.required &&
+      item.files.some((file) => new RegExp(`\\b${field.name.replace(/\W/g, "")}\\b`).test(file)),
   );
   const shown = [...required, ...pathFields];
   const key = JSON.stringify([name, fields]);

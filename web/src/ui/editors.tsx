@@ -247,15 +247,6 @@ export function InventoryEditor(props: {
                         ariaLabel="host address"
                         onChange={(value) => update(inv.setHostText(host, "cm_host", value))}
                       />
-                      <InheritedInput host={host} field="cm_user" onChange={update} />
-                      <InheritedInput host={host} field="cm_port" onChange={update} />
-                      <TextInput
-                        value={String(host.ssh_key_file ?? "")}
-                        mono
-                        placeholder="ssh key file"
-                        ariaLabel="ssh key file"
-                        onChange={(value) => update(inv.setHostText(host, "ssh_key_file", value))}
-                      />
                       <IconButton
                         icon="×"
                         title="Remove host"
@@ -263,6 +254,17 @@ export function InventoryEditor(props: {
                           props.onChange(inv.removeHost(props.groups, index, hostIndex))
                         }
                       />
+                      <div class="host-extra">
+                        <InheritedInput host={host} field="cm_user" onChange={update} />
+                        <InheritedInput host={host} field="cm_port" onChange={update} />
+                        <TextInput
+                          value={String(host.ssh_key_file ?? "")}
+                          mono
+                          placeholder="ssh key file"
+                          ariaLabel="ssh key file"
+                          onChange={(value) => update(inv.setHostText(host, "ssh_key_file", value))}
+                        />
+                      </div>
                       {also.length > 0 && (
                         <span class="muted small host-also">also in {also.join(", ")}</span>
                       )}
