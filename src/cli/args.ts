@@ -7,6 +7,14 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
+/**
+ * Recognises a UsageError by name, not by class: the bundle gives each command its own copy of
+ * the shared modules, so a command's UsageError is not main.js's class.
+ */
+export function isUsageError(error: unknown): error is UsageError {
+  return error instanceof Error && error.name === "UsageError";
+}
+
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
 export interface Parsed {

@@ -2,7 +2,7 @@
 // The kiln command-line tool. This file only dispatches: each command lives in its own module,
 // loaded with a dynamic import, so the bundle starts by reading just the code that one command
 // needs (the template engine only for add/setup/apply, the HTTP server only for serve).
-import { UsageError } from "./args.ts";
+import { isUsageError } from "./args.ts";
 import { exitCodeFor } from "./exit.ts";
 import { Output } from "./output.ts";
 import { readVersion } from "./version.ts";
@@ -107,7 +107,7 @@ async function main(argv: string[]): Promise<number> {
     output.flush();
     return status;
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (isUsageError(error)) {
       output.error(error.message);
       output.hint(`run \`kiln ${name} --help\` for usage`);
       return 2;

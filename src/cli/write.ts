@@ -15,6 +15,7 @@ import {
   realpathSync,
   renameSync,
   rmdirSync,
+  type Stats,
   statSync,
   unlinkSync,
   writeFileSync,
@@ -87,42 +88,54 @@ function linkTarget(link: string): string {
 }
 
 /**
- * Follows `path` from the real target directory `rootReal` the way the kernel will, segment by
- * segment, and returns the real destination. Throws the escape error when a symbolic link (or a
- * `..` after one) leads outside the target, and a clear error when a file stands where a folder
- * is needed or a folder where the file goes.
+ * What exists on disk, looked up once per path for a whole run: a preset's 77 files share a
+ * few folders, and a failed lookup that throws (ENOENT) costs far more than one that returns
+ * undefined.
  */
-export function resolveDestination(rootReal: string, path: string, display: string): string {
+export class DiskView {
+  private readonly entries = new Map<string, Stats | undefined>();
+
+  /** lstat: the entry itself (a link is reported as a link); undefined when missing. */
+  entry(path: string): Stats | undefined {
+    if (!this.entries.has(path)) {
+      this.entries.set(path, lstatSync(path, { throwIfNoEntry: false }));
+    }
+    return this.entries.get(path);
+  }
+}
+
+/**
+ * Follows `path` from the real target directory `rootReal` the way the kernel will, segment by
+ * segment, and returns the real destination and whether it exists. Throws the escape error
+ * when a symbolic link (or a `..` after one) leads outside the target, and a clear error when
+ * a file stands where a folder is needed or a folder where the file goes.
+ */
+export function resolveDestination(
+  rootReal: string,
+  path: string,
+  display: string,
+  disk: DiskView = new DiskView(),
+): { destination: string; stats: Stats | undefined } {
   const segments = path.split(/[/\\]/).filter((segment) => segment !== "" && segment !== ".");
   let current = rootReal;
-  let exists = true;
+  let stats: Stats | undefined = disk.entry(rootReal);
   for (const [index, segment] of segments.entries()) {
     const last = index === segments.length - 1;
     if (segment === "..") {
       current = dirname(current);
       if (!isInside(rootReal, current)) throw escapeError(path);
+      stats = disk.entry(current);
       continue;
     }
     current = join(current, segment);
-    if (!exists) continue;
-    let stats: ReturnType<typeof lstatSync>;
-    try {
-      stats = lstatSync(current);
-    } catch (error) {
-      if (errorCode(error) !== "ENOENT") throw error;
-      exists = false;
-      continue;
-    }
-    if (stats.isSymbolicLink()) {
+    if (stats === undefined) continue; // below a missing folder nothing exists yet
+    stats = disk.entry(current);
+    if (stats?.isSymbolicLink()) {
       current = linkTarget(current);
       if (!isInside(rootReal, current)) throw escapeError(path);
-      try {
-        stats = statSync(current);
-      } catch {
-        exists = false;
-        continue;
-      }
+      stats = statSync(current, { throwIfNoEntry: false });
     }
+    if (stats === undefined) continue;
     if (!last && !stats.isDirectory()) {
       throw new KilnError(
         "invalid_request",
@@ -138,7 +151,7 @@ export function resolveDestination(rootReal: string, path: string, display: stri
       );
     }
   }
-  return current;
+  return { destination: current, stats };
 }
 
 export interface PlanRunOptions {
@@ -160,6 +173,7 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
   const steps: Step[] = [];
   for (const group of groups) {
     const rootReal = realPathOf(group.root);
+    const disk = new DiskView();
     const destinations = new Map<string, string>();
     const originals = new Map<string, { bytes: Buffer; mode: number }>();
     const display = (path: string) => displayPath(options.cwd, group.root, path);
@@ -168,16 +182,11 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
       display,
       // called once per file, after the duplicate, absolute and `..` rules passed for all
       readExisting: (path) => {
-        const destination = resolveDestination(rootReal, path, display(path));
+        const { destination, stats } = resolveDestination(rootReal, path, display(path), disk);
         destinations.set(path, destination);
-        let bytes: Buffer;
-        try {
-          bytes = readFileSync(destination);
-        } catch (error) {
-          if (errorCode(error) === "ENOENT") return undefined;
-          throw error;
-        }
-        originals.set(path, { bytes, mode: statSync(destination).mode & 0o7777 });
+        if (stats === undefined) return undefined;
+        const bytes = readFileSync(destination);
+        originals.set(path, { bytes, mode: stats.mode & 0o7777 });
         return bytes.toString("utf8");
       },
     });
@@ -240,14 +249,16 @@ function writeAtomically(destination: string, bytes: string | Buffer, mode?: num
   }
 }
 
-/** Creates the missing folders above `file` one by one, journalling each for the undo. */
-function makeParents(file: string, journal: Undo[]): void {
+/**
+ * Creates the missing folders above `file` one by one, journalling each for the undo.
+ * `folders` remembers the folders known to exist, so siblings cost no further lookups.
+ */
+function makeParents(file: string, journal: Undo[], folders: Set<string>): void {
   const missing: string[] = [];
-  for (let folder = dirname(file); ; folder = dirname(folder)) {
-    try {
-      if (statSync(folder).isDirectory()) break;
-    } catch (error) {
-      if (errorCode(error) !== "ENOENT") throw error;
+  for (let folder = dirname(file); !folders.has(folder); folder = dirname(folder)) {
+    if (statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+      folders.add(folder);
+      break;
     }
     missing.push(folder);
     if (dirname(folder) === folder) break;
@@ -255,6 +266,7 @@ function makeParents(file: string, journal: Undo[]): void {
   for (const folder of missing.reverse()) {
     mkdirSync(folder);
     journal.push({ kind: "folder", path: folder });
+    folders.add(folder);
   }
 }
 
@@ -296,6 +308,7 @@ function reason(error: unknown): string {
  */
 export function commit(steps: readonly Step[]): void {
   const journal: Undo[] = [];
+  const folders = new Set<string>();
   // While writing, SIGINT/SIGTERM must not kill the process between two files. The writes are
   // synchronous, so a listener only delays the signal until the run is complete (or undone).
   const ignore = () => {};
@@ -305,16 +318,12 @@ export function commit(steps: readonly Step[]): void {
     for (const step of steps) {
       if (step.status === "unchanged") continue;
       try {
-        makeParents(step.destination, journal);
+        makeParents(step.destination, journal, folders);
         if (step.status === "new") {
           // a file that appeared since planning is not ours to replace
-          let appeared = true;
-          try {
-            lstatSync(step.destination);
-          } catch {
-            appeared = false;
+          if (lstatSync(step.destination, { throwIfNoEntry: false })) {
+            throw Object.assign(new Error("file exists"), { code: "EEXIST" });
           }
-          if (appeared) throw Object.assign(new Error("file exists"), { code: "EEXIST" });
           writeAtomically(step.destination, step.content);
           journal.push({ kind: "new", path: step.destination });
         } else {

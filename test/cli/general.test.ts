@@ -143,37 +143,31 @@ describe("colour", () => {
 });
 
 describe("the bundle starts lean", () => {
-  /** Every file a command's module pulls in with static imports, starting from main.js. */
-  function staticClosure(entries: string[]): string[] {
-    const dir = join(REPO, "dist", "cli");
-    const seen = new Set<string>();
-    const visit = (file: string) => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      const text = readFileSync(join(dir, file), "utf8");
-      for (const match of text.matchAll(/^(?:import|export)[^;]*?from\s*"\.\/([^"]+)"/gms)) {
-        visit(match[1] as string);
-      }
-      for (const match of text.matchAll(/^import\s*"\.\/([^"]+)"/gm)) visit(match[1] as string);
-    };
-    for (const entry of entries) visit(entry);
-    return [...seen];
-  }
-  const chunk = (prefix: string) =>
-    readdirSync(join(REPO, "dist", "cli")).find((file) => file.startsWith(`${prefix}-`)) as string;
-  const loads = (files: string[], text: string) =>
-    files.some((file) => readFileSync(join(REPO, "dist", "cli", file), "utf8").includes(text));
+  const file = (name: string) => readFileSync(join(REPO, "dist", "cli", name), "utf8");
+  /** The relative files a bundle file imports statically (`import ... from "./x.js"`). */
+  const staticImports = (name: string) =>
+    [...file(name).matchAll(/(?:^|[;}\s])import\s*[^("'`]*?["'](\.{1,2}\/[^"']+)["']/g)].map(
+      (match) => match[1],
+    );
 
-  it("kiln list loads neither the template engine nor the server", () => {
-    const files = staticClosure(["main.js", chunk("list")]);
-    assert.equal(loads(files, "minijinja"), false);
-    assert.equal(loads(files, "serve-command"), false);
+  it("main.js only dispatches: no static import of any of our files", () => {
+    assert.deepEqual(staticImports("main.js"), []);
+    assert.equal(file("main.js").includes("minijinja"), false);
   });
 
-  it("kiln add loads the engine but not the server; only serve names the server", () => {
-    const files = staticClosure(["main.js", chunk("add")]);
-    assert.equal(loads(files, "minijinja"), true);
-    assert.equal(loads(files, "serve-command"), false);
-    assert.equal(loads(staticClosure([chunk("serve")]), "../server/serve-command.js"), true);
+  it("kiln list and kiln presets load neither the template engine nor the server", () => {
+    for (const name of ["list.js", "presets.js"]) {
+      assert.deepEqual(staticImports(name), [], name);
+      assert.equal(file(name).includes("minijinja"), false, name);
+      assert.equal(file(name).includes("serve-command"), false, name);
+    }
+  });
+
+  it("add, setup and apply load the engine but not the server; only serve loads the server", () => {
+    for (const name of ["add.js", "setup.js", "apply.js"]) {
+      assert.equal(file(name).includes("minijinja-js"), true, name);
+      assert.equal(file(name).includes("serve-command"), false, name);
+    }
+    assert.equal(file("serve.js").includes("../server/serve-command.js"), true);
   });
 });

@@ -1,0 +1,96 @@
+// CLI start-up benchmark (`npm run bench:cli`): wall-clock time of the built binary against a
+// bare `node -e 0`, medians of several runs, printed as ratios. Not a test: the numbers depend
+// on the machine and its load. Targets: `add` <= 1.5x, `setup multi-tier-platform` <= 2.0x.
+//
+// The runs are interleaved (one of each case per round), so a burst of load on the machine
+// hits all cases alike instead of skewing one of them. Bounded: at most KILN_BENCH_ROUNDS
+// rounds (default 15) or KILN_BENCH_BUDGET_MS of wall-clock time (default 90 s).
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
+const BIN = join(REPO, "dist", "cli", "main.js");
+const ROUNDS = Number(process.env.KILN_BENCH_ROUNDS ?? 15);
+const BUDGET_MS = Number(process.env.KILN_BENCH_BUDGET_MS ?? 90_000);
+
+execFileSync(process.execPath, ["scripts/bundle-cli.mjs"], { cwd: REPO, stdio: "inherit" });
+
+const root = mkdtempSync(join(tmpdir(), "kiln-bench-"));
+const project = join(root, "project");
+mkdirSync(project);
+writeFileSync(
+  join(project, "kiln.toml"),
+  '[project]\nname = "bench"\ndefault_namespace = "default"\noutput_dir = "k8s"\n',
+);
+
+interface Case {
+  label: string;
+  args: string[];
+  /** Runs before each timed run, untimed: gives the command its folder (setup: a fresh one). */
+  prepare: () => string;
+}
+
+let fresh = 0;
+const cases: Case[] = [
+  { label: "node -e 0", args: ["-e", "0"], prepare: () => root },
+  { label: "kiln list", args: [BIN, "list"], prepare: () => root },
+  {
+    label: "kiln add k8s/deployment",
+    args: [BIN, "add", "k8s/deployment", "--name", "web", "--image", "nginx:1.27", "--force"],
+    prepare: () => project,
+  },
+  {
+    label: "kiln setup multi-tier-platform",
+    args: [BIN, "setup", "multi-tier-platform"],
+    prepare: () => {
+      fresh += 1;
+      const dir = join(root, `setup-${fresh}`);
+      mkdirSync(dir);
+      return dir;
+    },
+  },
+];
+
+const times = new Map<string, number[]>(cases.map((c) => [c.label, []]));
+const started = performance.now();
+// one untimed warm-up round: the first run after a build pays for cold disk caches
+for (const c of cases) spawnSync(process.execPath, c.args, { cwd: c.prepare(), stdio: "ignore" });
+let rounds = 0;
+while (rounds < ROUNDS && performance.now() - started < BUDGET_MS) {
+  for (const c of cases) {
+    const cwd = c.prepare();
+    const t0 = performance.now();
+    const result = spawnSync(process.execPath, c.args, { cwd, stdio: "ignore" });
+    const elapsed = performance.now() - t0;
+    if (result.status !== 0) throw new Error(`${c.label} failed with exit ${result.status}`);
+    times.get(c.label)?.push(elapsed);
+  }
+  rounds += 1;
+}
+rmSync(root, { recursive: true, force: true });
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length % 2 === 1) return sorted[mid] as number;
+  return ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+const base = median(times.get("node -e 0") as number[]);
+const targets: Record<string, string> = {
+  "kiln add k8s/deployment": "<= 1.5x",
+  "kiln setup multi-tier-platform": "<= 2.0x",
+};
+console.log(`\n${rounds} runs each, median wall-clock time, node ${process.version}\n`);
+console.log("| command | median | ratio to `node -e 0` | target |");
+console.log("|---|---:|---:|---|");
+for (const c of cases) {
+  const value = median(times.get(c.label) as number[]);
+  const ratio = (value / base).toFixed(2);
+  console.log(
+    `| \`${c.label}\` | ${value.toFixed(0)} ms | ${ratio}x | ${targets[c.label] ?? ""} |`,
+  );
+}
