@@ -2,12 +2,14 @@
 // package.json's "bin" names) in fresh temporary folders, the way a user would.
 //
 // The binary is built once per test run: `npm test` builds everything before the tests, and
-// when a developer runs `node scripts/run-tests.mjs test/cli` with a missing or stale bundle,
+// when a developer runs `node scripts/run-tests.mjs test/cli` with a missing or stale bundle
+// (older than src/cli, src/core or the bundle script, or overwritten by build:core's tsc),
 // the first test file to start rebuilds it (the bundle script only, about a second) while
-// the other files wait on a lock folder.
+// the other files wait on a lock folder. KILN_TEST_NO_BUILD=1 turns this off.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -34,6 +36,9 @@ function newestMtime(path: string): number {
 }
 
 function isStale(): boolean {
+  // `npm run build:core` (tsc) compiles src/cli into dist/cli too, over the bundle, leaving
+  // dist/cli/commands/ behind; the bundle script clears the folder, so that marks tsc output
+  if (existsSync(join(REPO, "dist", "cli", "commands"))) return true;
   let built: number;
   try {
     built = statSync(BIN).mtimeMs;
@@ -46,9 +51,33 @@ function isStale(): boolean {
   return Math.max(...sources) > built;
 }
 
-/** Builds dist/cli when it is missing or older than its sources; one builder at a time. */
-export function ensureBuilt(): void {
-  if (process.env.KILN_TEST_NO_BUILD === "1" || !isStale()) return;
+/**
+ * Builds dist/cli when it is missing or older than its sources; one builder at a time. With
+ * `server`, first builds dist/server (build:core, tsc) when it is missing, as `kiln serve` needs.
+ */
+export function ensureBuilt(options: { server?: boolean } = {}): void {
+  if (process.env.KILN_TEST_NO_BUILD === "1") return;
+  if (options.server && !existsSync(join(REPO, "dist", "server", "serve-command.js"))) {
+    withLock(() => {
+      if (existsSync(join(REPO, "dist", "server", "serve-command.js"))) return;
+      try {
+        execFileSync("npm", ["run", "build:core"], { cwd: REPO, stdio: "pipe" });
+      } catch (error) {
+        // tsc still emits when another part of the tree has a type error; what counts is
+        // whether the server came out (the type check itself is `npm run typecheck`'s job)
+        if (!existsSync(join(REPO, "dist", "server", "serve-command.js"))) throw error;
+      }
+    });
+  }
+  if (!isStale()) return;
+  withLock(() => {
+    if (isStale()) {
+      execFileSync(process.execPath, ["scripts/bundle-cli.mjs"], { cwd: REPO, stdio: "pipe" });
+    }
+  });
+}
+
+function withLock(work: () => void): void {
   const lock = join(REPO, ".tmp", "cli-build.lock");
   mkdirSync(dirname(lock), { recursive: true });
   const deadline = Date.now() + 120_000;
@@ -62,9 +91,7 @@ export function ensureBuilt(): void {
     }
   }
   try {
-    if (isStale()) {
-      execFileSync(process.execPath, ["scripts/bundle-cli.mjs"], { cwd: REPO, stdio: "pipe" });
-    }
+    work();
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }

@@ -1,18 +1,10 @@
 // kiln serve: the CLI hands over to the HTTP service (dist/server, loaded only for serve).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { cleanUp, ensureBuilt, kilnBackground, REPO, tempDir } from "./helpers.ts";
+import { cleanUp, ensureBuilt, kilnBackground, tempDir } from "./helpers.ts";
 
-before(() => {
-  ensureBuilt();
-  // the server is compiled by build:core (tsc), not bundled; `npm test` builds it first
-  if (!existsSync(join(REPO, "dist", "server", "serve-command.js"))) {
-    execFileSync("npm", ["run", "build:core"], { cwd: REPO, stdio: "pipe" });
-  }
-});
+// the server is compiled by build:core (tsc), not bundled; `npm test` builds it first
+before(() => ensureBuilt({ server: true }));
 after(cleanUp);
 
 describe("kiln serve", () => {
