@@ -6,7 +6,7 @@ import { builtinRegistry } from "../../src/core/registry.ts";
 import { renderItem } from "../../src/core/render.ts";
 import { cleanUp, ensureBuilt, itemFile, kiln, project, tempDir, tree, write } from "./helpers.ts";
 
-before(ensureBuilt);
+before(() => ensureBuilt());
 after(cleanUp);
 
 /** What the core renders for a built-in component: the CLI must write exactly these bytes. */

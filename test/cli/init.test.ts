@@ -5,7 +5,7 @@ import { basename, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { cleanUp, ensureBuilt, kiln, tempDir, tree, write } from "./helpers.ts";
 
-before(ensureBuilt);
+before(() => ensureBuilt());
 after(cleanUp);
 
 describe("kiln init", () => {

@@ -6,7 +6,7 @@ import { builtinPresets, presetSummary } from "../../src/core/preset.ts";
 import { builtinRegistry } from "../../src/core/registry.ts";
 import { cleanUp, ensureBuilt, kiln, tempDir } from "./helpers.ts";
 
-before(ensureBuilt);
+before(() => ensureBuilt());
 after(cleanUp);
 
 describe("kiln list", () => {

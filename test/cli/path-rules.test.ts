@@ -16,7 +16,7 @@ import {
   writeJson,
 } from "./helpers.ts";
 
-before(ensureBuilt);
+before(() => ensureBuilt());
 after(cleanUp);
 
 /** A preset whose components are local items, one per entry: [item file, its file paths]. */

@@ -20,7 +20,7 @@ import {
   writeJson,
 } from "./helpers.ts";
 
-before(ensureBuilt);
+before(() => ensureBuilt());
 after(cleanUp);
 
 function presetOf(dir: string, paths: string[], project?: Record<string, string>): string {

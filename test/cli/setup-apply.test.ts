@@ -15,7 +15,7 @@ import {
   writeJson,
 } from "./helpers.ts";
 
-before(ensureBuilt);
+before(() => ensureBuilt());
 after(cleanUp);
 
 /** The files the core renders for a built-in preset, by path. */
