@@ -45,7 +45,12 @@ interface HostRecord {
   values: Map<string, string>;
 }
 
-/** Splits a line into tokens on whitespace, keeping quoted parts (`a="b c"`) together. */
+/**
+ * Splits a host line into tokens the way the automation tool does (Python's shlex in POSIX
+ * mode): whitespace separates, quotes group and are removed, a backslash inside double quotes
+ * escapes `"` and `\\`, nothing is escaped inside single quotes, and `#` at the start of a
+ * token starts a comment.
+ */
 export function tokenizeIniLine(line: string): string[] {
   const tokens: string[] = [];
   let current = "";
@@ -54,8 +59,9 @@ export function tokenizeIniLine(line: string): string[] {
   for (let index = 0; index < line.length; index += 1) {
     const char = line[index] as string;
     if (quote) {
-      if (char === "\\" && index + 1 < line.length && line[index + 1] === quote) {
-        current += quote;
+      const next = line[index + 1];
+      if (quote === '"' && char === "\\" && (next === '"' || next === "\\")) {
+        current += next;
         index += 1;
       } else if (char === quote) {
         quote = null;
@@ -67,7 +73,7 @@ export function tokenizeIniLine(line: string): string[] {
     if (char === '"' || char === "'") {
       quote = char;
       started = true;
-    } else if (char === "#" && (!started || /\s/.test(line[index - 1] ?? " "))) {
+    } else if (char === "#" && !started) {
       break; // a comment to the end of the line
     } else if (/\s/.test(char)) {
       if (started) tokens.push(current);
@@ -80,6 +86,62 @@ export function tokenizeIniLine(line: string): string[] {
   }
   if (started) tokens.push(current);
   return tokens;
+}
+
+const PYTHON_ESCAPES: Record<string, string> = {
+  "\n": "", // backslash-newline: a line continuation
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  a: "\u0007",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+};
+
+/**
+ * The tool reads every value with Python's `ast.literal_eval` and keeps the text when that
+ * fails; kiln's inventory template writes awkward strings as Python string literals
+ * (`'a b'`, `'it\\'s'`). This decodes a whole single- or double-quoted Python string literal
+ * back to its string, and returns any other text unchanged.
+ */
+export function decodePythonString(text: string): string {
+  const quote = text[0];
+  if (text.length < 2 || (quote !== "'" && quote !== '"') || text[text.length - 1] !== quote) {
+    return text;
+  }
+  let out = "";
+  for (let index = 1; index < text.length - 1; index += 1) {
+    const char = text[index] as string;
+    if (char === quote) return text; // an unescaped quote inside: not one literal
+    if (char !== "\\") {
+      out += char;
+      continue;
+    }
+    const next = text[index + 1];
+    if (next === undefined || index + 1 === text.length - 1) return text;
+    const hex = { x: 2, u: 4, U: 8 }[next as "x" | "u" | "U"];
+    if (hex) {
+      const digits = text.slice(index + 2, index + 2 + hex);
+      if (!/^[0-9a-fA-F]+$/.test(digits) || digits.length !== hex) return text;
+      out += String.fromCodePoint(Number.parseInt(digits, 16));
+      index += 1 + hex;
+    } else if (/[0-7]/.test(next)) {
+      const digits = /^[0-7]{1,3}/.exec(text.slice(index + 1))?.[0] as string;
+      out += String.fromCodePoint(Number.parseInt(digits, 8));
+      index += digits.length;
+    } else if (next in PYTHON_ESCAPES) {
+      out += PYTHON_ESCAPES[next];
+      index += 1;
+    } else {
+      out += `\\${next}`; // Python keeps unknown escapes as they are
+      index += 1;
+    }
+  }
+  return out;
 }
 
 /** `web[01:03].example.com` → web01…web03; `db-[a:c]` → db-a…db-c; other names as they are. */
@@ -116,16 +178,17 @@ export function expandHostRange(pattern: string): string[] {
 function splitAssignment(token: string): [string, string] | undefined {
   const index = token.indexOf("=");
   if (index <= 0) return undefined;
-  return [token.slice(0, index).trim(), token.slice(index + 1).trim()];
+  return [token.slice(0, index).trim(), decodePythonString(token.slice(index + 1).trim())];
 }
 
-/** Reads a `[group:vars]` line: `key=value` or `key = value`, the value may be quoted. */
+/**
+ * Reads a `[group:vars]` line as the tool does: split at the first `=`, both sides trimmed, the
+ * value read as a Python literal when it is one (no shell-style splitting on these lines).
+ */
 function parseVarsLine(line: string): [string, string] | undefined {
   const index = line.indexOf("=");
   if (index <= 0) return undefined;
-  const key = line.slice(0, index).trim();
-  const tokens = tokenizeIniLine(line.slice(index + 1));
-  return [key, tokens.join(" ")];
+  return [line.slice(0, index).trim(), decodePythonString(line.slice(index + 1).trim())];
 }
 
 const HOST_KEYS: Record<string, keyof InventoryHost> = {

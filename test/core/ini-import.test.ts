@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe, it, test } from "node:test";
 import { expandHostRange, importIniInventory, tokenizeIniLine } from "../../src/core/ini-import.ts";
 
 describe("INI import", () => {
@@ -104,5 +104,45 @@ greeting="hello world"
     const result = importIniInventory("[web]\nh1 stray\n");
     assert.equal(result.warnings.length, 1);
     assert.deepEqual(result.groups[0]?.members?.[0]?.name, "h1");
+  });
+});
+
+describe("importing what kiln's inventory template writes", () => {
+  test("awkward values round-trip: render, import, and get the same hosts JSON back", async () => {
+    const { TemplateEngine } = await import("../../src/core/engine.ts");
+    const { resolveReference } = await import("../../src/core/resolve.ts");
+    const { renderItem } = await import("../../src/core/render.ts");
+    const awkward = [
+      "a b",
+      "#not-a-comment",
+      "it's",
+      'say "hi"',
+      "x=y",
+      "1.31",
+      "True",
+      "back\\slash",
+      "tab\there",
+      "ünïcode",
+      "semi;colon",
+    ];
+    const vars = Object.fromEntries(awkward.map((value, index) => [`v${index}`, value]));
+    const hosts = [
+      {
+        group: "web",
+        members: [
+          { name: "web-1", cm_host: "10.0.0.1", cm_user: "deploy user", cm_port: 2222, vars },
+        ],
+        vars,
+      },
+    ];
+    const item = await resolveReference("automation/inventory");
+    const rendered = renderItem(new TemplateEngine(), item, {
+      name: "x",
+      fields: { hosts: JSON.stringify(hosts) },
+      defaultNamespace: "default",
+    });
+    const imported = importIniInventory(rendered.files[0]?.content ?? "");
+    assert.deepEqual(imported.warnings, []);
+    assert.deepEqual(imported.groups, hosts);
   });
 });
