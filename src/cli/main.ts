@@ -121,8 +121,24 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// Exit at once instead of letting the event loop drain: V8 keeps optimising the template
-// engine's WASM code on background threads after the work is done, and a natural exit waits
-// for that (tens of milliseconds). Output is already written: stdout and stderr are
-// synchronous for files, pipes and terminals on Linux and macOS.
-process.exit(await main(process.argv.slice(2)));
+/**
+ * Exits as soon as the output is out, instead of letting the event loop drain: V8 keeps
+ * optimising the template engine's code on background threads after the work is done, and a
+ * natural exit waits for that (tens of milliseconds). Writes to files, pipes and terminals are
+ * synchronous on Linux, so this is usually at once; where a pipe is asynchronous (macOS), it
+ * waits for stdout and stderr to drain first, so no output is cut off.
+ */
+function exitWhenFlushed(code: number): void {
+  const pending = [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0);
+  if (pending.length === 0) process.exit(code);
+  process.exitCode = code;
+  let left = pending.length;
+  for (const stream of pending) {
+    stream.once("drain", () => {
+      left -= 1;
+      if (left === 0) process.exit(code);
+    });
+  }
+}
+
+exitWhenFlushed(await main(process.argv.slice(2)));
