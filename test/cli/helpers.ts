@@ -120,6 +120,22 @@ export function kiln(args: string[], cwd: string, env: Record<string, string> = 
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Like `kiln`, without blocking this process (so a server in the test can answer it). */
+export function kilnAsync(args: string[], cwd: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(), stdio: "pipe" });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** The binary started in the background (for `kiln serve`). */
 export function kilnBackground(args: string[], cwd: string) {
   return spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(), stdio: "pipe" });
