@@ -15,13 +15,10 @@ export function reportSteps(output: Output, steps: readonly Step[], dryRun: bool
   }
 }
 
+/** `1 new, 0 overwrite, 2 unchanged`: how many files of each kind a run has. */
 export function countSteps(steps: readonly Step[]): string {
   const count = (status: Step["status"]) => steps.filter((step) => step.status === status).length;
-  return dryRunCounts(count("new"), count("overwrite"), count("unchanged"));
-}
-
-function dryRunCounts(created: number, overwritten: number, unchanged: number): string {
-  return `${created} new, ${overwritten} overwrite, ${unchanged} unchanged`;
+  return `${count("new")} new, ${count("overwrite")} overwrite, ${count("unchanged")} unchanged`;
 }
 
 /** The closing line of a dry run: nothing was written, and how to do it for real. */

@@ -174,6 +174,13 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
   for (const group of groups) {
     const rootReal = realPathOf(group.root);
     const disk = new DiskView();
+    const rootStats = statSync(rootReal, { throwIfNoEntry: false });
+    if (rootStats && !rootStats.isDirectory()) {
+      throw new KilnError(
+        "invalid_request",
+        `cannot write into \`${displayPath(options.cwd, group.root, ".")}\` - it is a file, not a folder`,
+      );
+    }
     const destinations = new Map<string, string>();
     const originals = new Map<string, { bytes: Buffer; mode: number }>();
     const display = (path: string) => displayPath(options.cwd, group.root, path);

@@ -282,6 +282,17 @@ describe("something in the way", () => {
     );
   });
 
+  it("a file given as the target folder is reported", () => {
+    const dir = tempDir();
+    write(dir, "out", "a file\n");
+    const preset = presetOf(dir, [["a.json", ["first.txt"]]]);
+    refused(
+      dir,
+      ["apply", preset, "--into", "out"],
+      "cannot write into `out` - it is a file, not a folder",
+    );
+  });
+
   it("a folder where a file goes is reported before any write, even with --force", () => {
     const dir = tempDir();
     mkdirSync(join(dir, "site.yml"));

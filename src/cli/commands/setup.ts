@@ -2,7 +2,7 @@
 // then kiln.toml (written last, so a failed run leaves no project file behind).
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
+import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
 import { KilnError } from "../../core/errors.ts";
 import { checkPathStaysInside } from "../../core/plan.ts";
 import { serializeProjectConfig } from "../../core/project.ts";
@@ -53,7 +53,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   checkPathStaysInside(outputDir);
   const config = serializeProjectConfig({
     name: preset.project?.name ?? defaultProjectName(cwd),
-    defaultNamespace: preset.project?.namespace ?? "default",
+    defaultNamespace: preset.project?.namespace ?? DEFAULT_NAMESPACE,
     outputDir,
   });
   const steps = planRun(
