@@ -17,7 +17,11 @@
 // tsc (build:core) also compiles src/cli into dist/cli; this script replaces that folder, so
 // run it after build:core (as `npm run build` does).
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { build } from "esbuild";
+
+const require = createRequire(import.meta.url);
 
 const OUT = process.env.KILN_BUNDLE_OUT ?? "dist/cli";
 const COMMANDS = readdirSync("src/cli/commands")
@@ -52,7 +56,7 @@ const result = await build({
   plugins: [keepSeparate],
   // yaml's own ES module build (same version, same code as its CommonJS build): esbuild can
   // drop what the core's `yaml` filter never calls, and it loads without the CommonJS wrapper
-  alias: { yaml: "./node_modules/yaml/browser/index.js" },
+  alias: { yaml: join(dirname(require.resolve("yaml/package.json")), "browser", "index.js") },
   // smaller files parse faster; errors are shown by message, never by stack, so names can go
   minify: true,
   // a bundled CommonJS dependency would call require(): give each ES module file one
