@@ -33,9 +33,14 @@ export interface RenderPoolOptions {
   maxOutputChars: number;
   /** Jobs waiting for a worker beyond this are refused. */
   maxQueue: number;
+  /** Keep one started worker in reserve to replace a failed one at once. */
+  spare: boolean;
   /** Items every worker loads once (the registry), so jobs for them carry only an index. */
   preloadedItems: readonly RegistryItem[];
 }
+
+/** minijinja-js takes fuel as a 32-bit number; larger values make every render run out. */
+export const MAX_FUEL = 1_000_000_000;
 
 export const DEFAULT_POOL_OPTIONS: Omit<RenderPoolOptions, "preloadedItems"> = {
   size: Math.max(1, availableParallelism()),
@@ -46,6 +51,7 @@ export const DEFAULT_POOL_OPTIONS: Omit<RenderPoolOptions, "preloadedItems"> = {
   recycleBytes: 48 * 1024 * 1024,
   maxOutputChars: 16 * 1024 * 1024,
   maxQueue: 10_000,
+  spare: true,
 };
 
 interface Job {
@@ -96,18 +102,29 @@ export function workerEntry(): { entry: string | URL; eval: boolean } {
 export class RenderPool {
   readonly options: RenderPoolOptions;
   private readonly slots = new Set<Slot>();
+  /**
+   * A started worker kept aside, so a replaced worker's place is taken at once instead of
+   * after a worker start-up (a few hundred milliseconds, more from source).
+   */
+  private spare: Slot | undefined;
   private readonly queue: Job[] = [];
   private readonly preloadedIndex: Map<RegistryItem, number>;
   private readonly file = workerEntry();
   private nextId = 1;
   private closed = false;
+  /** Why the last worker failed before it was ready, if one did. */
+  private startError: Error | undefined;
   /** Workers replaced so far (deadline, crash, recycle): for tests and diagnostics. */
   replaced = 0;
 
   constructor(options: Partial<RenderPoolOptions> = {}) {
     this.options = { ...DEFAULT_POOL_OPTIONS, preloadedItems: [], ...options };
+    if (!(this.options.fuel >= 1 && this.options.fuel <= MAX_FUEL)) {
+      throw new RangeError(`render fuel must be between 1 and ${MAX_FUEL}`);
+    }
     this.preloadedIndex = new Map(this.options.preloadedItems.map((item, index) => [item, index]));
-    for (let index = 0; index < this.options.size; index++) this.spawn();
+    for (let index = 0; index < this.options.size; index++) this.spawn(false);
+    if (this.options.spare) this.spawn(true);
   }
 
   stats(): { workers: number; ready: number; busy: number; queued: number; replaced: number } {
@@ -126,9 +143,10 @@ export class RenderPool {
     };
   }
 
-  /** Resolves once every worker has started (its engine built). */
+  /** Resolves once every worker has started (its engine built); rejects if one cannot start. */
   async ready(): Promise<void> {
     while (this.stats().ready < this.options.size && !this.closed) {
+      if (this.startError) throw this.startError;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -155,10 +173,12 @@ export class RenderPool {
     for (const job of this.queue.splice(0)) {
       job.reject(new KilnError("internal", "the service is shutting down"));
     }
-    await Promise.all([...this.slots].map((slot) => this.retire(slot)));
+    const all = [...this.slots, ...(this.spare ? [this.spare] : [])];
+    this.spare = undefined;
+    await Promise.all(all.map((slot) => this.retire(slot)));
   }
 
-  private spawn(): void {
+  private spawn(asSpare: boolean): void {
     if (this.closed) return;
     const workerData: WorkerData = {
       engineLimits: { fuel: this.options.fuel, memoryBytes: this.options.engineMemoryBytes },
@@ -176,7 +196,8 @@ export class RenderPool {
       },
     });
     const slot: Slot = { worker, ready: false, job: undefined, retired: false };
-    this.slots.add(slot);
+    if (asSpare) this.spare = slot;
+    else this.slots.add(slot);
     worker.on("message", (message: WorkerReply | WorkerReady) => {
       if ("ready" in message) {
         slot.ready = true;
@@ -233,11 +254,14 @@ export class RenderPool {
       clearTimeout(job.timer);
       job.reject(new KilnError("internal", reason));
     }
-    if (beforeReady) {
+    const wasSpare = slot === this.spare;
+    if (wasSpare) this.spare = undefined;
+    if (beforeReady || wasSpare) {
+      this.startError = new Error(`a render worker could not start: ${reason}`);
       // A worker that cannot even start would fail again at once: back off instead of looping.
-      this.retire(slot);
+      void this.retire(slot);
       this.replaced += 1;
-      setTimeout(() => this.spawn(), 1_000).unref();
+      setTimeout(() => this.spawn(wasSpare), 1_000).unref();
       return;
     }
     this.replace(slot);
@@ -247,7 +271,14 @@ export class RenderPool {
     if (slot.retired) return;
     void this.retire(slot);
     this.replaced += 1;
-    this.spawn();
+    const spare = this.spare;
+    if (spare?.ready) {
+      this.spare = undefined;
+      this.slots.add(spare);
+      this.spawn(true);
+    } else {
+      this.spawn(false);
+    }
     this.dispatch();
   }
 
@@ -256,6 +287,7 @@ export class RenderPool {
     slot.retired = true;
     slot.ready = false;
     this.slots.delete(slot);
+    if (this.spare === slot) this.spare = undefined;
     await slot.worker.terminate();
   }
 }

@@ -3,6 +3,8 @@
 // deadline and replaces this worker when it is stopped, runs out of heap, or asks to be
 // recycled because its memory grew (WASM memory never shrinks, so recycling is how a memory
 // bomb's pages are given back).
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
 import {
   type EngineLimits,
@@ -19,7 +21,13 @@ const data = workerData as WorkerData;
 const port = parentPort;
 if (!port) throw new Error("render-worker.ts must run as a worker thread");
 
-const engine = new TemplateEngine(data.engineLimits satisfies Partial<EngineLimits>);
+let engine = new TemplateEngine(data.engineLimits satisfies Partial<EngineLimits>);
+
+// A way to collect garbage on demand, used only after a render that left this worker large:
+// dropping the engine and collecting gives a memory bomb's WASM pages back without the cost
+// of a new worker. (The flag only exposes `gc` to contexts created after it is set.)
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
 const preloaded: readonly RegistryItem[] = data.preloadedItems;
 let rendersSinceCheck = 0;
 
@@ -35,7 +43,20 @@ function grown(): boolean {
   return usage.external + usage.heapUsed > data.recycleBytes;
 }
 
-function handle(request: WorkerRequest): WorkerReply {
+/**
+ * After a render that left this worker large: drop the engine (its WASM instance and memory),
+ * collect, and let the freed backing stores go (they are released on a later turn of the event
+ * loop). True when the worker is still large and must be replaced.
+ */
+async function shrink(): Promise<boolean> {
+  engine = new TemplateEngine(data.engineLimits);
+  collectGarbage();
+  await new Promise((resolve) => setImmediate(resolve));
+  collectGarbage();
+  return grown();
+}
+
+async function handle(request: WorkerRequest): Promise<WorkerReply> {
   const started = performance.now();
   let reply: WorkerReply;
   try {
@@ -62,16 +83,18 @@ function handle(request: WorkerRequest): WorkerReply {
   rendersSinceCheck += 1;
   if (!reply.ok || performance.now() - started > 2 || rendersSinceCheck >= 100) {
     rendersSinceCheck = 0;
-    reply.recycle = grown();
+    if (grown()) reply.recycle = await shrink();
   }
-  // A WASM trap leaves the engine's instance corrupt; the engine drops it, and the pool also
-  // replaces the worker so nothing of the broken instance lingers.
-  if (!reply.ok && reply.error.message.startsWith("template engine failure")) reply.recycle = true;
+  // A WASM trap (an engine panic, memory exhausted) leaves that engine instance corrupt; the
+  // engine throws it away and builds a fresh one (about 10 ms) for the next render. Replacing
+  // the whole worker as well would cost a worker start-up per hostile request, so the worker
+  // is replaced only when its memory stays grown after a fresh engine and a collection, or it
+  // died.
   return reply;
 }
 
 port.on("message", (request: WorkerRequest) => {
-  port.postMessage(handle(request));
+  void handle(request).then((reply) => port.postMessage(reply));
 });
 
 // Build the WASM instance now, so the first request does not pay for it.

@@ -2,7 +2,7 @@
 // on SIGINT/SIGTERM. A flag beats the environment.
 import { parseArgs } from "node:util";
 import { parseOriginList } from "./cors.ts";
-import { DEFAULT_POOL_OPTIONS } from "./render-pool.ts";
+import { DEFAULT_POOL_OPTIONS, MAX_FUEL } from "./render-pool.ts";
 import { DEFAULT_BIND, DEFAULT_PORT, type ServerOptions, startServer } from "./server.ts";
 
 export const SERVE_USAGE = `Usage: kiln serve [options]
@@ -91,7 +91,7 @@ export function parseServeArgs(
   const timeout = pick(values["render-timeout"], env.SERVICE_RENDER_TIMEOUT_MS);
   if (timeout !== undefined) render.deadlineMs = integer("render timeout", timeout, 1, 600_000);
   const fuel = pick(values["render-fuel"], env.SERVICE_RENDER_FUEL);
-  if (fuel !== undefined) render.fuel = integer("render fuel", fuel, 1, 1e12);
+  if (fuel !== undefined) render.fuel = integer("render fuel", fuel, 1, MAX_FUEL);
   const memory = pick(values["render-memory"], env.SERVICE_RENDER_MEMORY_MB);
   if (memory !== undefined) {
     render.engineMemoryBytes = integer("render memory", memory, 16, 4096) * 1024 * 1024;
