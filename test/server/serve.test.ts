@@ -21,6 +21,41 @@ describe("start-up", () => {
     assert.equal(server.stdout.length, 1);
   });
 
+  test("by default it serves the built-in catalogue: 13 components in registry order", async () => {
+    const server = await startChild(["--port", "0"]);
+    try {
+      const components = await raw(server.url, { path: "/api/components" });
+      assert.equal(components.status, 200, components.body);
+      assert.deepEqual(JSON.parse(components.body), {
+        components: [
+          "k8s/deployment",
+          "k8s/service",
+          "k8s/ingress",
+          "infra/cloud-a",
+          "infra/cloud-b",
+          "automation/k8s-bootstrap",
+          "automation/inventory",
+          "automation/group-vars",
+          "automation/common-role",
+          "automation/role",
+          "automation/playbook",
+          "automation/site",
+          "automation/config",
+        ],
+      });
+      const render = await raw(server.url, {
+        method: "POST",
+        path: "/api/render",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ reference: "k8s/deployment", name: "web", image: "nginx:1.27" }),
+      });
+      assert.equal(render.status, 200, render.body);
+      assert.equal(JSON.parse(render.body).files[0].path, "web-deployment.yaml");
+    } finally {
+      await server.stop();
+    }
+  });
+
   test("the environment sets bind, port and origins; a flag beats the environment", async () => {
     const server = await startChild(
       ["--port", "0", "--allow-origin", "https://a.example,https://b.example"],

@@ -1,0 +1,132 @@
+// Benchmark of the HTTP service (`npm run bench:server`): autocannon against a kiln service and,
+// in the same run, a bare node:http server answering `ok` (the ceiling on this machine). Both
+// run as child processes on 127.0.0.1; autocannon runs here. Prints req/s, p99 latency and the
+// ratio to the ceiling. Bounded: a few seconds per target.
+import { type ChildProcess, spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+// @ts-expect-error autocannon ships no type declarations
+import autocannonUntyped from "autocannon";
+
+interface AutocannonResult {
+  requests: { average: number };
+  latency: { p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+const autocannon = autocannonUntyped as (options: {
+  url: string;
+  method: string;
+  body: string | undefined;
+  headers: Record<string, string>;
+  connections: number;
+  duration: number;
+}) => Promise<AutocannonResult>;
+
+const REPO = fileURLToPath(new URL("..", import.meta.url));
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+const CEILING = `require("node:http").createServer((req, res) => res.end("ok")).listen(0, "127.0.0.1", function () { console.log("ceiling listening on http://127.0.0.1:" + this.address().port); });`;
+
+async function start(args: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const line = await new Promise<string>((resolve, reject) => {
+    lines.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}`)));
+  });
+  const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
+  if (!url) throw new Error(`unexpected start-up line: ${line}`);
+  return { url, child };
+}
+
+interface Target {
+  name: string;
+  method?: "GET" | "POST";
+  path: string;
+  body?: string;
+}
+
+function inventory(hosts: number): string {
+  const members = Array.from({ length: hosts }, (_, index) => ({
+    name: `web-${index}`,
+    cm_host: `10.0.${index >> 8}.${index & 255}`,
+    vars: { role: "web" },
+  }));
+  return JSON.stringify({
+    reference: "automation/inventory",
+    name: "bench",
+    fields: { hosts: JSON.stringify([{ group: "web", members }]) },
+  });
+}
+
+async function measure(url: string, target: Target) {
+  const result = await autocannon({
+    url: `${url}${target.path}`,
+    method: target.method ?? "GET",
+    body: target.body,
+    headers: target.body ? { "content-type": "application/json" } : {},
+    connections: CONNECTIONS,
+    duration: DURATION,
+  });
+  const failures = result.non2xx + result.errors + result.timeouts;
+  if (failures > 0) throw new Error(`${target.name}: ${failures} failed requests`);
+  return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+const ceiling = await start(["-e", CEILING]);
+const kiln = await start(["--import", "tsx", "src/server/main.ts", "--port", "0"]);
+try {
+  // Warm up both (JIT, worker engines, compiled templates).
+  await measure(ceiling.url, { name: "warm-up", path: "/" });
+  const deployment = JSON.stringify({
+    reference: "k8s/deployment",
+    name: "web",
+    image: "nginx:1.27",
+  });
+  await measure(kiln.url, {
+    name: "warm-up",
+    method: "POST",
+    path: "/api/render",
+    body: deployment,
+  });
+
+  const base = await measure(ceiling.url, { name: "ceiling", path: "/" });
+  const targets: Target[] = [
+    { name: "GET /api/health", path: "/api/health" },
+    { name: "GET /api/components", path: "/api/components" },
+    {
+      name: "POST /api/render (deployment)",
+      method: "POST",
+      path: "/api/render",
+      body: deployment,
+    },
+    {
+      name: "POST /api/render (inventory, 200 hosts)",
+      method: "POST",
+      path: "/api/render",
+      body: inventory(200),
+    },
+  ];
+  const rows = [["bare node:http `ok` (ceiling)", base.rps, base.p99, 1]];
+  for (const target of targets) {
+    const { rps, p99 } = await measure(kiln.url, target);
+    rows.push([target.name, rps, p99, rps / base.rps]);
+  }
+  console.log(
+    `\n${availableParallelism()} cores, node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per target\n`,
+  );
+  console.log("| target | req/s | p99 latency | ratio to ceiling |");
+  console.log("|---|---:|---:|---:|");
+  for (const [name, rps, p99, ratio] of rows) {
+    console.log(
+      `| ${name} | ${Math.round(rps as number)} | ${p99} ms | ${(ratio as number).toFixed(2)}x |`,
+    );
+  }
+} finally {
+  ceiling.child.kill("SIGTERM");
+  kiln.child.kill("SIGTERM");
+}
