@@ -49,6 +49,8 @@ interface MiniJinjaModule {
 }
 
 const WASM_PAGE = 64 * 1024;
+/** The most fuel minijinja-js 2.11 honours: from 2^31 + 1 up, every render runs out at once. */
+export const MAX_FUEL = 2 ** 31;
 
 /**
  * Returns a copy of a WASM binary whose (single, defined) memory gets a maximum size.
@@ -182,6 +184,14 @@ export class TemplateEngine {
 
   constructor(limits: Partial<EngineLimits> = {}) {
     this.limits = { ...DEFAULT_ENGINE_LIMITS, ...limits };
+    // measured: larger fuel wraps around inside minijinja-js and fails every render
+    if (
+      !Number.isInteger(this.limits.fuel) ||
+      this.limits.fuel < 1 ||
+      this.limits.fuel > MAX_FUEL
+    ) {
+      throw new RangeError(`template engine fuel must be a whole number from 1 to ${MAX_FUEL}`);
+    }
   }
 
   private environment(): MiniJinjaEnvironment {

@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import {
   KilnError,
+  MAX_FUEL,
   type RegistryItem,
   type RenderInput,
   type RenderResult,
@@ -39,8 +40,8 @@ export interface RenderPoolOptions {
   preloadedItems: readonly RegistryItem[];
 }
 
-/** minijinja-js takes fuel as a 32-bit number; larger values make every render run out. */
-export const MAX_FUEL = 1_000_000_000;
+/** The engine's own bound on fuel (larger values make every render run out). */
+export { MAX_FUEL };
 
 export const DEFAULT_POOL_OPTIONS: Omit<RenderPoolOptions, "preloadedItems"> = {
   size: Math.max(1, availableParallelism()),

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { Environment } from "minijinja-js";
-import { capWasmMemory, TemplateEngine } from "../../src/core/engine.ts";
+import { capWasmMemory, MAX_FUEL, TemplateEngine } from "../../src/core/engine.ts";
 import { KilnError } from "../../src/core/errors.ts";
 import { yamlScalar } from "../../src/core/filters.ts";
 
@@ -143,6 +143,14 @@ describe("engine sandbox", () => {
     assert.equal(tiny.render("a", "two", {}), "two");
     for (let i = 0; i < 10; i++) assert.equal(tiny.render(`n${i}`, `{{ ${i} }}`, {}), String(i));
     assert.equal(tiny.render("a", "two", {}), "two");
+  });
+});
+
+describe("engine limits", () => {
+  test("fuel above what minijinja-js honours is refused instead of failing every render", () => {
+    assert.throws(() => new TemplateEngine({ fuel: MAX_FUEL + 1 }), RangeError);
+    assert.throws(() => new TemplateEngine({ fuel: 0 }), RangeError);
+    assert.equal(new TemplateEngine({ fuel: MAX_FUEL }).render("t", "{{ 1 + 1 }}", {}), "2");
   });
 });
 
