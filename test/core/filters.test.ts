@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: HCL's ${ interpolation is the subject here
 // kiln's template filters, pinned value by value. The real-tool round trips (HCL parser,
 // ansible-inventory) are in test/catalogue; these pin the exact text the templates write.
 import assert from "node:assert/strict";
