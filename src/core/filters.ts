@@ -2,7 +2,7 @@
 // stay valid whatever the user typed. A filter is called from inside the WASM engine: it must
 // never throw and must return plain JSON data, or the engine instance panics; `safeFilter`
 // guarantees both.
-import { stringify } from "yaml";
+import { createRequire } from "node:module";
 
 /**
  * `{{ value | yaml }}`: a YAML scalar (or flow collection) that reads back as exactly `value`
@@ -14,20 +14,87 @@ import { stringify } from "yaml";
 const NEEDS_ESCAPES = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
 
 export function yamlScalar(value: unknown): string {
-  if (typeof value === "string" && NEEDS_ESCAPES.test(value)) {
-    return JSON.stringify(value); // one line, escaped; JSON strings are valid YAML
+  if (typeof value === "string") {
+    if (NEEDS_ESCAPES.test(value)) return JSON.stringify(value); // one line, escaped; JSON strings are valid YAML
+    const fast = plainOrQuoted(value);
+    if (fast !== undefined) return fast;
   }
-  const text = stringify(value, {
-    version: "1.1",
-    lineWidth: 0,
-    minContentWidth: 0,
-    collectionStyle: "flow",
-    defaultStringType: "PLAIN",
-    defaultKeyType: "PLAIN",
-  }).replace(/\n$/, "");
+  return yamlScalarByLibrary(value);
+}
+
+/** `yamlScalar` the long way, through the yaml library: for non-strings and rare strings. */
+export function yamlScalarByLibrary(value: unknown): string {
+  const text = yamlLibrary()
+    .stringify(value, {
+      version: "1.1",
+      lineWidth: 0,
+      minContentWidth: 0,
+      collectionStyle: "flow",
+      defaultStringType: "PLAIN",
+      defaultKeyType: "PLAIN",
+    })
+    .replace(/\n$/, "");
   // A scalar must stay on one line to fit after `key: ` at any depth; the yaml library writes
   // document markers such as `---` or `...` as block scalars, so fall back to JSON there.
   return text.includes("\n") ? JSON.stringify(value) : text;
+}
+
+// The yaml library is loaded on first use only: `yamlScalar` writes every string without it
+// (see `plainOrQuoted`), so a one-shot CLI run that renders only strings never loads it, and
+// its first cold `stringify` calls (each builds a whole YAML document) cost more than the
+// rendering around them.
+let yamlModule: typeof import("yaml") | undefined;
+function yamlLibrary(): typeof import("yaml") {
+  yamlModule ??= createRequire(import.meta.url)("yaml") as typeof import("yaml");
+  return yamlModule;
+}
+
+// What the yaml library (2.9, with the options above) does with a one-line string, restated:
+// it writes the string plain unless a plain scalar would not read back as that string, and then
+// double-quoted (JSON escapes; without `"` or `\\` in the string, that is the string between
+// `"`). A plain scalar is refused when the string
+// - holds a flow indicator (`[]{},`: the options put the scalar in flow context),
+const FLOW_INDICATOR = /[[\]{},]/;
+// - starts with an indicator or `- `, `? `, is `-` or `?`, holds `: ` or ` #`, ends with ` ` or
+//   `:` (the library's own test, kept character for character),
+const NOT_PLAIN =
+  /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/;
+// - or reads as another type under YAML 1.1: null (also ``), booleans, integers (binary, octal,
+//   decimal, hex, base 60), floats (also base 60, exponents, .inf, .nan) and timestamps (the
+//   YAML 1.1 schema's own tests).
+const YAML11_NOT_STRING: readonly RegExp[] = [
+  /^(?:~|[Nn]ull|NULL)?$/,
+  /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
+  /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+  /^[-+]?0b[0-1_]+$/,
+  /^[-+]?0[0-7_]+$/,
+  /^[-+]?[0-9][0-9_]*$/,
+  /^[-+]?0x[0-9a-fA-F_]+$/,
+  /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+  /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
+  /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
+  /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
+  /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
+  /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\.[0-9]+)?)(?:[ \t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$/,
+];
+// Left to the library: strings with `"` or `\\` (other quoting and escapes), lone surrogates
+// (forced into escapes), document markers at the start (`---`, `...`: block scalars, so JSON
+// here) and the merge key `<<`. Control characters never get here (NEEDS_ESCAPES).
+// test/core/filters.test.ts compares this with the library over many generated strings.
+const LIBRARY_ONLY =
+  /["\\]|^---|^\.\.\.|^<<$|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** `yamlScalar` of a one-line string without control characters, or undefined to ask the library. */
+export function plainOrQuoted(value: string): string | undefined {
+  if (LIBRARY_ONLY.test(value)) return undefined;
+  if (
+    FLOW_INDICATOR.test(value) ||
+    NOT_PLAIN.test(value) ||
+    YAML11_NOT_STRING.some((test) => test.test(value))
+  ) {
+    return `"${value}"`;
+  }
+  return value;
 }
 
 /** A filter's value as text: strings as they are, anything else (a JSON-valued field) as JSON. */
