@@ -3,6 +3,7 @@
 // run as child processes on 127.0.0.1; autocannon runs here. Prints req/s, p99 latency and the
 // ratio to the ceiling. Bounded: a few seconds per target.
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -78,7 +79,18 @@ async function measure(url: string, target: Target) {
 }
 
 const ceiling = await start(["-e", CEILING]);
-const kiln = await start(["--import", "tsx", "src/server/main.ts", "--port", "0"]);
+// The kiln service as `kiln serve` runs it: the compiled dist/server (`npm run build:core`
+// first). BENCH_FROM_SOURCE=1 runs src/server through tsx instead.
+const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === "1";
+const compiled = fileURLToPath(new URL("../dist/server/main.js", import.meta.url));
+if (!FROM_SOURCE && !existsSync(compiled)) {
+  throw new Error("dist/server/main.js is missing: run `npm run build:core` first");
+}
+const kiln = await start(
+  FROM_SOURCE
+    ? ["--import", "tsx", "src/server/main.ts", "--port", "0"]
+    : [compiled, "--port", "0"],
+);
 try {
   // Warm up both (JIT, worker engines, compiled templates).
   await measure(ceiling.url, { name: "warm-up", path: "/" });
@@ -117,7 +129,7 @@ try {
     rows.push([target.name, rps, p99, rps / base.rps]);
   }
   console.log(
-    `\n${availableParallelism()} cores, node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per target\n`,
+    `\n${availableParallelism()} cores, node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per target, kiln from ${FROM_SOURCE ? "src (tsx)" : "dist"}\n`,
   );
   console.log("| target | req/s | p99 latency | ratio to ceiling |");
   console.log("|---|---:|---:|---:|");

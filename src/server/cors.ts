@@ -35,14 +35,6 @@ export class CorsPolicy {
   isAllowed(origin: string): boolean {
     return this.listed.size > 0 ? this.listed.has(origin) : isLoopbackOrigin(origin);
   }
-
-  /** Adds `vary: origin` and, for an allowed origin, `access-control-allow-origin`. */
-  decorate(reply: Reply, origin: string | undefined): void {
-    reply.headers.vary = "origin";
-    if (origin !== undefined && this.isAllowed(origin)) {
-      reply.headers["access-control-allow-origin"] = origin;
-    }
-  }
 }
 
 export function isPreflight(req: IncomingMessage): boolean {

@@ -5,8 +5,10 @@ import {
   configView,
   type FetchLimits,
   KilnError,
+  type Preset,
   presetSummary,
   presetView,
+  type Registry,
   resolveReference,
   toItemView,
 } from "../core/index.ts";
@@ -15,7 +17,7 @@ import type { Catalogue } from "./catalogue.ts";
 import { FrameworkError, MESSAGES } from "./errors.ts";
 import type { RenderPool } from "./render-pool.ts";
 import { parseRenderRequest } from "./render-request.ts";
-import { json, type Reply, text } from "./reply.ts";
+import { JSON_TYPE, json, type Reply, text } from "./reply.ts";
 
 export interface Services {
   catalogue: Catalogue;
@@ -26,29 +28,78 @@ export interface Services {
   maxBodyBytes: number;
 }
 
-export interface RequestContext {
-  req: IncomingMessage;
+export class RequestContext {
+  readonly req: IncomingMessage;
   /** The raw (still percent-encoded) path. */
-  path: string;
-  query: URLSearchParams;
+  readonly path: string;
+  /** The query string without `?`. */
+  readonly search: string;
   /** Path parameters, percent-decoded. */
-  params: Record<string, string>;
+  readonly params: Record<string, string>;
+  private parsedQuery: URLSearchParams | undefined;
+
+  constructor(req: IncomingMessage, path: string, search: string, params: Record<string, string>) {
+    this.req = req;
+    this.path = path;
+    this.search = search;
+    this.params = params;
+  }
+
+  /** Parsed on first use: only /api/registry/inspect reads its query. */
+  get query(): URLSearchParams {
+    this.parsedQuery ??= new URLSearchParams(this.search);
+    return this.parsedQuery;
+  }
 }
 
 export type Handler = (ctx: RequestContext, services: Services) => Reply | Promise<Reply>;
 
-export const health: Handler = () => text(200, "ok");
+/**
+ * A reply that depends only on an immutable value (the loaded registry, the preset list):
+ * serialized once per value and shared by every request (write() never changes a reply).
+ */
+function once<K extends object>(build: (key: K) => Reply): (key: K) => Reply {
+  const cache = new WeakMap<K, Reply>();
+  return (key) => {
+    let reply = cache.get(key);
+    if (!reply) {
+      reply = build(key);
+      cache.set(key, reply);
+    }
+    return reply;
+  };
+}
 
-export const components: Handler = (_ctx, { catalogue }) =>
-  json(200, { components: catalogue.registry().references() });
+/** A JSON reply whose body is encoded once. */
+function constantJson(value: unknown): Reply {
+  return {
+    status: 200,
+    headers: { "content-type": JSON_TYPE },
+    body: Buffer.from(JSON.stringify(value)),
+  };
+}
 
-export const registry: Handler = (_ctx, { catalogue }) =>
-  json(200, { items: catalogue.registry().items.map(toItemView) });
+const HEALTH: Reply = text(200, "ok");
+const CONFIG: Reply = constantJson(configView());
+const componentsReply = once((registry: Registry) =>
+  constantJson({ components: registry.references() }),
+);
+const registryReply = once((registry: Registry) =>
+  constantJson({ items: registry.items.map(toItemView) }),
+);
+const presetsReply = once((list: readonly Preset[]) =>
+  constantJson({ presets: list.map(presetSummary) }),
+);
 
-export const config: Handler = () => json(200, configView());
+export const health: Handler = () => HEALTH;
 
-export const presets: Handler = (_ctx, { catalogue }) =>
-  json(200, { presets: catalogue.presets().map(presetSummary) });
+export const components: Handler = (_ctx, { catalogue }) => componentsReply(catalogue.registry());
+
+export const registry: Handler = (_ctx, { catalogue }) => registryReply(catalogue.registry());
+
+export const config: Handler = () => CONFIG;
+
+export const presets: Handler = (_ctx, { catalogue }) => presetsReply(catalogue.presets());
 
 export const preset: Handler = (ctx, { catalogue }) => {
   const name = ctx.params.name as string;

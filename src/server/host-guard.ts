@@ -29,9 +29,17 @@ export function hostName(host: string): string {
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+/** How many distinct Host values the guard remembers its verdict for. */
+const VERDICT_CACHE_SIZE = 256;
+
 export class HostGuard {
   private readonly enabled: boolean;
   private readonly allowed: ReadonlySet<string>;
+  /**
+   * Verdicts by raw Host value: a client sends the same Host on every request, so the header
+   * is normalised once, not per request. Bounded: cleared when full.
+   */
+  private readonly verdicts = new Map<string, boolean>();
 
   constructor(bind: string, extraHosts: readonly string[]) {
     this.enabled = isLoopbackBind(bind);
@@ -41,19 +49,31 @@ export class HostGuard {
     ]);
   }
 
+  private allows(host: string): boolean {
+    let verdict = this.verdicts.get(host);
+    if (verdict === undefined) {
+      verdict = this.allowed.has(hostName(host));
+      if (this.verdicts.size >= VERDICT_CACHE_SIZE) this.verdicts.clear();
+      this.verdicts.set(host, verdict);
+    }
+    return verdict;
+  }
+
   /** A 403 reply when the request must be refused, otherwise undefined. */
   check(hostHeader: string | undefined, targetAuthority: string | undefined): Reply | undefined {
     if (!this.enabled) return undefined;
-    for (const host of [hostHeader, targetAuthority]) {
-      // A request without Host cannot come from a browser, and rebinding needs a browser.
-      if (host === undefined) continue;
-      if (!this.allowed.has(hostName(host))) {
-        return text(
-          403,
-          `Forbidden: host \`${host}\` is not allowed - the service answers only requests for localhost, 127.0.0.1 or [::1] (pass --allowed-host to add a name)`,
-        );
-      }
+    // A request without Host cannot come from a browser, and rebinding needs a browser.
+    if (hostHeader !== undefined && !this.allows(hostHeader)) return refusal(hostHeader);
+    if (targetAuthority !== undefined && !this.allows(targetAuthority)) {
+      return refusal(targetAuthority);
     }
     return undefined;
   }
+}
+
+function refusal(host: string): Reply {
+  return text(
+    403,
+    `Forbidden: host \`${host}\` is not allowed - the service answers only requests for localhost, 127.0.0.1 or [::1] (pass --allowed-host to add a name)`,
+  );
 }

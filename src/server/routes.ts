@@ -5,6 +5,7 @@ import type { Handler } from "./handlers.ts";
 import * as handlers from "./handlers.ts";
 
 interface Route {
+  path: string;
   pattern: RegExp;
   /** Names of the pattern's capture groups, in order. */
   params: string[];
@@ -18,7 +19,7 @@ const route = (path: string, method: Route["method"], handler: Handler): Route =
     params.push(name);
     return "([^/]+)";
   });
-  return { pattern: new RegExp(`^${source}$`), params, method, handler };
+  return { path, pattern: new RegExp(`^${source}$`), params, method, handler };
 };
 
 export const ROUTES: readonly Route[] = [
@@ -31,6 +32,15 @@ export const ROUTES: readonly Route[] = [
   route("/api/registry/inspect", "GET", handlers.inspect),
   route("/api/render", "POST", handlers.render),
 ];
+
+/** Routes without parameters, by exact path: most requests are found with one lookup. */
+const STATIC_ROUTES = new Map(
+  ROUTES.filter((candidate) => candidate.params.length === 0).map((candidate) => [
+    candidate.path,
+    candidate,
+  ]),
+);
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 export type Match =
   | { kind: "handler"; handler: Handler; params: Record<string, string> }
@@ -45,18 +55,23 @@ function decode(segment: string): string {
   }
 }
 
+function allowedOn(candidate: Route, method: string): Match | undefined {
+  const allowed = candidate.method === method || (candidate.method === "GET" && method === "HEAD");
+  if (allowed) return undefined;
+  return { kind: "method-not-allowed", allow: candidate.method === "GET" ? "GET,HEAD" : "POST" };
+}
+
 export function matchRoute(method: string, path: string): Match {
+  const exact = STATIC_ROUTES.get(path);
+  if (exact)
+    return (
+      allowedOn(exact, method) ?? { kind: "handler", handler: exact.handler, params: NO_PARAMS }
+    );
   for (const candidate of ROUTES) {
     const found = candidate.pattern.exec(path);
     if (!found) continue;
-    const allowed =
-      candidate.method === method || (candidate.method === "GET" && method === "HEAD");
-    if (!allowed) {
-      return {
-        kind: "method-not-allowed",
-        allow: candidate.method === "GET" ? "GET,HEAD" : "POST",
-      };
-    }
+    const refused = allowedOn(candidate, method);
+    if (refused) return refused;
     const params: Record<string, string> = {};
     candidate.params.forEach((name, index) => {
       params[name] = decode(found[index + 1] as string);

@@ -14,7 +14,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import { type Catalogue, catalogue } from "./catalogue.ts";
 import { CorsPolicy, isPreflight, preflightReply } from "./cors.ts";
 import { errorReply } from "./errors.ts";
-import type { RequestContext, Services } from "./handlers.ts";
+import { RequestContext, type Services } from "./handlers.ts";
 import { HostGuard } from "./host-guard.ts";
 import { DEFAULT_POOL_OPTIONS, RenderPool, type RenderPoolOptions } from "./render-pool.ts";
 import { empty, type Reply } from "./reply.ts";
@@ -95,13 +95,32 @@ function parseTarget(target: string): { path: string; search: string; authority?
   return { path: target, search: "" };
 }
 
-function write(res: ServerResponse, reply: Reply): void {
+/**
+ * Writes a reply with the cross-origin headers. The headers go to writeHead as one flat list
+ * (no object spread, no per-header setHeader), in the order: the reply's own, `vary`,
+ * `access-control-allow-origin` for an allowed origin, `content-length`, `connection: close`.
+ * The reply itself is not changed, so constant replies can be shared between requests.
+ */
+function write(
+  res: ServerResponse,
+  reply: Reply,
+  origin: string | undefined,
+  cors: CorsPolicy,
+): void {
+  if (res.headersSent || res.destroyed) return;
   const body = reply.body ?? "";
-  const headers: Record<string, string | number> = {
-    ...reply.headers,
-    "content-length": Buffer.byteLength(body),
-  };
-  if (reply.close) headers.connection = "close";
+  const headers: (string | number)[] = [];
+  const own = reply.headers;
+  for (const name in own) headers.push(name, own[name] as string);
+  headers.push("vary", "origin");
+  if (origin !== undefined && cors.isAllowed(origin)) {
+    headers.push("access-control-allow-origin", origin);
+  }
+  headers.push(
+    "content-length",
+    typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
+  );
+  if (reply.close) headers.push("connection", "close");
   res.writeHead(reply.status, headers);
   res.end(body);
 }
@@ -120,41 +139,50 @@ export function createHandler(
     log: (message: string) => void;
   },
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const answer = async (req: IncomingMessage): Promise<Reply> => {
+  const { cors, hostGuard, uiDir, log } = options;
+  // Synchronous as far as the handler is: the GET routes answer without a promise, a turn of
+  // the microtask queue or a closure per request; only async handlers (render, inspect) and
+  // the dashboard's files go through promises.
+  const answer = (req: IncomingMessage): Reply | Promise<Reply> => {
     const target = parseTarget(req.url ?? "/");
-    const refused = options.hostGuard.check(req.headers.host, target.authority);
+    const refused = hostGuard.check(req.headers.host, target.authority);
     if (refused) return refused;
-    if (isPreflight(req)) return preflightReply();
     const method = req.method ?? "GET";
+    if (method === "OPTIONS" && isPreflight(req)) return preflightReply();
     const match = matchRoute(method, target.path);
     if (match.kind === "handler") {
-      const ctx: RequestContext = {
-        req,
-        path: target.path,
-        query: new URLSearchParams(target.search),
-        params: match.params,
-      };
-      return match.handler(ctx, services);
+      return match.handler(
+        new RequestContext(req, target.path, target.search, match.params),
+        services,
+      );
     }
     if (match.kind === "method-not-allowed") return empty(405, { allow: match.allow });
-    if (options.uiDir !== undefined && (method === "GET" || method === "HEAD")) {
-      const file = await serveUi(options.uiDir, target.path, req.headers.accept);
-      if (file) return file;
+    if (uiDir !== undefined && (method === "GET" || method === "HEAD")) {
+      return serveUi(uiDir, target.path, req.headers.accept).then((file) => file ?? empty(404));
     }
     return empty(404);
   };
   return (req, res) => {
     const origin = req.headers.origin;
-    answer(req)
-      .catch((error: unknown) => errorReply(error, options.log))
-      .then((reply) => {
-        options.cors.decorate(reply, origin);
-        if (!res.headersSent && !res.destroyed) write(res, reply);
-      })
-      .catch((error: unknown) => {
-        options.log(`kiln: could not write a response: ${(error as Error).message}`);
+    let reply: Reply | Promise<Reply>;
+    try {
+      reply = answer(req);
+    } catch (error) {
+      reply = errorReply(error, log);
+    }
+    const send = (ready: Reply): void => {
+      try {
+        write(res, ready, origin, cors);
+      } catch (error) {
+        log(`kiln: could not write a response: ${(error as Error).message}`);
         res.destroy();
-      });
+      }
+    };
+    if (reply instanceof Promise) {
+      reply.then(send, (error: unknown) => send(errorReply(error, log)));
+    } else {
+      send(reply);
+    }
   };
 }
 
