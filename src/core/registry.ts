@@ -16,22 +16,70 @@ interface ComponentFileEntry {
 }
 
 export class Registry {
-  /** All components, in registry order. */
-  readonly items: readonly RegistryItem[];
-  private readonly byName: Map<string, RegistryItem>;
+  /** Component references in registry order. */
+  private readonly order: readonly string[];
+  /** Reads one component; absent when the registry was built from items. */
+  private readonly load: ((reference: string) => RegistryItem) | undefined;
+  /** Components read so far, by position in `order`. */
+  private readonly loaded: (RegistryItem | undefined)[];
+  private all: readonly RegistryItem[] | undefined;
 
-  constructor(items: RegistryItem[]) {
-    this.items = items;
-    this.byName = new Map(items.map((item) => [item.name, item]));
+  /** A registry of these items; `Registry.lazy` makes one that reads them when needed. */
+  constructor(
+    items: RegistryItem[],
+    lazy?: { references: readonly string[]; load: (reference: string) => RegistryItem },
+  ) {
+    if (lazy) {
+      this.order = [...lazy.references];
+      this.load = lazy.load;
+      this.loaded = this.order.map(() => undefined);
+    } else {
+      this.order = items.map(referenceOf);
+      this.load = undefined;
+      this.loaded = [...items];
+      this.all = items;
+    }
   }
 
-  /** The built-in component with this name (the category is not compared, per the spec). */
+  /**
+   * A registry that reads each component when it is first asked for: `byComponentName` reads
+   * just that one (a one-shot `kiln add` needs one of 13), `items` reads them all, in order.
+   * `load(reference)` must return the item of that reference.
+   */
+  static lazy(references: readonly string[], load: (reference: string) => RegistryItem): Registry {
+    return new Registry([], { references, load });
+  }
+
+  private at(index: number): RegistryItem {
+    let item = this.loaded[index];
+    if (!item) {
+      const reference = this.order[index] as string;
+      item = (this.load as (reference: string) => RegistryItem)(reference);
+      this.loaded[index] = item;
+    }
+    return item;
+  }
+
+  /** All components, in registry order. */
+  get items(): readonly RegistryItem[] {
+    this.all ??= this.order.map((_reference, index) => this.at(index));
+    return this.all;
+  }
+
+  /**
+   * The built-in component with this name (the category is not compared, per the spec). Should
+   * two components share a name, the later one in registry order is found.
+   */
   byComponentName(name: string): RegistryItem | undefined {
-    return this.byName.get(name);
+    for (let index = this.order.length - 1; index >= 0; index--) {
+      const reference = this.order[index] as string;
+      if (reference.slice(reference.lastIndexOf("/") + 1) === name) return this.at(index);
+    }
+    return undefined;
   }
 
   references(): string[] {
-    return this.items.map(referenceOf);
+    return [...this.order];
   }
 }
 
@@ -54,11 +102,10 @@ export function loadComponentFolder(folder: string, reference: string): Registry
   return item;
 }
 
+/** The registry in `dir`: index.json is read now, each component folder when first needed. */
 export function loadRegistry(dir: string): Registry {
   const order = JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as string[];
-  return new Registry(
-    order.map((reference) => loadComponentFolder(join(dir, reference), reference)),
-  );
+  return Registry.lazy(order, (reference) => loadComponentFolder(join(dir, reference), reference));
 }
 
 let builtin: Registry | undefined;

@@ -3,7 +3,12 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { toItemView } from "../../src/core/item.ts";
-import { BUILTIN_REGISTRY_DIR, builtinRegistry } from "../../src/core/registry.ts";
+import {
+  BUILTIN_REGISTRY_DIR,
+  builtinRegistry,
+  loadComponentFolder,
+  Registry,
+} from "../../src/core/registry.ts";
 
 const SPEC_ORDER = [
   "k8s/deployment",
@@ -71,6 +76,60 @@ describe("built-in registry", () => {
       ],
     );
     assert.ok(view.fields[0]?.example);
+  });
+});
+
+describe("reading components when needed", () => {
+  function counting(): { registry: Registry; reads: string[] } {
+    const reads: string[] = [];
+    const registry = Registry.lazy(SPEC_ORDER, (reference) => {
+      reads.push(reference);
+      return loadComponentFolder(join(BUILTIN_REGISTRY_DIR, reference), reference);
+    });
+    return { registry, reads };
+  }
+
+  test("byComponentName reads only that component, once; references() reads none", () => {
+    const { registry, reads } = counting();
+    assert.deepEqual(registry.references(), SPEC_ORDER);
+    assert.deepEqual(reads, []);
+    const item = registry.byComponentName("deployment");
+    assert.equal(item?.name, "deployment");
+    assert.equal(registry.byComponentName("deployment"), item);
+    assert.equal(registry.byComponentName("redis.json"), undefined);
+    assert.deepEqual(reads, ["k8s/deployment"]);
+  });
+
+  test("items reads the rest, in registry order, and gives the same objects", () => {
+    const { registry, reads } = counting();
+    const site = registry.byComponentName("site");
+    const items = registry.items;
+    assert.deepEqual(
+      items.map((item) => `${item.category}/${item.name}`),
+      SPEC_ORDER,
+    );
+    assert.equal(items[SPEC_ORDER.indexOf("automation/site")], site);
+    assert.equal(reads.length, SPEC_ORDER.length);
+    assert.equal(registry.items, items);
+  });
+
+  test("the same answers as a registry built from the items", () => {
+    const eager = new Registry([...counting().registry.items]);
+    const lazy = counting().registry;
+    for (const reference of SPEC_ORDER) {
+      const name = reference.split("/")[1] as string;
+      assert.deepEqual(lazy.byComponentName(name), eager.byComponentName(name));
+    }
+    assert.deepEqual(lazy.references(), eager.references());
+  });
+
+  test("a broken component fails when it is asked for, not before", () => {
+    const registry = Registry.lazy(["k8s/deployment", "k8s/broken"], (reference) => {
+      if (reference === "k8s/broken") throw new Error("broken component");
+      return loadComponentFolder(join(BUILTIN_REGISTRY_DIR, reference), reference);
+    });
+    assert.equal(registry.byComponentName("deployment")?.name, "deployment");
+    assert.throws(() => registry.items, /broken component/);
   });
 });
 
