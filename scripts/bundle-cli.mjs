@@ -1,41 +1,60 @@
 // Bundles the command-line tool into dist/cli with esbuild, for a fast start.
 //
+// - CommonJS, not ES modules (dist/cli gets a package.json saying so): an ES module entry starts
+//   Node's ES module loader, and each `import` of a built-in builds an ES module facade over it
+//   (node:fs's even loads the streams code); together about 9 ms of `kiln add`, measured against
+//   the same bundle as ES modules. The core's import.meta.url becomes the file's own URL.
 // - One file per command, each with everything that command needs, plus main.js, which only
-//   dispatches: `kiln add` reads main.js and add.js and nothing else of ours. That beats
-//   esbuild's code splitting here: splitting made a dozen small shared chunks, and every
-//   extra ES module file costs a resolve, a read and a compile at start-up. The price is that
-//   shared modules (args, output, core) exist once per command file, so nothing may rely on
-//   class identity across main.js and a command (see isUsageError).
+//   dispatches (a command's file is required when the command runs): `kiln add` loads main.js
+//   and add.js and nothing else of ours. That beats esbuild's code splitting here: splitting
+//   made a dozen small shared chunks, and every extra module file costs a resolve, a read and
+//   a compile at start-up. The price is that shared modules (args, output, core) exist once
+//   per command file, so nothing may rely on class identity across main.js and a command (see
+//   isUsageError).
 // - `kiln list` never loads the template engine; only `kiln serve` loads the HTTP server.
 // - The core finds its data next to its own code (`registry/` and `presets/` beside
 //   `import.meta.url`), so both folders are copied into dist/cli.
 // - minijinja-js stays external: the engine reads its glue code and WASM file from
-//   node_modules through createRequire.
-// - The HTTP server stays external too (dist/server, compiled by build:core): its render pool
-//   starts worker threads from their own files, which a bundle would not carry along.
+//   node_modules through createRequire. So does the yaml library, which the core's `yaml`
+//   filter requires only for values it cannot write itself (never for the built-ins).
+// - The HTTP server stays external too (dist/server, compiled by build:core, ES modules, loaded
+//   with import()): its render pool starts worker threads from their own files, which a
+//   bundle would not carry along.
 //
 // tsc (build:core) also compiles src/cli into dist/cli; this script replaces that folder, so
 // run it after build:core (as `npm run build` does).
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { build } from "esbuild";
-
-const require = createRequire(import.meta.url);
 
 const OUT = process.env.KILN_BUNDLE_OUT ?? "dist/cli";
 const COMMANDS = readdirSync("src/cli/commands")
   .filter((file) => file.endsWith(".ts"))
   .map((file) => file.replace(/\.ts$/, ""));
 
-/** main.ts's dynamic imports of the commands, and serve's import of the server, stay imports. */
+/**
+ * main.ts's dynamic imports of the commands become `require("./<command>.js")`, run when the
+ * import is (a CommonJS file loaded with import() would start the ES module loader, the very
+ * cost this bundle avoids). serve's import of the server stays an import(): dist/server is ES
+ * modules.
+ */
 const keepSeparate = {
   name: "keep-separate",
   setup(builder) {
     builder.onResolve({ filter: /^\.\/commands\/[\w-]+\.ts$/ }, (args) => {
       if (!args.importer.endsWith("main.ts")) return undefined;
-      return { path: args.path.replace(/^\.\/commands\/([\w-]+)\.ts$/, "./$1.js"), external: true };
+      return {
+        path: args.path.replace(/^\.\/commands\/([\w-]+)\.ts$/, "$1"),
+        namespace: "command",
+      };
     });
+    builder.onLoad({ filter: /.*/, namespace: "command" }, (args) => ({
+      contents: `module.exports = require("./${args.path}.js");`,
+      loader: "js",
+    }));
+    builder.onResolve({ filter: /^\.\/[\w-]+\.js$/, namespace: "command" }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
     builder.onResolve({ filter: /\/server\/serve-command\.ts$/ }, () => ({
       path: "../server/serve-command.js",
       external: true,
@@ -49,24 +68,24 @@ const result = await build({
   outdir: OUT,
   entryNames: "[name]",
   bundle: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
   external: ["minijinja-js"],
   plugins: [keepSeparate],
-  // yaml's own ES module build (same version, same code as its CommonJS build): esbuild can
-  // drop what the core's `yaml` filter never calls, and it loads without the CommonJS wrapper
-  alias: { yaml: join(dirname(require.resolve("yaml/package.json")), "browser", "index.js") },
+  // the core finds its data and minijinja-js through import.meta.url; in a CommonJS file that
+  // is the file's own URL, made once at the top
+  define: { "import.meta.url": "__kilnFileUrl" },
+  banner: { js: 'const __kilnFileUrl = require("node:url").pathToFileURL(__filename).href;' },
   // smaller files parse faster; errors are shown by message, never by stack, so names can go
-  minify: true,
-  // a bundled CommonJS dependency would call require(): give each ES module file one
-  banner: {
-    js: 'import { createRequire as __kilnCreateRequire } from "node:module"; const require = __kilnCreateRequire(import.meta.url);',
-  },
+  // (KILN_BUNDLE_MINIFY=0 keeps them, for reading a --cpu-prof profile)
+  minify: process.env.KILN_BUNDLE_MINIFY !== "0",
   legalComments: "none",
   logLevel: "warning",
   metafile: true,
 });
+// the package is "type": "module"; this folder's files are CommonJS
+writeFileSync(`${OUT}/package.json`, '{ "type": "commonjs" }\n');
 for (const folder of ["registry", "presets"]) {
   cpSync(`src/core/${folder}`, `${OUT}/${folder}`, { recursive: true });
 }

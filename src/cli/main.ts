@@ -141,4 +141,4 @@ function exitWhenFlushed(code: number): void {
   }
 }
 
-exitWhenFlushed(await main(process.argv.slice(2)));
+void main(process.argv.slice(2)).then(exitWhenFlushed);
