@@ -36,6 +36,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "render a preset's files into a folder",
     load: () => import("./commands/apply.ts"),
   },
+  check: {
+    summary: "check a preset's components against each other",
+    load: () => import("./commands/check.ts"),
+  },
   serve: { summary: "start the HTTP API", load: () => import("./commands/serve.ts") },
 };
 
@@ -56,6 +60,7 @@ Examples:
   kiln init --name shop
   kiln add k8s/deployment --name web --image nginx:1.27
   kiln setup k8s-web-app
+  kiln check ./shop.preset.json
 
 Run \`kiln <command> --help\` for a command's options and examples.
 `;

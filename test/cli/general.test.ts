@@ -9,7 +9,7 @@ import { BIN, cleanEnv, cleanUp, ensureBuilt, kiln, REPO, tempDir } from "./help
 before(() => ensureBuilt());
 after(cleanUp);
 
-const COMMANDS = ["init", "add", "list", "presets", "setup", "apply", "serve"];
+const COMMANDS = ["init", "add", "list", "presets", "setup", "apply", "check", "serve"];
 
 describe("kiln (no command, help, version)", () => {
   it("without a command prints the help on stderr and exits 2", () => {
@@ -187,8 +187,8 @@ describe("the bundle starts lean", () => {
     }
   });
 
-  it("add, setup and apply hold the engine but not the server; only serve loads the server", () => {
-    for (const name of ["add.js", "setup.js", "apply.js"]) {
+  it("add, setup, apply and check hold the engine but not the server; only serve loads the server", () => {
+    for (const name of ["add.js", "setup.js", "apply.js", "check.js"]) {
       assert.equal(file(name).includes("minijinja-js"), true, name);
       assert.equal(file(name).includes("serve-command"), false, name);
     }
