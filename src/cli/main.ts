@@ -4,7 +4,7 @@
 // needs (the template engine only for add/setup/apply, the HTTP server only for serve).
 import { isUsageError } from "./args.ts";
 import { exitCodeFor } from "./exit.ts";
-import { Output } from "./output.ts";
+import { Output, pendingStreams, writeFd } from "./output.ts";
 import { readVersion } from "./version.ts";
 
 export interface Command {
@@ -70,22 +70,22 @@ async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) {
     // no command is a usage error: the help goes to stderr so scripts see the failure
-    process.stderr.write(HELP);
+    writeFd(2, HELP);
     return 2;
   }
   if (name === "--help" || name === "-h") {
-    process.stdout.write(HELP);
+    writeFd(1, HELP);
     return 0;
   }
   if (name === "--version" || name === "-V") {
-    process.stdout.write(`kiln ${readVersion()}\n`);
+    writeFd(1, `kiln ${readVersion()}\n`);
     return 0;
   }
   // `kiln help <command>` reads like `kiln <command> --help`
   if (name === "help") {
     const topic = rest[0];
     if (topic === undefined) {
-      process.stdout.write(HELP);
+      writeFd(1, HELP);
       return 0;
     }
     return main([topic, "--help"]);
@@ -96,11 +96,12 @@ async function main(argv: string[]): Promise<number> {
     output.hint(`run \`kiln --help\` to see the commands`);
     return 2;
   }
+  if (name === "serve") usesStreams = true;
   const command = await entry.load();
   const options = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
   if (options.includes("--help") || options.includes("-h")) {
     try {
-      process.stdout.write(typeof command.help === "string" ? command.help : await command.help());
+      writeFd(1, typeof command.help === "string" ? command.help : await command.help());
     } catch (error) {
       output.error((error as Error).message);
       return exitCodeFor(error);
@@ -126,15 +127,20 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** `kiln serve` writes through process.stdout and process.stderr (the server's log). */
+let usesStreams = false;
+
 /**
  * Exits as soon as the output is out, instead of letting the event loop drain: V8 keeps
  * optimising the template engine's code on background threads after the work is done, and a
- * natural exit waits for that (tens of milliseconds). Writes to files, pipes and terminals are
- * synchronous on Linux, so this is usually at once; where a pipe is asynchronous (macOS), it
- * waits for stdout and stderr to drain first, so no output is cut off.
+ * natural exit waits for that (tens of milliseconds). Output is written synchronously
+ * (output.ts), so this is usually at once; what had to go through a stream (a full
+ * non-blocking pipe, or the server's log) is drained first, so no output is cut off.
  */
 function exitWhenFlushed(code: number): void {
-  const pending = [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0);
+  const pending = usesStreams
+    ? [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0)
+    : pendingStreams();
   if (pending.length === 0) process.exit(code);
   process.exitCode = code;
   let left = pending.length;
