@@ -20,7 +20,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import { type PlannedFile, planWrites, type WriteStatus } from "../core/plan.ts";
 
@@ -165,6 +165,36 @@ export function displayPath(cwd: string, root: string, path: string): string {
   return sep === "/" ? shown : shown.replaceAll(sep, "/");
 }
 
+/** A SIMPLE relative path: segments without `.`, `..`, `\\` or empty ones. */
+const SIMPLE_PATH = /^(?!\.{1,2}(?:\/|$))(?:[^/\\]+?)(?:\/(?!\.{1,2}(?:\/|$))[^/\\]+)*$/;
+
+/**
+ * `displayPath` for the files of one target folder, remembered per path. When the folder is
+ * inside the working directory and the path is simple (as rendered paths almost always are),
+ * the answer is the folder's own display path joined with the path, without resolving each
+ * path again (path.relative and path.resolve took about 5 ms for the 77 files of
+ * `setup multi-tier-platform`, called three times per file).
+ */
+function displayFrom(cwd: string, root: string): (path: string) => string {
+  const rootShown = displayPath(cwd, root, ".");
+  const inside =
+    sep === "/" && rootShown !== ".." && !rootShown.startsWith("../") && !isAbsolute(rootShown);
+  const known = new Map<string, string>();
+  return (path) => {
+    let shown = known.get(path);
+    if (shown === undefined) {
+      shown =
+        inside && SIMPLE_PATH.test(path)
+          ? rootShown === "."
+            ? path
+            : `${rootShown}/${path}`
+          : displayPath(cwd, root, path);
+      known.set(path, shown);
+    }
+    return shown;
+  };
+}
+
 /**
  * Checks every rule for every file of the run and returns the steps in order. Nothing is
  * written. Throws the first rule that fails, with the spec's message.
@@ -183,7 +213,7 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
     }
     const destinations = new Map<string, string>();
     const originals = new Map<string, { bytes: Buffer; mode: number }>();
-    const display = (path: string) => displayPath(options.cwd, group.root, path);
+    const display = displayFrom(options.cwd, group.root);
     const planned = planWrites(group.files, {
       force: options.force,
       display,
