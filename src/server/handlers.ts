@@ -2,6 +2,7 @@
 // (KilnError → JSON `{code, error}`, FrameworkError → text) and mapped in one place.
 import type { IncomingMessage } from "node:http";
 import {
+  builtinFor,
   configView,
   type FetchLimits,
   KilnError,
@@ -132,21 +133,23 @@ export const render: Handler = async (ctx, services) => {
   if (!isJsonContentType(ctx.req.headers["content-type"])) {
     throw new FrameworkError(415, MESSAGES.unsupportedMediaType);
   }
-  const body = await readBody(ctx.req, services.maxBodyBytes);
-  const request = parseRenderRequest(parseJsonBody(body));
-  const item = await resolveReference(request.reference, {
-    registry: services.catalogue.registry(),
-    cwd: services.cwd,
-    fetchLimits: services.fetchLimits,
-  });
-  const result = await services.pool.render(item, {
+  const bytes = await readBody(ctx.req, services.maxBodyBytes);
+  const request = parseRenderRequest(parseJsonBody(bytes));
+  const registry = services.catalogue.registry();
+  // A built-in is found without a turn of the promise machinery; the rest (URLs, files) is
+  // resolved as before.
+  const item =
+    builtinFor(request.reference, registry) ??
+    (await resolveReference(request.reference, {
+      registry,
+      cwd: services.cwd,
+      fetchLimits: services.fetchLimits,
+    }));
+  const json = await services.pool.renderJson(item, {
     name: request.name,
     fields: request.fields,
     labels: request.labels,
     defaultNamespace: request.defaultNamespace,
   });
-  return json(200, {
-    component: result.component,
-    files: result.files.map((file) => ({ path: file.path, content: file.content })),
-  });
+  return { status: 200, headers: { "content-type": JSON_TYPE }, body: json };
 };

@@ -1,8 +1,16 @@
 // Renders run in a pool of worker threads, never in the thread that serves HTTP, because a
 // template is untrusted code: the engine's fuel bounds its CPU and its WASM memory is capped,
 // but only a separate thread can be stopped by a wall-clock deadline whatever happens inside
-// it. One job per worker at a time; a job past the deadline terminates its worker, a worker
-// that dies (heap limit) or asks to be recycled (memory grew, engine broke) is replaced.
+// it. A job past the deadline (counted from the moment its worker starts it) terminates its
+// worker; a worker that dies (heap limit) or asks to be recycled (memory grew, engine broke)
+// is replaced.
+//
+// A worker runs one job at a time but holds up to `pipeline` of them: waking a sleeping thread
+// costs more than a small render on a busy machine, so a worker that finds its next job
+// already waiting keeps going instead of sleeping until the pool answers. A job is never
+// stuck behind a slow one: once a worker's current job has run `slowMs`, the jobs it has not
+// started are taken back (see the claim cells in render-protocol.ts) and that worker gets no
+// more until it answers.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
@@ -15,7 +23,19 @@ import {
   type RenderInput,
   type RenderResult,
 } from "../core/index.ts";
-import type { WorkerData, WorkerReady, WorkerReply, WorkerRequest } from "./render-protocol.ts";
+import {
+  CLAIM_BASE,
+  CLAIM_CELLS,
+  PROGRESS_JOB,
+  PROGRESS_STARTED_HIGH,
+  PROGRESS_STARTED_LOW,
+  progressBuffer,
+  REVOKED,
+  type WorkerData,
+  type WorkerReady,
+  type WorkerReply,
+  type WorkerRequest,
+} from "./render-protocol.ts";
 
 export interface RenderPoolOptions {
   /** Number of worker threads; default: the number of cores. */
@@ -36,6 +56,10 @@ export interface RenderPoolOptions {
   maxQueue: number;
   /** Keep one started worker in reserve to replace a failed one at once. */
   spare: boolean;
+  /** Jobs one worker holds at most (the one it runs and those waiting behind it). */
+  pipeline: number;
+  /** A worker whose current job has run this long gets no more jobs, and gives back its others. */
+  slowMs: number;
   /** Items every worker loads once (the registry), so jobs for them carry only an index. */
   preloadedItems: readonly RegistryItem[];
 }
@@ -53,18 +77,29 @@ export const DEFAULT_POOL_OPTIONS: Omit<RenderPoolOptions, "preloadedItems"> = {
   maxOutputChars: 16 * 1024 * 1024,
   maxQueue: 10_000,
   spare: true,
+  pipeline: 8,
+  slowMs: 50,
 };
 
 interface Job {
-  request: Omit<WorkerRequest, "id">;
-  resolve: (result: RenderResult) => void;
+  request: Omit<WorkerRequest, "id" | "cell">;
+  resolve: (json: string) => void;
   reject: (error: Error) => void;
 }
 
 interface Slot {
   worker: Worker;
   ready: boolean;
-  job: (Job & { id: number; timer: NodeJS.Timeout }) | undefined;
+  /** Jobs sent to this worker and not answered, by id, in the order it runs them. */
+  jobs: Map<number, Job & { cell: number }>;
+  /** Shared with the worker: the job it runs, since when, and the claim cells. */
+  progress: Int32Array;
+  /** Next claim cell, cycling through CLAIM_CELLS. */
+  nextCell: number;
+  /** Checks the running job against the deadline (and slowMs) while the worker has jobs. */
+  timer: NodeJS.Timeout | undefined;
+  /** Its current job has run slowMs: it gets no more jobs until it answers. */
+  slow: boolean;
   /** Set once the pool has given up on this worker (deadline, recycle, crash). */
   retired: boolean;
 }
@@ -123,6 +158,9 @@ export class RenderPool {
     if (!(this.options.fuel >= 1 && this.options.fuel <= MAX_FUEL)) {
       throw new RangeError(`render fuel must be between 1 and ${MAX_FUEL}`);
     }
+    if (!(this.options.pipeline >= 1 && this.options.pipeline < CLAIM_CELLS)) {
+      throw new RangeError(`render pipeline must be between 1 and ${CLAIM_CELLS - 1}`);
+    }
     this.preloadedIndex = new Map(this.options.preloadedItems.map((item, index) => [item, index]));
     for (let index = 0; index < this.options.size; index++) this.spawn(false);
     if (this.options.spare) this.spawn(true);
@@ -133,7 +171,7 @@ export class RenderPool {
     let busy = 0;
     for (const slot of this.slots) {
       if (slot.ready) ready += 1;
-      if (slot.job) busy += 1;
+      if (slot.jobs.size > 0) busy += 1;
     }
     return {
       workers: this.slots.size,
@@ -152,7 +190,16 @@ export class RenderPool {
     }
   }
 
-  render(item: RegistryItem, input: RenderInput): Promise<RenderResult> {
+  /** Renders and resolves with the result as parsed JSON (see renderJson). */
+  async render(item: RegistryItem, input: RenderInput): Promise<RenderResult> {
+    return JSON.parse(await this.renderJson(item, input)) as RenderResult;
+  }
+
+  /**
+   * Renders and resolves with the JSON of the result, `{component, files: [{path, content}]}`,
+   * encoded in the worker: the HTTP response body as it is.
+   */
+  renderJson(item: RegistryItem, input: RenderInput): Promise<string> {
     if (this.closed)
       return Promise.reject(new KilnError("internal", "the service is shutting down"));
     if (this.queue.length >= this.options.maxQueue) {
@@ -161,9 +208,9 @@ export class RenderPool {
       );
     }
     const index = this.preloadedIndex.get(item);
-    const request: Omit<WorkerRequest, "id"> =
+    const request: Omit<WorkerRequest, "id" | "cell"> =
       index !== undefined ? { preloaded: index, input } : { item, input };
-    return new Promise<RenderResult>((resolve, reject) => {
+    return new Promise<string>((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
       this.dispatch();
     });
@@ -186,6 +233,7 @@ export class RenderPool {
       preloadedItems: [...this.options.preloadedItems],
       recycleBytes: this.options.recycleBytes,
       maxOutputChars: this.options.maxOutputChars,
+      progress: progressBuffer(),
     };
     const worker = new Worker(this.file.entry, {
       eval: this.file.eval,
@@ -196,7 +244,16 @@ export class RenderPool {
         stackSizeMb: 4,
       },
     });
-    const slot: Slot = { worker, ready: false, job: undefined, retired: false };
+    const slot: Slot = {
+      worker,
+      ready: false,
+      jobs: new Map(),
+      progress: new Int32Array(workerData.progress),
+      nextCell: 0,
+      timer: undefined,
+      slow: false,
+      retired: false,
+    };
     if (asSpare) this.spare = slot;
     else this.slots.add(slot);
     worker.on("message", (message: WorkerReply | WorkerReady) => {
@@ -217,44 +274,107 @@ export class RenderPool {
     worker.on("exit", () => this.fail(slot, "the renderer stopped unexpectedly", !slot.ready));
   }
 
+  /** Gives queued jobs to workers, the least loaded first; slow or full workers get none. */
   private dispatch(): void {
-    for (const slot of this.slots) {
-      if (this.queue.length === 0) return;
-      if (!slot.ready || slot.job || slot.retired) continue;
+    while (this.queue.length > 0) {
+      let best: Slot | undefined;
+      for (const slot of this.slots) {
+        if (!slot.ready || slot.retired || slot.slow) continue;
+        if (slot.jobs.size >= this.options.pipeline) continue;
+        if (!best || slot.jobs.size < best.jobs.size) best = slot;
+        if (slot.jobs.size === 0) break;
+      }
+      if (!best) return;
       const job = this.queue.shift() as Job;
       const id = this.nextId++;
-      const timer = setTimeout(() => {
-        this.fail(
-          slot,
-          `the render took longer than ${this.options.deadlineMs} ms and was stopped`,
-          false,
-        );
-      }, this.options.deadlineMs);
-      slot.job = { ...job, id, timer };
-      slot.worker.postMessage({ ...job.request, id } satisfies WorkerRequest);
+      const cell = CLAIM_BASE + best.nextCell;
+      best.nextCell = (best.nextCell + 1) % CLAIM_CELLS;
+      Atomics.store(best.progress, cell, 0);
+      best.jobs.set(id, { ...job, cell });
+      best.worker.postMessage({ ...job.request, id, cell } satisfies WorkerRequest);
+      if (!best.timer) this.watch(best, Math.min(this.options.deadlineMs, this.options.slowMs));
     }
   }
 
+  /** The id of the job the worker runs (or ran last) and when it started it. */
+  private current(slot: Slot): { id: number; startedAt: number } {
+    for (;;) {
+      const id = Atomics.load(slot.progress, PROGRESS_JOB);
+      const startedAt =
+        Atomics.load(slot.progress, PROGRESS_STARTED_HIGH) * 2 ** 31 +
+        Atomics.load(slot.progress, PROGRESS_STARTED_LOW);
+      if (Atomics.load(slot.progress, PROGRESS_JOB) === id) return { id, startedAt };
+    }
+  }
+
+  private watch(slot: Slot, delayMs: number): void {
+    slot.timer = setTimeout(() => this.check(slot), Math.max(1, delayMs));
+  }
+
+  /**
+   * The slot's timer: stops the running job at its deadline; once it has run slowMs, takes
+   * back the jobs queued behind it. Re-armed while the worker holds jobs.
+   */
+  private check(slot: Slot): void {
+    slot.timer = undefined;
+    if (slot.retired || slot.jobs.size === 0) return;
+    const { deadlineMs, slowMs } = this.options;
+    const { id, startedAt } = this.current(slot);
+    if (!slot.jobs.has(id)) {
+      // Between two jobs: the next one starts now at the earliest.
+      this.watch(slot, Math.min(deadlineMs, slowMs));
+      return;
+    }
+    const elapsed = Date.now() - startedAt;
+    if (elapsed >= deadlineMs) {
+      this.fail(slot, `the render took longer than ${deadlineMs} ms and was stopped`, false);
+      return;
+    }
+    if (elapsed >= slowMs && !slot.slow) {
+      slot.slow = true;
+      this.revoke(slot, id);
+    }
+    this.watch(slot, (slot.slow ? deadlineMs : Math.min(deadlineMs, slowMs)) - elapsed);
+  }
+
+  /** Takes back the jobs the worker has not started (all but `running`) and requeues them. */
+  private revoke(slot: Slot, running: number | undefined): void {
+    const back: Job[] = [];
+    for (const [id, job] of slot.jobs) {
+      if (id === running) continue;
+      if (Atomics.compareExchange(slot.progress, job.cell, 0, REVOKED) !== 0) continue;
+      slot.jobs.delete(id);
+      back.push({ request: job.request, resolve: job.resolve, reject: job.reject });
+    }
+    if (back.length === 0) return;
+    this.queue.unshift(...back);
+    this.dispatch();
+  }
+
   private finish(slot: Slot, reply: WorkerReply): void {
-    const job = slot.job;
-    if (!job || job.id !== reply.id) return;
-    clearTimeout(job.timer);
-    slot.job = undefined;
-    if (reply.ok) job.resolve(reply.result);
+    const job = slot.jobs.get(reply.id);
+    if (!job) return;
+    slot.jobs.delete(reply.id);
+    slot.slow = false;
+    if (reply.ok) job.resolve(reply.json);
     else job.reject(new KilnError(reply.error.kind, reply.error.message));
     if (reply.recycle) this.replace(slot);
     this.dispatch();
   }
 
-  /** The worker is unusable: fail its job (if any) and put a fresh worker in its place. */
+  /**
+   * The worker is unusable: fail the job it was running (if any), hand the ones it had not
+   * started back to the queue, and put a fresh worker in its place.
+   */
   private fail(slot: Slot, reason: string, beforeReady: boolean): void {
     if (slot.retired) return;
-    const job = slot.job;
-    slot.job = undefined;
-    if (job) {
-      clearTimeout(job.timer);
+    const running = this.current(slot).id;
+    const job = slot.jobs.get(running);
+    if (job && Atomics.load(slot.progress, job.cell) !== 0) {
+      slot.jobs.delete(running);
       job.reject(new KilnError("internal", reason));
     }
+    this.takeBack(slot);
     const wasSpare = slot === this.spare;
     if (wasSpare) this.spare = undefined;
     if (beforeReady || wasSpare) {
@@ -263,13 +383,27 @@ export class RenderPool {
       void this.retire(slot);
       this.replaced += 1;
       setTimeout(() => this.spawn(wasSpare), 1_000).unref();
+      this.dispatch();
       return;
     }
     this.replace(slot);
   }
 
+  /** Requeues (at the front) every job a retiring worker still holds; they had not started. */
+  private takeBack(slot: Slot): void {
+    const back = [...slot.jobs.values()].map(({ request, resolve, reject }) => ({
+      request,
+      resolve,
+      reject,
+    }));
+    slot.jobs.clear();
+    this.queue.unshift(...back);
+  }
+
   private replace(slot: Slot): void {
     if (slot.retired) return;
+    // A worker asked to be replaced starts nothing more: what it holds goes to the others.
+    this.takeBack(slot);
     void this.retire(slot);
     this.replaced += 1;
     const spare = this.spare;
@@ -287,6 +421,8 @@ export class RenderPool {
     if (slot.retired) return;
     slot.retired = true;
     slot.ready = false;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = undefined;
     this.slots.delete(slot);
     if (this.spare === slot) this.spare = undefined;
     await slot.worker.terminate();

@@ -1,11 +1,5 @@
 // Messages between the RenderPool (main thread) and its render workers.
-import type {
-  EngineLimits,
-  ErrorKind,
-  RegistryItem,
-  RenderInput,
-  RenderResult,
-} from "../core/index.ts";
+import type { EngineLimits, ErrorKind, RegistryItem, RenderInput } from "../core/index.ts";
 
 export interface WorkerData {
   engineLimits: Partial<EngineLimits>;
@@ -15,10 +9,33 @@ export interface WorkerData {
   recycleBytes: number;
   /** Refuse results whose paths and contents together exceed this many characters. */
   maxOutputChars: number;
+  /**
+   * Shared with the pool (an Int32Array over it): cell PROGRESS_JOB holds the id of the job
+   * the worker runs now, PROGRESS_STARTED_* its start (Date.now(), split in two 32-bit halves),
+   * and from CLAIM_BASE on one claim cell per job (`WorkerRequest.cell`): the worker and the
+   * pool race for it with compareExchange(0 → CLAIMED | REVOKED), so a job queued in a
+   * worker is either run there or handed back to the pool, never both.
+   */
+  progress: SharedArrayBuffer;
+}
+
+export const PROGRESS_JOB = 0;
+export const PROGRESS_STARTED_HIGH = 1;
+export const PROGRESS_STARTED_LOW = 2;
+export const CLAIM_BASE = 3;
+/** Claim cells per worker; the pool keeps fewer jobs than this in one worker. */
+export const CLAIM_CELLS = 64;
+export const CLAIMED = 1;
+export const REVOKED = 2;
+
+export function progressBuffer(): SharedArrayBuffer {
+  return new SharedArrayBuffer((CLAIM_BASE + CLAIM_CELLS) * Int32Array.BYTES_PER_ELEMENT);
 }
 
 export interface WorkerRequest {
   id: number;
+  /** This job's claim cell, an index from CLAIM_BASE. */
+  cell: number;
   /** Index into `preloadedItems`, or absent with `item` set. */
   preloaded?: number;
   item?: RegistryItem;
@@ -26,7 +43,8 @@ export interface WorkerRequest {
 }
 
 export type WorkerReply =
-  | { id: number; ok: true; result: RenderResult; recycle: boolean }
+  /** `json`: the response body, `{component, files: [{path, content}]}`, encoded in the worker. */
+  | { id: number; ok: true; json: string; recycle: boolean }
   | { id: number; ok: false; error: { kind: ErrorKind; message: string }; recycle: boolean };
 
 export interface WorkerReady {

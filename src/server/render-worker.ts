@@ -1,5 +1,5 @@
 // One render worker (worker_threads). It owns a TemplateEngine with its fuel and WASM-memory
-// limits and renders one job at a time for the RenderPool. The pool holds the wall-clock
+// limits and renders one job at a time, in order, for the RenderPool. The pool holds the wall-clock
 // deadline and replaces this worker when it is stopped, runs out of heap, or asks to be
 // recycled because its memory grew (WASM memory never shrinks, so recycling is how a memory
 // bomb's pages are given back).
@@ -15,7 +15,15 @@ import {
   renderItem,
   TemplateEngine,
 } from "../core/index.ts";
-import type { WorkerData, WorkerReply, WorkerRequest } from "./render-protocol.ts";
+import {
+  CLAIMED,
+  PROGRESS_JOB,
+  PROGRESS_STARTED_HIGH,
+  PROGRESS_STARTED_LOW,
+  type WorkerData,
+  type WorkerReply,
+  type WorkerRequest,
+} from "./render-protocol.ts";
 
 const data = workerData as WorkerData;
 const port = parentPort;
@@ -72,7 +80,12 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
         `rendered output is larger than ${data.maxOutputChars} characters - the service refuses to send it`,
       );
     }
-    reply = { id: request.id, ok: true, result, recycle: false };
+    // Encoded here, not in the thread that serves HTTP.
+    const json = JSON.stringify({
+      component: result.component,
+      files: result.files.map((file) => ({ path: file.path, content: file.content })),
+    });
+    reply = { id: request.id, ok: true, json, recycle: false };
   } catch (error) {
     const kind = isKilnError(error) ? error.kind : "internal";
     const message = error instanceof Error ? error.message : String(error);
@@ -93,8 +106,41 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
   return reply;
 }
 
+// Jobs arrive while one runs (the pool keeps a few queued here, so this thread need not wait
+// for the pool to answer before its next render); they run one at a time, in order. Before
+// starting one, the worker claims it: the pool may have taken it back meanwhile (revoked)
+// to give it to a worker that is not stuck behind a slow render.
+const progress = new Int32Array(data.progress);
+const pending: WorkerRequest[] = [];
+let draining = false;
+/** Set once this worker asked to be replaced: it takes no further jobs. */
+let retiring = false;
+
+function claim(request: WorkerRequest): boolean {
+  if (Atomics.compareExchange(progress, request.cell, 0, CLAIMED) !== 0) return false;
+  const now = Date.now();
+  Atomics.store(progress, PROGRESS_STARTED_HIGH, Math.floor(now / 2 ** 31));
+  Atomics.store(progress, PROGRESS_STARTED_LOW, now % 2 ** 31);
+  Atomics.store(progress, PROGRESS_JOB, request.id);
+  return true;
+}
+
+async function drain(): Promise<void> {
+  draining = true;
+  while (!retiring) {
+    const request = pending.shift();
+    if (!request) break;
+    if (!claim(request)) continue;
+    const reply = await handle(request);
+    if (reply.recycle) retiring = true;
+    port?.postMessage(reply);
+  }
+  draining = false;
+}
+
 port.on("message", (request: WorkerRequest) => {
-  void handle(request).then((reply) => port.postMessage(reply));
+  pending.push(request);
+  if (!draining) void drain();
 });
 
 // Build the WASM instance now, so the first request does not pay for it.
