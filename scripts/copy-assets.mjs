@@ -6,3 +6,8 @@ for (const folder of ["registry", "presets"]) {
   rmSync(`dist/core/${folder}`, { recursive: true, force: true });
   cpSync(`src/core/${folder}`, `dist/core/${folder}`, { recursive: true });
 }
+
+// tsc has just compiled src/cli into dist/cli as ES modules, over the bundle; the bundle's
+// `{"type": "commonjs"}` marker would make Node read them as CommonJS, so it goes until
+// build:bundle writes the bundle (and the marker) again.
+rmSync("dist/cli/package.json", { force: true });
