@@ -85,13 +85,17 @@ interface Job {
   request: Omit<WorkerRequest, "id" | "cell">;
   resolve: (json: string) => void;
   reject: (error: Error) => void;
+  /** Its claim cell in the worker it was last given to. */
+  cell: number;
 }
 
 interface Slot {
   worker: Worker;
   ready: boolean;
   /** Jobs sent to this worker and not answered, by id, in the order it runs them. */
-  jobs: Map<number, Job & { cell: number }>;
+  jobs: Map<number, Job>;
+  /** Jobs given to this worker in this turn of the event loop, sent together by flush(). */
+  outbox: WorkerRequest[];
   /** Shared with the worker: the job it runs, since when, and the claim cells. */
   progress: Int32Array;
   /** Next claim cell, cycling through CLAIM_CELLS. */
@@ -147,6 +151,8 @@ export class RenderPool {
   private readonly preloadedIndex: Map<RegistryItem, number>;
   private readonly file = workerEntry();
   private nextId = 1;
+  /** A flush() is scheduled. */
+  private flushing = false;
   private closed = false;
   /** Why the last worker failed before it was ready, if one did. */
   private startError: Error | undefined;
@@ -211,7 +217,7 @@ export class RenderPool {
     const request: Omit<WorkerRequest, "id" | "cell"> =
       index !== undefined ? { preloaded: index, input } : { item, input };
     return new Promise<string>((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
+      this.queue.push({ request, resolve, reject, cell: 0 });
       this.dispatch();
     });
   }
@@ -248,6 +254,7 @@ export class RenderPool {
       worker,
       ready: false,
       jobs: new Map(),
+      outbox: [],
       progress: new Int32Array(workerData.progress),
       nextCell: 0,
       timer: undefined,
@@ -290,11 +297,30 @@ export class RenderPool {
       const cell = CLAIM_BASE + best.nextCell;
       best.nextCell = (best.nextCell + 1) % CLAIM_CELLS;
       Atomics.store(best.progress, cell, 0);
-      best.jobs.set(id, { ...job, cell });
-      best.worker.postMessage({ ...job.request, id, cell } satisfies WorkerRequest);
+      job.cell = cell;
+      best.jobs.set(id, job);
+      const { preloaded, item, input } = job.request;
+      best.outbox.push({ id, cell, preloaded, item, input });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(this.flush);
+      }
       if (!best.timer) this.watch(best, Math.min(this.options.deadlineMs, this.options.slowMs));
     }
   }
+
+  /**
+   * Sends each worker the jobs it was given since the last flush, in one message: requests
+   * read in the same turn of the event loop wake a sleeping worker once, not once each.
+   */
+  private readonly flush = (): void => {
+    this.flushing = false;
+    for (const slot of this.slots) {
+      if (slot.outbox.length === 0) continue;
+      slot.worker.postMessage(slot.outbox);
+      slot.outbox = [];
+    }
+  };
 
   /** The id of the job the worker runs (or ran last) and when it started it. */
   private current(slot: Slot): { id: number; startedAt: number } {
@@ -344,7 +370,7 @@ export class RenderPool {
       if (id === running) continue;
       if (Atomics.compareExchange(slot.progress, job.cell, 0, REVOKED) !== 0) continue;
       slot.jobs.delete(id);
-      back.push({ request: job.request, resolve: job.resolve, reject: job.reject });
+      back.push(job);
     }
     if (back.length === 0) return;
     this.queue.unshift(...back);
@@ -391,12 +417,9 @@ export class RenderPool {
 
   /** Requeues (at the front) every job a retiring worker still holds; they had not started. */
   private takeBack(slot: Slot): void {
-    const back = [...slot.jobs.values()].map(({ request, resolve, reject }) => ({
-      request,
-      resolve,
-      reject,
-    }));
+    const back = [...slot.jobs.values()];
     slot.jobs.clear();
+    slot.outbox = [];
     this.queue.unshift(...back);
   }
 

@@ -138,8 +138,9 @@ async function drain(): Promise<void> {
   draining = false;
 }
 
-port.on("message", (request: WorkerRequest) => {
-  pending.push(request);
+// The pool sends the jobs of one turn of its event loop together.
+port.on("message", (requests: WorkerRequest[]) => {
+  pending.push(...requests);
   if (!draining) void drain();
 });
 
