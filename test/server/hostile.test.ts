@@ -171,6 +171,54 @@ describe("hostile templates", () => {
 });
 
 describe("limits of the render pool", () => {
+  test("renders queued behind a slow one are handed to another worker, not held up", async () => {
+    const service = await startFixtureServer({
+      registry: hostileRegistry(),
+      render: { size: 2, fuel: 1_000_000_000, deadlineMs: 1_500 },
+    });
+    try {
+      const slow = postJson(service.url, { reference: "hostile/cpu-nested-loops", name: "x" });
+      const started = performance.now();
+      const quick = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          postJson(service.url, { reference: "test/echo", name: `quick-${index}` }),
+        ),
+      );
+      const elapsed = performance.now() - started;
+      assert.deepEqual(
+        quick.map((response) => response.status),
+        quick.map(() => 200),
+      );
+      assert.ok(elapsed < 1_000, `quick renders took ${elapsed.toFixed(0)} ms`);
+      assert.equal((await slow).status, 500);
+    } finally {
+      await service.close();
+    }
+  });
+
+  test("the deadline counts from the start of each render: jobs behind a stopped one still render", async () => {
+    const service = await startFixtureServer({
+      registry: hostileRegistry(),
+      render: { size: 1, fuel: 1_000_000_000, deadlineMs: 300 },
+    });
+    try {
+      const slow = postJson(service.url, { reference: "hostile/cpu-nested-loops", name: "x" });
+      const queued = Array.from({ length: 6 }, (_, index) =>
+        postJson(service.url, { reference: "test/echo", name: `queued-${index}` }),
+      );
+      const response = await slow;
+      assert.equal(response.status, 500);
+      assert.equal(
+        JSON.parse(response.body).error,
+        "the render took longer than 300 ms and was stopped",
+      );
+      for (const next of await Promise.all(queued)) assert.equal(next.status, 200);
+      assert.equal(service.pool.stats().replaced, 1);
+    } finally {
+      await service.close();
+    }
+  });
+
   test("a render past the wall-clock deadline is stopped with 500 and its worker replaced", async () => {
     const service = await startFixtureServer({
       registry: hostileRegistry(),
