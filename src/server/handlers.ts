@@ -18,7 +18,7 @@ import type { Catalogue } from "./catalogue.ts";
 import { FrameworkError, MESSAGES } from "./errors.ts";
 import type { RenderPool } from "./render-pool.ts";
 import { parseRenderRequest } from "./render-request.ts";
-import { JSON_TYPE, json, type Reply, text } from "./reply.ts";
+import { constant, JSON_TYPE, json, type Reply, text } from "./reply.ts";
 
 export interface Services {
   catalogue: Catalogue;
@@ -73,14 +73,14 @@ function once<K extends object>(build: (key: K) => Reply): (key: K) => Reply {
 
 /** A JSON reply whose body is encoded once. */
 function constantJson(value: unknown): Reply {
-  return {
+  return constant({
     status: 200,
     headers: { "content-type": JSON_TYPE },
     body: Buffer.from(JSON.stringify(value)),
-  };
+  });
 }
 
-const HEALTH: Reply = text(200, "ok");
+const HEALTH: Reply = constant(text(200, "ok"));
 const CONFIG: Reply = constantJson(configView());
 const componentsReply = once((registry: Registry) =>
   constantJson({ components: registry.references() }),

@@ -9,6 +9,28 @@ export interface Reply {
   body?: string | Buffer;
   /** Close the connection after this response (used after an oversized body). */
   close?: boolean;
+  /**
+   * For a constant reply (see `constant`): the complete header list of a request without
+   * `Origin`, computed once.
+   */
+  readonly noOriginHeaders?: readonly (string | number)[];
+}
+
+/**
+ * Marks a reply as constant: it is shared by every request, never changed, and its header list
+ * for requests without `Origin` (most of them) is built once.
+ */
+export function constant(reply: Reply): Reply {
+  const body = reply.body ?? "";
+  const headers: (string | number)[] = [];
+  for (const name in reply.headers) headers.push(name, reply.headers[name] as string);
+  headers.push(
+    "vary",
+    "origin",
+    "content-length",
+    typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
+  );
+  return Object.freeze({ ...reply, noOriginHeaders: Object.freeze(headers) });
 }
 
 export const TEXT = "text/plain; charset=utf-8";

@@ -109,6 +109,11 @@ function write(
 ): void {
   if (res.headersSent || res.destroyed) return;
   const body = reply.body ?? "";
+  if (origin === undefined && reply.noOriginHeaders && !reply.close) {
+    res.writeHead(reply.status, reply.noOriginHeaders as (string | number)[]);
+    res.end(body);
+    return;
+  }
   const headers: (string | number)[] = [];
   const own = reply.headers;
   for (const name in own) headers.push(name, own[name] as string);
