@@ -25,7 +25,7 @@ export function yamlScalar(value: unknown): string {
 /** `yamlScalar` the long way, through the yaml library: for non-strings and rare strings. */
 export function yamlScalarByLibrary(value: unknown): string {
   const text = yamlLibrary()
-    .stringify(value, {
+    .stringify(plainData(value), {
       version: "1.1",
       lineWidth: 0,
       minContentWidth: 0,
@@ -37,6 +37,28 @@ export function yamlScalarByLibrary(value: unknown): string {
   // A scalar must stay on one line to fit after `key: ` at any depth; the yaml library writes
   // document markers such as `---` or `...` as block scalars, so fall back to JSON there.
   return text.includes("\n") ? JSON.stringify(value) : text;
+}
+
+/**
+ * MiniJinja hands maps to filters as JS `Map`s, which the yaml library writes as YAML 1.1
+ * ordered maps (`!!omap [ k: v ]`); plain objects give ordinary flow maps (`{ k: v }`).
+ * `none` inside them arrives as undefined, which the library would drop: it becomes null.
+ */
+function plainData(value: unknown): unknown {
+  if (value === undefined) return null; // MiniJinja's `none` arrives as undefined
+  if (value instanceof Map) {
+    const out: Record<string, unknown> = {};
+    for (const [key, entry] of value) {
+      Object.defineProperty(out, String(key), {
+        value: plainData(entry),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  }
+  return Array.isArray(value) ? value.map(plainData) : value;
 }
 
 // The yaml library is loaded on first use only: `yamlScalar` writes every string without it

@@ -53,6 +53,17 @@ describe("ini filters", () => {
   });
 });
 
+describe("yaml filter on lists and maps", () => {
+  test("maps from templates are written as plain flow maps, not YAML 1.1 ordered maps", () => {
+    const engine = new TemplateEngine();
+    const out = engine.render("t", "{{ m | yaml }} {{ l | yaml }}", {
+      m: { b: "yes", a: [1, "on"] },
+      l: [{ k: null }],
+    });
+    assert.equal(out, '{ a: [ 1, "on" ], b: "yes" } [ { k: null } ]');
+  });
+});
+
 describe("filter safety", () => {
   test("every kiln filter is wrapped so it can never throw into the engine", () => {
     const engine = new TemplateEngine();
