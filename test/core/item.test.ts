@@ -1,19 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { KilnError } from "../../src/core/errors.ts";
 import { parseRegistryItem, parseRegistryItemText, toItemView } from "../../src/core/item.ts";
+import { kilnErrorFrom } from "../tools/spec.ts";
 
 const minimal = { name: "thing", category: "misc", files: [{ path: "a.txt", template: "x" }] };
-
-function invalid(fn: () => unknown): KilnError {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof KilnError);
-    return error;
-  }
-  assert.fail("expected a KilnError");
-}
 
 describe("registry item file format", () => {
   test("optional keys take their defaults", () => {
@@ -52,7 +42,7 @@ describe("registry item file format", () => {
     ["not an object", [1, 2]],
   ] as const) {
     test(`${what} is not a valid registry item`, () => {
-      const error = invalid(() => parseRegistryItem(json, "https://example.com/item.json"));
+      const error = kilnErrorFrom(() => parseRegistryItem(json, "https://example.com/item.json"));
       assert.equal(error.message, "https://example.com/item.json is not a valid registry item");
       assert.equal(error.kind, "invalid_request");
       assert.ok(error.detail, "the detail says what did not fit");
@@ -60,7 +50,7 @@ describe("registry item file format", () => {
   }
 
   test("text that is not JSON is not a valid registry item", () => {
-    const error = invalid(() => parseRegistryItemText("{nope", "./item.json"));
+    const error = kilnErrorFrom(() => parseRegistryItemText("{nope", "./item.json"));
     assert.equal(error.message, "./item.json is not a valid registry item");
   });
 });

@@ -14,16 +14,7 @@ import {
   presetView,
   unlistedPresetFiles,
 } from "../../src/core/preset.ts";
-
-function failure(fn: () => unknown): KilnError {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof KilnError);
-    return error;
-  }
-  assert.fail("expected a KilnError");
-}
+import { kilnErrorFrom } from "../tools/spec.ts";
 
 describe("preset manifest", () => {
   test("only components is required; unknown keys are ignored", () => {
@@ -44,7 +35,7 @@ describe("preset manifest", () => {
   });
 
   test("a non-string field value fails with the spec's message and a serde-style parse message", () => {
-    const error = failure(() =>
+    const error = kilnErrorFrom(() =>
       parsePreset(
         JSON.stringify({
           components: [{ reference: "k8s/deployment", name: "w", fields: { replicas: 3 } }],
@@ -60,12 +51,15 @@ describe("preset manifest", () => {
   });
 
   test("missing components, a component without name, and non-JSON are invalid", () => {
-    assert.equal(failure(() => parsePreset("{}", "a")).detail, "missing field `components`");
+    assert.equal(kilnErrorFrom(() => parsePreset("{}", "a")).detail, "missing field `components`");
     assert.equal(
-      failure(() => parsePreset('{"components":[{"reference":"x"}]}', "a")).detail,
+      kilnErrorFrom(() => parsePreset('{"components":[{"reference":"x"}]}', "a")).detail,
       "components[0]: missing field `name`",
     );
-    assert.equal(failure(() => parsePreset("{", "a")).message, "a is not a valid preset manifest");
+    assert.equal(
+      kilnErrorFrom(() => parsePreset("{", "a")).message,
+      "a is not a valid preset manifest",
+    );
   });
 });
 

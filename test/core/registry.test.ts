@@ -9,22 +9,9 @@ import {
   loadComponentFolder,
   Registry,
 } from "../../src/core/registry.ts";
+import { SPEC_COMPONENT_ORDER } from "../tools/spec.ts";
 
-const SPEC_ORDER = [
-  "k8s/deployment",
-  "k8s/service",
-  "k8s/ingress",
-  "infra/cloud-a",
-  "infra/cloud-b",
-  "automation/k8s-bootstrap",
-  "automation/inventory",
-  "automation/group-vars",
-  "automation/common-role",
-  "automation/role",
-  "automation/playbook",
-  "automation/site",
-  "automation/config",
-];
+const SPEC_ORDER = SPEC_COMPONENT_ORDER;
 
 describe("built-in registry", () => {
   test("13 components in the spec's registry order", () => {

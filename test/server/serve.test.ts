@@ -5,6 +5,7 @@ import { connect } from "node:net";
 import { describe, test } from "node:test";
 import { HostGuard, isLoopbackBind } from "../../src/server/host-guard.ts";
 import { parseServeArgs } from "../../src/server/serve-command.ts";
+import { SPEC_COMPONENT_ORDER } from "../tools/spec.ts";
 import { raw, runChild, startChild } from "./helpers.ts";
 
 describe("start-up", () => {
@@ -26,23 +27,7 @@ describe("start-up", () => {
     try {
       const components = await raw(server.url, { path: "/api/components" });
       assert.equal(components.status, 200, components.body);
-      assert.deepEqual(JSON.parse(components.body), {
-        components: [
-          "k8s/deployment",
-          "k8s/service",
-          "k8s/ingress",
-          "infra/cloud-a",
-          "infra/cloud-b",
-          "automation/k8s-bootstrap",
-          "automation/inventory",
-          "automation/group-vars",
-          "automation/common-role",
-          "automation/role",
-          "automation/playbook",
-          "automation/site",
-          "automation/config",
-        ],
-      });
+      assert.deepEqual(JSON.parse(components.body), { components: SPEC_COMPONENT_ORDER });
       const render = await raw(server.url, {
         method: "POST",
         path: "/api/render",
