@@ -2,6 +2,7 @@
 // a play aimed at a group no inventory defines or a role that is used but not vendored. Shared by
 // the dashboard (live, as you edit) and the CLI (`kiln check <preset>`), so both report the same
 // findings. Pure: the caller renders (to learn the paths each component writes) and passes them.
+import { normalizeRelativePath } from "./plan.ts";
 
 /** One component of the project, as in a preset, plus what rendering it gave. */
 export interface CheckComponent {
@@ -167,16 +168,8 @@ export function componentKind(reference: string): ComponentKind | undefined {
   return KINDS.has(name) ? (name as ComponentKind) : undefined;
 }
 
-/** Collapses `.`, `..` and repeated slashes; keeps leading `..` (never climbs past the start). */
-export function normalizePath(path: string): string {
-  const out: string[] = [];
-  for (const segment of path.replaceAll("\\", "/").split("/")) {
-    if (segment === "" || segment === ".") continue;
-    if (segment === ".." && out.length > 0 && out[out.length - 1] !== "..") out.pop();
-    else out.push(segment);
-  }
-  return out.join("/");
-}
+/** Collapses `.`, `..` and repeated slashes: the same rule the write plan compares paths by. */
+export const normalizePath = normalizeRelativePath;
 
 function dirnameOf(path: string): string {
   const normalized = normalizePath(path);

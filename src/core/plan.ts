@@ -1,6 +1,6 @@
 // Write planning: the spec's path rules as pure functions. The CLI asks the plan before it
 // writes anything; the plan never touches the disk itself (the caller passes what exists).
-import { posix, win32 } from "node:path";
+// No node:path here: the dashboard's browser build applies the same rules to its zip.
 import { KilnError } from "./errors.ts";
 
 /** A rendered file and the component it came from. */
@@ -16,13 +16,28 @@ export interface WriteStep extends PlannedFile {
   status: WriteStatus;
 }
 
-/** Collapses `./`, `//` and inner `..` so two spellings of one path compare equal. */
+/**
+ * Collapses `./`, `//`, backslashes and inner `..` so two spellings of one path compare equal
+ * (`a//b/./c`, `a/x/../b/c` and `a\b\c` are `a/b/c`); a leading `/` is kept.
+ */
 export function normalizeRelativePath(path: string): string {
-  return posix.normalize(path.replaceAll("\\", "/")).replace(/\/$/, "");
+  const unified = path.replaceAll("\\", "/");
+  const segments: string[] = [];
+  for (const segment of unified.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === ".." && segments.length > 0 && segments[segments.length - 1] !== "..") {
+      segments.pop();
+    } else {
+      segments.push(segment);
+    }
+  }
+  const joined = segments.join("/");
+  return unified.startsWith("/") ? `/${joined}` : joined;
 }
 
+/** `/x`, `\x`, `C:\x`, `C:/x`: absolute on POSIX or on Windows. */
 export function isAbsolutePath(path: string): boolean {
-  return posix.isAbsolute(path) || win32.isAbsolute(path);
+  return path.startsWith("/") || path.startsWith("\\") || /^[A-Za-z]:[\\/]/.test(path);
 }
 
 /** Read left to right: does the path climb above its start at any `..`? */

@@ -5,6 +5,8 @@ import {
   checkNoDuplicatePaths,
   checkPathStaysInside,
   escapesTarget,
+  isAbsolutePath,
+  normalizeRelativePath,
   planWrites,
 } from "../../src/core/plan.ts";
 
@@ -19,6 +21,23 @@ function message(fn: () => unknown): string {
 }
 
 const file = (path: string, content = "x") => ({ path, content });
+
+describe("path spelling", () => {
+  test("one spelling per path: ./, //, backslashes and inner .. collapse; a leading / stays", () => {
+    assert.equal(normalizeRelativePath("a//b/./c"), "a/b/c");
+    assert.equal(normalizeRelativePath("a/x/../b/c"), "a/b/c");
+    assert.equal(normalizeRelativePath("a\\b\\c"), "a/b/c");
+    assert.equal(normalizeRelativePath("a/../../b"), "../b");
+    assert.equal(normalizeRelativePath("/etc/x"), "/etc/x");
+  });
+
+  test("absolute on POSIX or Windows", () => {
+    for (const path of ["/x", "\\x", "C:\\x", "c:/x", "//server/share"])
+      assert.equal(isAbsolutePath(path), true, path);
+    for (const path of ["x", "./x", "C:x", "..\\x"])
+      assert.equal(isAbsolutePath(path), false, path);
+  });
+});
 
 describe("path rules", () => {
   test("an absolute rendered path is refused", () => {
