@@ -16,6 +16,7 @@ import {
 import { isJsonContentType, parseJsonBody, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { FrameworkError, MESSAGES } from "./errors.ts";
+import { RenderCache, renderReply } from "./render-cache.ts";
 import type { RenderPool } from "./render-pool.ts";
 import { parseRenderRequest } from "./render-request.ts";
 import { constant, JSON_TYPE, json, type Reply, text } from "./reply.ts";
@@ -23,6 +24,8 @@ import { constant, JSON_TYPE, json, type Reply, text } from "./reply.ts";
 export interface Services {
   catalogue: Catalogue;
   pool: RenderPool;
+  /** Answers to render requests already computed, by body (built-in components only). */
+  renderCache: RenderCache;
   /** Directory that relative file references resolve against. */
   cwd: string;
   fetchLimits: FetchLimits;
@@ -129,27 +132,43 @@ export const inspect: Handler = async (ctx, services) => {
   return json(200, toItemView(item));
 };
 
-export const render: Handler = async (ctx, services) => {
+export const render: Handler = (ctx, services) => {
   if (!isJsonContentType(ctx.req.headers["content-type"])) {
     throw new FrameworkError(415, MESSAGES.unsupportedMediaType);
   }
-  const bytes = await readBody(ctx.req, services.maxBodyBytes);
+  return readBody(ctx.req, services.maxBodyBytes).then((bytes) => renderBody(bytes, services));
+};
+
+/**
+ * The answer to a render request's body: kept from an earlier identical request, shared with
+ * one being rendered, or rendered now. Not an async function: a kept answer goes out without
+ * further turns of the promise machinery.
+ */
+function renderBody(bytes: Buffer, services: Services): Reply | Promise<Reply> {
+  const { renderCache, pool } = services;
+  const key = renderCache.enabled ? RenderCache.key(bytes) : undefined;
+  const known = key === undefined ? undefined : renderCache.lookup(key);
+  if (known) return known;
   const request = parseRenderRequest(parseJsonBody(bytes));
-  const registry = services.catalogue.registry();
-  // A built-in is found without a turn of the promise machinery; the rest (URLs, files) is
-  // resolved as before.
-  const item =
-    builtinFor(request.reference, registry) ??
-    (await resolveReference(request.reference, {
-      registry,
-      cwd: services.cwd,
-      fetchLimits: services.fetchLimits,
-    }));
-  const json = await services.pool.renderJson(item, {
+  const input = {
     name: request.name,
     fields: request.fields,
     labels: request.labels,
     defaultNamespace: request.defaultNamespace,
-  });
-  return { status: 200, headers: { "content-type": JSON_TYPE }, body: json };
-};
+  };
+  const registry = services.catalogue.registry();
+  // A built-in's answer depends on the body alone, so it is kept (see render-cache.ts); URLs
+  // and files are resolved, and rendered, every time.
+  const builtin = builtinFor(request.reference, registry);
+  if (builtin) {
+    const rendering = () => pool.renderJson(builtin, input);
+    return key === undefined ? rendering().then(renderReply) : renderCache.remember(key, rendering);
+  }
+  return resolveReference(request.reference, {
+    registry,
+    cwd: services.cwd,
+    fetchLimits: services.fetchLimits,
+  })
+    .then((item) => pool.renderJson(item, input))
+    .then(renderReply);
+}

@@ -2,6 +2,7 @@
 // on SIGINT/SIGTERM. A flag beats the environment.
 import { parseArgs } from "node:util";
 import { parseOriginList } from "./cors.ts";
+import { DEFAULT_RENDER_CACHE_BYTES } from "./render-cache.ts";
 import { DEFAULT_POOL_OPTIONS, MAX_FUEL } from "./render-pool.ts";
 import { DEFAULT_BIND, DEFAULT_PORT, type ServerOptions, startServer } from "./server.ts";
 
@@ -23,6 +24,9 @@ Options:
                             default ${DEFAULT_POOL_OPTIONS.fuel})
   --render-memory <MiB>     template engine memory cap per worker (env SERVICE_RENDER_MEMORY_MB,
                             default ${DEFAULT_POOL_OPTIONS.engineMemoryBytes / 1024 / 1024})
+  --render-cache <MiB>      memory kept for answers to repeated render requests of built-in
+                            components, 0 to turn it off (env SERVICE_RENDER_CACHE_MB,
+                            default ${DEFAULT_RENDER_CACHE_BYTES / 1024 / 1024})
   --workers <n>             render worker threads (env SERVICE_WORKERS, default: cores)
   -h, --help                show this help
 `;
@@ -64,6 +68,7 @@ export function parseServeArgs(
         "render-timeout": { type: "string" },
         "render-fuel": { type: "string" },
         "render-memory": { type: "string" },
+        "render-cache": { type: "string" },
         workers: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -99,6 +104,10 @@ export function parseServeArgs(
       DEFAULT_POOL_OPTIONS.recycleBytes,
       render.engineMemoryBytes * 0.75,
     );
+  }
+  const cache = pick(values["render-cache"], env.SERVICE_RENDER_CACHE_MB);
+  if (cache !== undefined) {
+    options.renderCacheBytes = integer("render cache", cache, 0, 4096) * 1024 * 1024;
   }
   const workers = pick(values.workers, env.SERVICE_WORKERS);
   if (workers !== undefined) render.size = integer("workers", workers, 1, 256);

@@ -16,6 +16,7 @@ import { CorsPolicy, isPreflight, preflightReply } from "./cors.ts";
 import { errorReply } from "./errors.ts";
 import { RequestContext, type Services } from "./handlers.ts";
 import { HostGuard } from "./host-guard.ts";
+import { DEFAULT_RENDER_CACHE_BYTES, RenderCache } from "./render-cache.ts";
 import { DEFAULT_POOL_OPTIONS, RenderPool, type RenderPoolOptions } from "./render-pool.ts";
 import { empty, type Reply } from "./reply.ts";
 import { matchRoute } from "./routes.ts";
@@ -61,6 +62,8 @@ export interface ServerOptions {
   fetchLimits?: FetchLimits;
   maxBodyBytes?: number;
   render?: Partial<Omit<RenderPoolOptions, "preloadedItems">>;
+  /** Bytes kept of answers to repeated render requests (see render-cache.ts); 0: none. */
+  renderCacheBytes?: number;
   timeouts?: Partial<ServerTimeouts>;
   /** Where unexpected errors are reported; default: stderr. */
   log?: (message: string) => void;
@@ -72,6 +75,7 @@ export interface RunningServer {
   bind: string;
   port: number;
   pool: RenderPool;
+  renderCache: RenderCache;
   /** Stops accepting, lets in-flight requests finish, stops the render workers. */
   close(): Promise<void>;
 }
@@ -202,9 +206,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log(`kiln: warning: ${(error as Error).message}`);
   }
   const pool = new RenderPool({ ...DEFAULT_POOL_OPTIONS, ...options.render, preloadedItems });
+  const renderCache = new RenderCache({
+    maxBytes: options.renderCacheBytes ?? DEFAULT_RENDER_CACHE_BYTES,
+  });
   const services: Services = {
     catalogue: data,
     pool,
+    renderCache,
     cwd: options.cwd ?? process.cwd(),
     fetchLimits: options.fetchLimits ?? DEFAULT_FETCH_LIMITS,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -261,7 +269,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     }).then(() => pool.close());
     return closing;
   };
-  return { url: formatUrl(bind, port), bind, port, pool, close };
+  return { url: formatUrl(bind, port), bind, port, pool, renderCache, close };
 }
 
 type RegistryItemList = Registry["items"];

@@ -1,0 +1,145 @@
+// Answers to POST /api/render that the service has already computed, by request body.
+//
+// A render of a built-in component is a pure function of the request body: the built-in
+// registry does not change while the service runs, and resolution step 1 (a built-in by name)
+// does not look at the network or the disk. So the same body always gets the same answer, and
+// repeating it need not cost a trip to a render worker (the engine's context conversion and
+// filter calls are most of a render's cost, see docs/http-api.md). Clients do repeat bodies:
+// the dashboard's preview of every component of a project, scripts and CI jobs that render the
+// same components over and over.
+//
+// What is kept: only successful renders of built-in components (URLs and files can change
+// between two requests; failures are cheap to recompute and must stay visible as they happen).
+// Bounded by bytes (keys plus bodies), least recently used first out. Identical requests that
+// arrive while the first is still rendering wait for that render instead of starting their own.
+//
+// Hand-written rather than a library: an LRU over a Map is a dozen lines, and the byte
+// accounting and the in-flight sharing are the parts that matter here.
+import { createHash } from "node:crypto";
+import { constant, JSON_TYPE, type Reply } from "./reply.ts";
+
+export interface RenderCacheOptions {
+  /** Upper bound of the cache in bytes (keys plus bodies); 0 turns the cache off. */
+  maxBytes: number;
+}
+
+export const DEFAULT_RENDER_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** No single answer may take more than this share of the cache. */
+const MAX_ENTRY_SHARE = 8;
+
+/** Bodies up to this size are their own cache key; larger ones are hashed (see `key`). */
+const SMALL_BODY_BYTES = 1024;
+
+/** What a Map entry and its reply object cost besides the key and body, roughly. */
+const ENTRY_OVERHEAD_BYTES = 200;
+
+interface Entry {
+  reply: Reply;
+  bytes: number;
+}
+
+export class RenderCache {
+  readonly maxBytes: number;
+  /** Least recently used first. */
+  private readonly entries = new Map<string, Entry>();
+  /** Renders under way, by key: identical requests share them. */
+  private readonly pending = new Map<string, Promise<Reply>>();
+  private bytes = 0;
+  /** Answers served from the cache or from a render under way (for tests and diagnostics). */
+  hits = 0;
+
+  constructor(options: RenderCacheOptions = { maxBytes: DEFAULT_RENDER_CACHE_BYTES }) {
+    if (!(Number.isInteger(options.maxBytes) && options.maxBytes >= 0)) {
+      throw new RangeError("render cache size must be a whole number of bytes, 0 or more");
+    }
+    this.maxBytes = options.maxBytes;
+  }
+
+  get enabled(): boolean {
+    return this.maxBytes > 0;
+  }
+
+  stats(): { entries: number; bytes: number; hits: number; pending: number } {
+    return {
+      entries: this.entries.size,
+      bytes: this.bytes,
+      hits: this.hits,
+      pending: this.pending.size,
+    };
+  }
+
+  /**
+   * The key of a request body. A small body is its own key (latin1 maps bytes to characters one
+   * to one), marked `b`. A larger one is keyed by its SHA-256 digest, marked `h`: V8 hashes a
+   * string key character by character, about 25 us for a 15 KB body against 11 us for the
+   * digest, and a collision-resistant digest means no body can be crafted to be answered with
+   * another's files. (The marks keep the two kinds of key apart.)
+   */
+  static key(body: Buffer): string {
+    if (body.byteLength <= SMALL_BODY_BYTES) return `b${body.toString("latin1")}`;
+    return `h${createHash("sha256").update(body).digest("base64")}`;
+  }
+
+  /** The answer for this key, if it is kept or being rendered. */
+  lookup(key: string): Reply | Promise<Reply> | undefined {
+    const entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key); // re-inserted as the most recently used
+      this.entries.set(key, entry);
+      this.hits += 1;
+      return entry.reply;
+    }
+    const rendering = this.pending.get(key);
+    if (rendering) this.hits += 1;
+    return rendering;
+  }
+
+  /**
+   * Runs `render` (which resolves with the response JSON) for this key and keeps its answer;
+   * requests with the same key that arrive meanwhile get the same promise. A failed render is
+   * not kept.
+   */
+  remember(key: string, render: () => Promise<string>): Promise<Reply> {
+    const promise = render().then(
+      (json) => {
+        this.pending.delete(key);
+        const reply = renderReply(json);
+        this.keep(key, reply);
+        return reply;
+      },
+      (error: unknown) => {
+        this.pending.delete(key);
+        throw error;
+      },
+    );
+    this.pending.set(key, promise);
+    return promise;
+  }
+
+  private keep(key: string, reply: Reply): void {
+    const bytes = ENTRY_OVERHEAD_BYTES + key.length + Buffer.byteLength(reply.body as string);
+    if (bytes > this.maxBytes / MAX_ENTRY_SHARE) return;
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.bytes -= old.bytes;
+    }
+    this.entries.set(key, { reply, bytes });
+    this.bytes += bytes;
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= entry.bytes;
+    }
+  }
+}
+
+/** The 200 answer of POST /api/render: a constant reply, so every hit writes it as it is. */
+export function renderReply(json: string): Reply {
+  return constant({
+    status: 200,
+    headers: { "content-type": JSON_TYPE },
+    body: json,
+  });
+}
