@@ -1,0 +1,214 @@
+// The render cache: answers to repeated render requests of built-in components are kept by
+// body, bounded by bytes; everything that can change between two requests (URLs, files) or
+// that failed is rendered again. Unit tests of the cache, then the service over a real socket.
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { renderItem, TemplateEngine } from "../../src/core/index.ts";
+import { RenderCache } from "../../src/server/render-cache.ts";
+import { parseServeArgs } from "../../src/server/serve-command.ts";
+import type { RunningServer } from "../../src/server/server.ts";
+import { FIXTURE_ITEMS, postJson, raw, startFixtureServer } from "./helpers.ts";
+
+describe("RenderCache", () => {
+  test("a small body is its own key; a large one is keyed by a digest; equal bodies, equal keys", () => {
+    const small = Buffer.from('{"reference":"k8s/deployment","name":"web"}');
+    assert.equal(RenderCache.key(small), `b${small.toString("latin1")}`);
+    const large = Buffer.alloc(5000, "a");
+    const largeKey = RenderCache.key(large);
+    assert.ok(largeKey.startsWith("h") && largeKey.length < 64, largeKey);
+    assert.equal(RenderCache.key(Buffer.alloc(5000, "a")), largeKey);
+    const other = Buffer.alloc(5000, "a");
+    other[4999] = 0x62;
+    assert.notEqual(RenderCache.key(other), largeKey);
+  });
+
+  test("a kept answer is found again; identical requests in flight share one render", async () => {
+    const cache = new RenderCache({ maxBytes: 1024 * 1024 });
+    let renders = 0;
+    let finish: (json: string) => void = () => {};
+    const render = () => {
+      renders += 1;
+      return new Promise<string>((resolve) => {
+        finish = resolve;
+      });
+    };
+    assert.equal(cache.lookup("k"), undefined);
+    const first = cache.remember("k", render);
+    const second = cache.lookup("k");
+    assert.ok(second instanceof Promise, "a render under way is shared");
+    finish('{"component":"c","files":[]}');
+    const [a, b] = await Promise.all([first, second]);
+    assert.equal(a, b);
+    assert.equal(renders, 1);
+    assert.equal(a.status, 200);
+    assert.equal(a.headers["content-type"], "application/json");
+    assert.equal(a.body, '{"component":"c","files":[]}');
+    assert.equal(cache.lookup("k"), a);
+    assert.deepEqual(cache.stats(), {
+      entries: 1,
+      bytes: cache.stats().bytes,
+      hits: 2,
+      pending: 0,
+    });
+  });
+
+  test("a failed render is not kept", async () => {
+    const cache = new RenderCache({ maxBytes: 1024 * 1024 });
+    await assert.rejects(
+      cache.remember("k", () => Promise.reject(new Error("boom"))),
+      /boom/,
+    );
+    assert.equal(cache.lookup("k"), undefined);
+    assert.equal(cache.stats().entries, 0);
+  });
+
+  test("bounded by bytes, least recently used out first; an oversized answer is not kept", async () => {
+    const answer = (size: number) => JSON.stringify({ pad: "x".repeat(size) });
+    // About 711 bytes an entry (the answer plus the key and the entry's own cost): eight fit.
+    const cache = new RenderCache({ maxBytes: 6_000 });
+    await cache.remember("a", async () => answer(500));
+    await cache.remember("b", async () => answer(500));
+    await cache.remember("c", async () => answer(500));
+    assert.ok(cache.lookup("a"), "a is used again, so b is now the oldest");
+    for (const key of ["d", "e", "f", "g", "h", "i", "j"]) {
+      await cache.remember(key, async () => answer(500));
+    }
+    assert.equal(cache.stats().entries, 8);
+    assert.ok(cache.stats().bytes <= 6_000, `${cache.stats().bytes} bytes kept`);
+    assert.ok(cache.lookup("a"), "the recently used entry stays");
+    assert.equal(cache.lookup("b"), undefined, "the least recently used entry went first");
+    assert.equal(cache.lookup("c"), undefined);
+    assert.ok(cache.lookup("j"));
+    // More than an eighth of the cache: answered, but not kept.
+    const big = await cache.remember("big", async () => answer(800));
+    assert.equal(JSON.parse(big.body as string).pad.length, 800);
+    assert.equal(cache.lookup("big"), undefined);
+  });
+
+  test("0 bytes turns it off; a negative or fractional size is refused", () => {
+    assert.equal(new RenderCache({ maxBytes: 0 }).enabled, false);
+    assert.equal(new RenderCache().enabled, true);
+    assert.throws(() => new RenderCache({ maxBytes: -1 }), RangeError);
+    assert.throws(() => new RenderCache({ maxBytes: 1.5 }), RangeError);
+  });
+});
+
+describe("render cache over a real socket", () => {
+  let service: RunningServer;
+  const workDir = mkdtempSync(join(tmpdir(), "kiln-render-cache-"));
+  const deployment = { reference: "k8s/deployment", name: "web", image: "nginx:1.27" };
+
+  before(async () => {
+    service = await startFixtureServer({ cwd: workDir });
+  });
+  after(() => service.close());
+
+  test("a repeated request of a built-in gets the same answer, from the cache", async () => {
+    const engine = new TemplateEngine();
+    const expected = JSON.stringify(
+      renderItem(engine, FIXTURE_ITEMS[0] as (typeof FIXTURE_ITEMS)[number], {
+        name: "web",
+        fields: { image: "nginx:1.27" },
+        labels: {},
+        defaultNamespace: "default",
+      }),
+    );
+    const hits = service.renderCache.stats().hits;
+    const first = await postJson(service.url, deployment);
+    const second = await postJson(service.url, deployment);
+    assert.equal(first.status, 200);
+    assert.equal(first.body, expected);
+    assert.equal(second.status, 200);
+    assert.equal(second.body, expected);
+    assert.deepEqual(
+      [second.headers["content-type"], second.headers["content-length"], second.headers.vary],
+      ["application/json", String(Buffer.byteLength(expected)), "origin"],
+    );
+    assert.equal(service.renderCache.stats().hits, hits + 1);
+  });
+
+  test("a kept answer still gets the cross-origin headers of its own request", async () => {
+    await postJson(service.url, deployment);
+    const allowed = await postJson(service.url, deployment, { origin: "http://localhost:5173" });
+    assert.equal(allowed.headers["access-control-allow-origin"], "http://localhost:5173");
+    assert.equal(allowed.headers.vary, "origin");
+    const refused = await postJson(service.url, deployment, { origin: "https://example.com" });
+    assert.equal(refused.status, 200);
+    assert.equal(refused.headers["access-control-allow-origin"], undefined);
+  });
+
+  test("the content type and the body limit are checked before the cache", async () => {
+    await postJson(service.url, deployment);
+    const wrongType = await raw(service.url, {
+      method: "POST",
+      path: "/api/render",
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify(deployment),
+    });
+    assert.equal(wrongType.status, 415);
+  });
+
+  test("a body that differs by one byte is rendered on its own", async () => {
+    const a = await postJson(service.url, { ...deployment, name: "one" });
+    const b = await postJson(service.url, { ...deployment, name: "two" });
+    assert.match(a.body, /one-deployment\.yaml/);
+    assert.match(b.body, /two-deployment\.yaml/);
+  });
+
+  test("failures are not kept: the same bad request is answered again, with no hit", async () => {
+    const hits = service.renderCache.stats().hits;
+    const missing = { reference: "k8s/deployment", name: "x" };
+    for (let round = 0; round < 2; round++) {
+      const response = await postJson(service.url, missing);
+      assert.equal(response.status, 400);
+      assert.match(response.body, /--image is required for k8s\/deployment/);
+    }
+    assert.equal(service.renderCache.stats().hits, hits);
+  });
+
+  test("a file reference is read and rendered every time: a changed file is seen", async () => {
+    const file = join(workDir, "note.json");
+    const item = (text: string) =>
+      JSON.stringify({
+        name: "note",
+        category: "misc",
+        files: [{ path: "n.txt", template: text }],
+      });
+    writeFileSync(file, item("first {{ name }}"));
+    const hits = service.renderCache.stats().hits;
+    const first = await postJson(service.url, { reference: "./note.json", name: "a" });
+    writeFileSync(file, item("second {{ name }}"));
+    const second = await postJson(service.url, { reference: "./note.json", name: "a" });
+    assert.equal(JSON.parse(first.body).files[0].content, "first a");
+    assert.equal(JSON.parse(second.body).files[0].content, "second a");
+    assert.equal(service.renderCache.stats().hits, hits);
+  });
+
+  test("turned off, every request is rendered", async () => {
+    const off = await startFixtureServer({ renderCacheBytes: 0 });
+    try {
+      const first = await postJson(off.url, deployment);
+      const second = await postJson(off.url, deployment);
+      assert.equal(second.body, first.body);
+      assert.deepEqual(off.renderCache.stats(), { entries: 0, bytes: 0, hits: 0, pending: 0 });
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+test("kiln serve --render-cache <MiB> and SERVICE_RENDER_CACHE_MB set the cache size", () => {
+  const byDefault = parseServeArgs([], {});
+  assert.ok(byDefault !== "help");
+  assert.equal(byDefault.renderCacheBytes, undefined);
+  const flag = parseServeArgs(["--render-cache", "8"], { SERVICE_RENDER_CACHE_MB: "2" });
+  assert.ok(flag !== "help");
+  assert.equal(flag.renderCacheBytes, 8 * 1024 * 1024);
+  const env = parseServeArgs([], { SERVICE_RENDER_CACHE_MB: "0" });
+  assert.ok(env !== "help");
+  assert.equal(env.renderCacheBytes, 0);
+  assert.throws(() => parseServeArgs(["--render-cache", "lots"], {}), /render cache must be/);
+});
