@@ -28,10 +28,18 @@ export function renderItem(
 ): RenderResult {
   const context = buildContext(item, input);
   const reference = referenceOf(item);
+  // Every path and content template in one call: the context is converted once (renderAll).
+  const rendered = engine.renderAll(
+    item.files.flatMap((file, index) => [
+      { name: `${reference} files[${index}].path`, source: file.path },
+      { name: `${reference} files[${index}].template`, source: file.template },
+    ]),
+    context,
+  );
   const seen = new Set<string>();
-  const files = item.files.map((file, index) => {
-    const path = engine.render(`${reference} files[${index}].path`, file.path, context);
-    const content = engine.render(`${reference} files[${index}].template`, file.template, context);
+  const files = item.files.map((_file, index) => {
+    const path = rendered[2 * index] as string;
+    const content = rendered[2 * index + 1] as string;
     const key = normalizeRelativePath(path);
     if (seen.has(key)) {
       throw new KilnError(
