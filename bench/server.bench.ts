@@ -41,9 +41,11 @@ const autocannon = autocannonUntyped as (options: {
 }) => Promise<AutocannonResult>;
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
-const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** Only the targets whose name matches this regular expression (default: all). */
+const ONLY = new RegExp(process.env.BENCH_ONLY ?? "");
 
 const CEILING = `require("node:http").createServer((req, res) => res.end("ok")).listen(0, "127.0.0.1", function () { console.log("ceiling listening on http://127.0.0.1:" + this.address().port); });`;
 /** Reads the request body, answers 200 with the JSON in the file named by argv[1]. */
@@ -145,7 +147,7 @@ try {
   // "repeated": one body sent again and again, as the issue's benchmark has it; the service
   // answers it from its render cache after the first time. "unique": every request names a
   // different component, so each one is rendered by a worker: the cost of a render itself.
-  const targets: Target[] = [
+  const allTargets: Target[] = [
     { name: "GET /api/health", path: "/api/health", goal: 0.9 },
     { name: "GET /api/components", path: "/api/components" },
     {
@@ -175,6 +177,7 @@ try {
       sameBytesAs: inventory(200),
     },
   ];
+  const targets = allTargets.filter((target) => ONLY.test(target.name));
   // One same-bytes ceiling per distinct render answer, started with kiln's answer to it.
   for (const target of targets) {
     const request = target.sameBytesAs ?? target.body;
@@ -213,6 +216,10 @@ try {
       const { rps, p99 } = await measure(kiln.url, target);
       const same = sameBytesFor(target);
       const sameRps = same ? (await measure(same.url, target)).rps : undefined;
+      // Every measurement on stderr, so a median can be told from a lucky or unlucky round.
+      process.stderr.write(
+        `round ${round + 1}: ${target.name}: ${Math.round(rps)} req/s, ceiling ${Math.round(base.rps)} (${(rps / base.rps).toFixed(2)}x)${sameRps === undefined ? "" : `, same bytes ${Math.round(sameRps)} (${(rps / sameRps).toFixed(2)}x)`}\n`,
+      );
       ceilings.push(base);
       runs[index]?.push({
         rps,
