@@ -38,6 +38,7 @@ interface MiniJinjaEnvironment {
   renderTemplate(name: string, ctx: unknown): string;
   renderStr(source: string, ctx: unknown): string;
   addFilter(name: string, func: (...args: unknown[]) => unknown): void;
+  removeGlobal(name: string): void;
   debug: boolean;
   keepTrailingNewline: boolean;
   undefinedBehavior: string;
@@ -173,15 +174,39 @@ function engineMessage(error: unknown): string {
 }
 
 /**
+ * Where templates are compiled and rendered: the engine's shared environment (trusted
+ * templates, kept compiled across renders) or a fresh environment for one render (isolated).
+ */
+interface Scope {
+  env: MiniJinjaEnvironment;
+  /** Templates compiled in `env` by name, in least-recently-used order, with their source. */
+  compiled: Map<string, string>;
+}
+
+/** How a render may share compiled templates with other renders. */
+export interface RenderScope {
+  /**
+   * Render in an environment of its own, created for this render and freed after it, so its
+   * templates can neither see nor `include`/`import`/`extends` any template they did not
+   * bring, and leave nothing behind for later renders. For templates from strangers (items
+   * that are not in the catalogue); trusted templates share one environment and stay compiled.
+   */
+  isolated: boolean;
+}
+
+const SHARED: RenderScope = { isolated: false };
+
+/**
  * A sandboxed Jinja renderer with Jinja semantics as MiniJinja 2 has them: undefined values
  * print as "", iterate as empty and chain (`missing.attr`); trailing newlines are kept; maps
- * iterate in key order; no auto-escaping.
+ * iterate in key order; no auto-escaping. MiniJinja's `debug()` global is removed: it lists
+ * every template of its environment and the whole context.
  */
 export class TemplateEngine {
   readonly limits: EngineLimits;
-  private env: MiniJinjaEnvironment | undefined;
-  /** Compiled templates by name, in least-recently-used order, with their source. */
-  private readonly compiled = new Map<string, string>();
+  private shared: Scope | undefined;
+  /** The loaded minijinja-js instance (one WASM instance); replaced after a trap. */
+  private module: MiniJinjaModule | undefined;
   /** `renderAll` calls answered with one conversion of the context (for tests, diagnostics). */
   combinedRenders = 0;
 
@@ -197,36 +222,74 @@ export class TemplateEngine {
     }
   }
 
-  private environment(): MiniJinjaEnvironment {
-    if (!this.env) {
-      const { Environment } = loadMiniJinja(Math.ceil(this.limits.memoryBytes / WASM_PAGE));
-      const env = new Environment();
-      env.debug = false; // with debug on, error messages include variable values
-      env.keepTrailingNewline = true;
-      env.undefinedBehavior = "chainable";
-      env.fuel = this.limits.fuel;
-      for (const [name, filter] of Object.entries(KILN_FILTERS))
-        env.addFilter(name, safeFilter(filter));
-      this.env = env;
-      this.compiled.clear();
+  /** A new environment with kiln's settings and filters, in the current WASM instance. */
+  private newEnvironment(): MiniJinjaEnvironment {
+    this.module ??= loadMiniJinja(Math.ceil(this.limits.memoryBytes / WASM_PAGE));
+    const env = new this.module.Environment();
+    env.debug = false; // with debug on, error messages include variable values
+    env.keepTrailingNewline = true;
+    env.undefinedBehavior = "chainable";
+    env.fuel = this.limits.fuel;
+    // `debug()` prints the environment (every template name) and the whole context
+    env.removeGlobal("debug");
+    for (const [name, filter] of Object.entries(KILN_FILTERS))
+      env.addFilter(name, safeFilter(filter));
+    return env;
+  }
+
+  /** The shared scope, or a fresh one for an isolated render (the caller frees it). */
+  private open(scope: RenderScope): Scope {
+    if (scope.isolated) return { env: this.newEnvironment(), compiled: new Map() };
+    this.shared ??= { env: this.newEnvironment(), compiled: new Map() };
+    return this.shared;
+  }
+
+  /** Frees an isolated scope's environment; the shared one stays. */
+  private close(scope: Scope): void {
+    if (scope === this.shared) return;
+    try {
+      scope.env.free();
+    } catch {
+      // an instance that trapped is thrown away whole (discard)
     }
-    return this.env;
   }
 
   /**
    * Renders `source` with `context`. `name` identifies the template in error messages; it must
    * not end in an extension that turns on auto-escaping, so it is suffixed with ".jinja".
    */
-  render(name: string, source: string, context: Record<string, unknown>): string {
-    const templateName = `${name}.jinja`;
+  render(
+    name: string,
+    source: string,
+    context: Record<string, unknown>,
+    scope: RenderScope = SHARED,
+  ): string {
+    let opened: Scope | undefined;
     try {
-      const env = this.environment();
-      this.register(env, templateName, source);
-      return env.renderTemplate(templateName, context);
+      opened = this.open(scope);
+      return this.renderIn(opened, name, source, context);
     } catch (error) {
-      if (error instanceof WebAssembly.RuntimeError || isWasmPanic(error)) this.discard();
+      this.afterError(error);
       throw new KilnError("internal", engineMessage(error));
+    } finally {
+      if (opened) this.close(opened);
     }
+  }
+
+  private renderIn(
+    scope: Scope,
+    name: string,
+    source: string,
+    context: Record<string, unknown>,
+  ): string {
+    const templateName = `${name}.jinja`;
+    this.register(scope, templateName, source);
+    return scope.env.renderTemplate(templateName, context);
+  }
+
+  /** After a WASM trap or panic the instance is corrupt: the next render builds a new one. */
+  private afterError(error: unknown): void {
+    if (error instanceof WebAssembly.RuntimeError || isWasmPanic(error)) this.discard();
   }
 
   /**
@@ -241,60 +304,80 @@ export class TemplateEngine {
   renderAll(
     templates: readonly { name: string; source: string }[],
     context: Record<string, unknown>,
+    scope: RenderScope = SHARED,
   ): string[] {
-    const one = () => templates.map(({ name, source }) => this.render(name, source, context));
+    let opened: Scope | undefined;
+    try {
+      opened = this.open(scope);
+      const combined = this.renderCombined(opened, templates, context);
+      if (combined) return combined;
+      // one by one, in the same scope, so each error names its own template
+      const own = opened;
+      return templates.map(({ name, source }) => this.renderIn(own, name, source, context));
+    } catch (error) {
+      this.afterError(error);
+      throw new KilnError("internal", engineMessage(error));
+    } finally {
+      if (opened) this.close(opened);
+    }
+  }
+
+  /** `renderAll` with one conversion of the context; undefined when it must go one by one. */
+  private renderCombined(
+    scope: Scope,
+    templates: readonly { name: string; source: string }[],
+    context: Record<string, unknown>,
+  ): string[] | undefined {
     if (templates.length < 2 || !templates.every(({ name }) => PLAIN_NAME.test(name))) {
-      return one();
+      return undefined;
     }
     try {
-      const env = this.environment();
       const names = templates.map(({ name }) => `${name}.jinja`);
       const wrapperName = `${ALL_PREFIX}${names.join("\n")}`;
       const wrapper = names
         .map((name) => `{% with %}{% include "${name}" %}{% endwith %}`)
         .join(this.separator);
       templates.forEach(({ source }, index) => {
-        this.register(env, names[index] as string, source);
+        this.register(scope, names[index] as string, source);
       });
-      this.register(env, wrapperName, wrapper);
-      const parts = env.renderTemplate(wrapperName, context).split(this.separator);
+      this.register(scope, wrapperName, wrapper);
+      const parts = scope.env.renderTemplate(wrapperName, context).split(this.separator);
       if (parts.length === templates.length) {
         this.combinedRenders += 1;
         return parts;
       }
     } catch (error) {
-      if (error instanceof WebAssembly.RuntimeError || isWasmPanic(error)) this.discard();
+      this.afterError(error);
+      // a trap took the WASM instance, and the scope's environment, with it
+      if (this.module === undefined) throw error;
     }
-    return one();
+    return undefined;
   }
 
   /** Between the outputs of `renderAll`: random per engine, so no template can write it. */
   private readonly separator = `\u0000kiln:${randomUUID()}\u0000`;
 
   /** Compiles `source` as `templateName` unless it already is; keeps the cache in LRU order. */
-  private register(env: MiniJinjaEnvironment, templateName: string, source: string): void {
-    if (this.compiled.get(templateName) !== source) {
-      this.compiled.delete(templateName);
+  private register(scope: Scope, templateName: string, source: string): void {
+    const { env, compiled } = scope;
+    if (compiled.get(templateName) !== source) {
+      compiled.delete(templateName);
       env.addTemplate(templateName, source);
-      this.evictOldest(env);
+      while (compiled.size >= this.limits.cacheSize) {
+        const oldest = compiled.keys().next().value as string;
+        compiled.delete(oldest);
+        env.removeTemplate(oldest);
+      }
     } else {
-      this.compiled.delete(templateName); // re-inserted below as most recently used
+      compiled.delete(templateName); // re-inserted below as most recently used
     }
-    this.compiled.set(templateName, source);
-  }
-
-  private evictOldest(env: MiniJinjaEnvironment): void {
-    while (this.compiled.size >= this.limits.cacheSize) {
-      const oldest = this.compiled.keys().next().value as string;
-      this.compiled.delete(oldest);
-      env.removeTemplate(oldest);
-    }
+    compiled.set(templateName, source);
   }
 
   /** Drops the current WASM instance; the next render builds a fresh one. */
   private discard(): void {
-    this.env = undefined;
-    this.compiled.clear();
+    this.module = undefined;
+    this.shared = undefined;
   }
 }
 

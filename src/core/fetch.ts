@@ -1,5 +1,7 @@
 // Fetching registry items and presets from URLs, with the limits of decisions section 4: http
-// and https only, at most 5 redirects, one overall deadline, a cap on the body size.
+// and https only, at most 5 redirects, one overall deadline, a cap on the body size. A caller
+// may add its own stop (the client that asked has gone) and a check of every address the
+// fetch goes to, redirects included (the service refuses to fetch itself).
 
 export interface FetchLimits {
   timeoutMs: number;
@@ -13,6 +15,22 @@ export const DEFAULT_FETCH_LIMITS: FetchLimits = {
   maxBytes: 10 * 1024 * 1024,
 };
 
+export interface FetchOptions {
+  limits?: FetchLimits;
+  /** Stops the fetch early (besides the deadline), e.g. when the client that asked has gone. */
+  signal?: AbortSignal | undefined;
+  /**
+   * Called before each request, the first and every redirect: throws a FetchFailure to refuse
+   * the target. May look the host up (async).
+   */
+  checkTarget?: ((target: URL) => void | Promise<void>) | undefined;
+  /**
+   * Waits for a place among the caller's fetches under way (a bound on concurrent outbound
+   * fetches) and resolves with the function that gives it back; may throw a FetchFailure.
+   */
+  acquire?: ((signal: AbortSignal) => Promise<() => void>) | undefined;
+}
+
 export function isUrl(reference: string): boolean {
   return reference.startsWith("http://") || reference.startsWith("https://");
 }
@@ -25,14 +43,25 @@ export async function fetchText(
   url: string,
   limits: FetchLimits = DEFAULT_FETCH_LIMITS,
 ): Promise<string> {
-  const signal = AbortSignal.timeout(limits.timeoutMs);
+  return new TextDecoder().decode(await fetchBytes(url, { limits }));
+}
+
+/** GETs `url` within the limits and returns the body's bytes, or throws FetchFailure. */
+export async function fetchBytes(url: string, options: FetchOptions = {}): Promise<Uint8Array> {
+  const limits = options.limits ?? DEFAULT_FETCH_LIMITS;
+  const deadline = AbortSignal.timeout(limits.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   let current = url;
+  let release: (() => void) | undefined;
   try {
+    release = await options.acquire?.(signal);
     for (let redirects = 0; ; redirects++) {
       const target = new URL(current);
       if (target.protocol !== "http:" && target.protocol !== "https:") {
         throw new FetchFailure(`unsupported scheme ${target.protocol}`);
       }
+      await options.checkTarget?.(target);
+      signal.throwIfAborted();
       const response = await fetch(target, { redirect: "manual", signal });
       const location = response.headers.get("location");
       if (response.status >= 300 && response.status < 400 && location) {
@@ -51,11 +80,15 @@ export async function fetchText(
     }
   } catch (error) {
     if (error instanceof FetchFailure) throw error;
+    if (options.signal?.aborted) throw new FetchFailure("the request that asked for it was cancelled");
+    if (deadline.aborted) throw new FetchFailure(`no answer within ${limits.timeoutMs} ms`);
     throw new FetchFailure((error as Error).message);
+  } finally {
+    release?.();
   }
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
+async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(response.headers.get("content-length") ?? "0");
   if (declared > maxBytes) {
     await response.body?.cancel();
@@ -64,11 +97,24 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
   const chunks: Uint8Array[] = [];
   let total = 0;
   if (response.body) {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      total += chunk.byteLength;
-      if (total > maxBytes) throw new FetchFailure(`body larger than ${maxBytes} bytes`);
-      chunks.push(chunk);
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel();
+        throw new FetchFailure(`body larger than ${maxBytes} bytes`);
+      }
+      chunks.push(value);
     }
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  // One buffer of its own (not a slice of Node's pool), so it can be handed to a worker whole.
+  const body = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return body;
 }

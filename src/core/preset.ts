@@ -5,13 +5,15 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR } from "./config.ts";
+import type { RenderInput } from "./context.ts";
 import type { TemplateEngine } from "./engine.ts";
 import { KilnError } from "./errors.ts";
 import { DEFAULT_FETCH_LIMITS, FetchFailure, type FetchLimits, fetchText, isUrl } from "./fetch.ts";
+import { parseJsonText } from "./json-text.ts";
 import { checkNoDuplicatePaths } from "./plan.ts";
-import type { Registry } from "./registry.ts";
-import { type RenderedFile, renderItem } from "./render.ts";
-import { readLocalFile, resolveReference } from "./resolve.ts";
+import { builtinRegistry, type Registry } from "./registry.ts";
+import { type RenderedFile, type RenderResult, renderItem } from "./render.ts";
+import { builtinFor, readLocalFile, resolveReference } from "./resolve.ts";
 import {
   array,
   type Decoder,
@@ -89,18 +91,22 @@ function invalidPreset(reference: string, detail: string): KilnError {
   return new KilnError("invalid_request", `${reference} is not a valid preset manifest`, detail);
 }
 
-/** Parses preset JSON text; `reference` names it in errors. Unknown keys are ignored. */
+/**
+ * Parses preset JSON text; `reference` names it in errors. Unknown keys are ignored. Errors
+ * give the line and column, or the key path and type, never a string of the text: a reference
+ * may name any file.
+ */
 export function parsePreset(text: string, reference: string): Preset {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonText(text);
   } catch (error) {
     throw invalidPreset(reference, `not JSON: ${(error as Error).message}`);
   }
   try {
     return decodePreset(json, "");
   } catch (error) {
-    if (error instanceof ShapeError) throw invalidPreset(reference, error.message);
+    if (error instanceof ShapeError) throw invalidPreset(reference, error.messageWithoutStrings);
     throw error;
   }
 }
@@ -193,7 +199,7 @@ export async function loadPreset(
     }
     return parsePreset(text, reference);
   }
-  const text = readLocalFile(reference, options.cwd ?? process.cwd());
+  const text = await readLocalFile(reference, options.cwd ?? process.cwd());
   if (text !== undefined) return parsePreset(text, reference);
   throw new KilnError(
     "not_found",
@@ -206,6 +212,13 @@ export interface RenderPresetOptions {
   registry?: Registry;
   cwd?: string;
   fetchLimits?: FetchLimits;
+  /**
+   * Resolves and renders a component that is not built-in (its reference is a URL or a file)
+   * instead of rendering it here with `engine`: the CLI passes one that renders in a worker
+   * thread with a deadline and a heap limit, which keeps the core free of worker threads.
+   * Built-in components always render with `engine`.
+   */
+  renderOther?: (component: PresetComponent, input: RenderInput) => Promise<RenderResult>;
 }
 
 export interface RenderedPresetFile extends RenderedFile {
@@ -223,18 +236,28 @@ export async function renderPreset(
 ): Promise<RenderedPresetFile[]> {
   const defaultNamespace = preset.project?.namespace ?? DEFAULT_NAMESPACE;
   const files: RenderedPresetFile[] = [];
+  const registry = options.registry ?? builtinRegistry();
   for (const component of preset.components) {
-    const item = await resolveReference(component.reference, {
-      ...(options.registry ? { registry: options.registry } : {}),
-      ...(options.cwd ? { cwd: options.cwd } : {}),
-      ...(options.fetchLimits ? { fetchLimits: options.fetchLimits } : {}),
-    });
-    const result = renderItem(options.engine, item, {
+    const input: RenderInput = {
       name: component.name,
       fields: component.fields,
       labels: component.labels,
       defaultNamespace,
-    });
+    };
+    const builtin = builtinFor(component.reference, registry);
+    let result: RenderResult;
+    if (builtin) {
+      result = renderItem(options.engine, builtin, input);
+    } else if (options.renderOther) {
+      result = await options.renderOther(component, input);
+    } else {
+      const item = await resolveReference(component.reference, {
+        registry,
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+        ...(options.fetchLimits ? { fetchLimits: options.fetchLimits } : {}),
+      });
+      result = renderItem(options.engine, item, input);
+    }
     for (const file of result.files) {
       files.push({ ...file, component: `${component.reference} ${component.name}` });
     }

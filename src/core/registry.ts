@@ -9,6 +9,24 @@ import { parseRegistryItem, type RegistryItem, referenceOf } from "./item.ts";
 
 export const BUILTIN_REGISTRY_DIR = join(dirname(fileURLToPath(import.meta.url)), "registry");
 
+/**
+ * Items of a registry the process was configured with (the built-in catalogue, or one a test or
+ * an operator passed in): their templates are trusted, so they may share one compiled template
+ * environment (see RenderScope). Every other item (URL, file) renders isolated.
+ */
+const catalogueItems = new WeakSet<RegistryItem>();
+
+/** Marks an item as part of a configured registry (a render worker marks its preloaded items). */
+export function trustAsCatalogueItem(item: RegistryItem): RegistryItem {
+  catalogueItems.add(item);
+  return item;
+}
+
+/** Is this item one of a configured registry's, not a stranger's? */
+export function isCatalogueItem(item: RegistryItem): boolean {
+  return catalogueItems.has(item);
+}
+
 interface ComponentFileEntry {
   path: string;
   /** Template file name inside the component's folder. */
@@ -36,7 +54,7 @@ export class Registry {
     } else {
       this.order = items.map(referenceOf);
       this.load = undefined;
-      this.loaded = [...items];
+      this.loaded = items.map(trustAsCatalogueItem);
       this.all = items;
     }
   }
@@ -54,7 +72,7 @@ export class Registry {
     let item = this.loaded[index];
     if (!item) {
       const reference = this.order[index] as string;
-      item = (this.load as (reference: string) => RegistryItem)(reference);
+      item = trustAsCatalogueItem((this.load as (reference: string) => RegistryItem)(reference));
       this.loaded[index] = item;
     }
     return item;

@@ -1,9 +1,10 @@
 // Registry item + values → rendered files (relative path and content). Nothing here writes.
 import { buildContext, type RenderInput } from "./context.ts";
-import type { TemplateEngine } from "./engine.ts";
+import type { RenderScope, TemplateEngine } from "./engine.ts";
 import { KilnError } from "./errors.ts";
 import { type RegistryItem, referenceOf } from "./item.ts";
 import { normalizeRelativePath } from "./plan.ts";
+import { isCatalogueItem } from "./registry.ts";
 
 export interface RenderedFile {
   path: string;
@@ -25,6 +26,7 @@ export function renderItem(
   engine: TemplateEngine,
   item: RegistryItem,
   input: RenderInput,
+  scope: RenderScope = { isolated: !isCatalogueItem(item) },
 ): RenderResult {
   const context = buildContext(item, input);
   const reference = referenceOf(item);
@@ -35,6 +37,7 @@ export function renderItem(
       { name: `${reference} files[${index}].template`, source: file.template },
     ]),
     context,
+    scope,
   );
   const seen = new Set<string>();
   const files = item.files.map((_file, index) => {

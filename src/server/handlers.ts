@@ -1,16 +1,18 @@
 // The eight endpoints. Each takes the parsed request and returns a Reply; errors are thrown
 // (KilnError → JSON `{code, error}`, FrameworkError → text) and mapped in one place.
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   builtinFor,
   configView,
   type FetchLimits,
+  type FetchOptions,
   KilnError,
+  type Located,
+  locateReference,
   type Preset,
   presetSummary,
   presetView,
   type Registry,
-  resolveReference,
   toItemView,
 } from "../core/index.ts";
 import { isJsonContentType, parseJsonBody, readBody } from "./body.ts";
@@ -29,11 +31,16 @@ export interface Services {
   /** Directory that relative file references resolve against. */
   cwd: string;
   fetchLimits: FetchLimits;
+  /** Refuses fetch targets (the service's own address); see outbound.ts. */
+  checkTarget: NonNullable<FetchOptions["checkTarget"]>;
+  /** Bounds the fetches under way; see outbound.ts. */
+  acquireFetch: NonNullable<FetchOptions["acquire"]>;
   maxBodyBytes: number;
 }
 
 export class RequestContext {
   readonly req: IncomingMessage;
+  readonly res: ServerResponse;
   /** The raw (still percent-encoded) path. */
   readonly path: string;
   /** The query string without `?`. */
@@ -41,9 +48,17 @@ export class RequestContext {
   /** Path parameters, percent-decoded. */
   readonly params: Record<string, string>;
   private parsedQuery: URLSearchParams | undefined;
+  private clientGone: AbortController | undefined;
 
-  constructor(req: IncomingMessage, path: string, search: string, params: Record<string, string>) {
+  constructor(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    search: string,
+    params: Record<string, string>,
+  ) {
     this.req = req;
+    this.res = res;
     this.path = path;
     this.search = search;
     this.params = params;
@@ -53,6 +68,24 @@ export class RequestContext {
   get query(): URLSearchParams {
     this.parsedQuery ??= new URLSearchParams(this.search);
     return this.parsedQuery;
+  }
+
+  /**
+   * Aborts when the client goes away before its answer is written (the connection closed):
+   * fetches and queued renders for it are then dropped. Made on first use, by the handlers
+   * that fetch or render.
+   */
+  get signal(): AbortSignal {
+    if (!this.clientGone) {
+      const controller = new AbortController();
+      const res = this.res;
+      res.once("close", () => {
+        if (!res.writableFinished) controller.abort();
+      });
+      if (res.destroyed && !res.writableFinished) controller.abort();
+      this.clientGone = controller;
+    }
+    return this.clientGone.signal;
   }
 }
 
@@ -122,21 +155,41 @@ function requiredQuery(query: URLSearchParams, key: string): string {
   return values[0] as string;
 }
 
-export const inspect: Handler = async (ctx, services) => {
-  const reference = requiredQuery(ctx.query, "ref");
-  const item = await resolveReference(reference, {
+/**
+ * What a reference names, read or fetched without blocking this thread; a stranger's item comes
+ * back as bytes, to be parsed and validated in a render worker, never here.
+ */
+function locate(reference: string, ctx: RequestContext, services: Services): Promise<Located> {
+  return locateReference(reference, {
     registry: services.catalogue.registry(),
     cwd: services.cwd,
     fetchLimits: services.fetchLimits,
+    signal: ctx.signal,
+    checkTarget: services.checkTarget,
+    acquire: services.acquireFetch,
   });
-  return json(200, toItemView(item));
+}
+
+/** A 200 JSON reply whose body a worker encoded. */
+function jsonBytes(body: Buffer): Reply {
+  return { status: 200, headers: { "content-type": JSON_TYPE }, body };
+}
+
+export const inspect: Handler = async (ctx, services) => {
+  const reference = requiredQuery(ctx.query, "ref");
+  const located = await locate(reference, ctx, services);
+  if (located.item) return json(200, toItemView(located.item));
+  const { bytes, origin } = located;
+  return jsonBytes(await services.pool.inspectSource({ bytes, origin }, ctx.signal));
 };
 
 export const render: Handler = (ctx, services) => {
   if (!isJsonContentType(ctx.req.headers["content-type"])) {
     throw new FrameworkError(415, MESSAGES.unsupportedMediaType);
   }
-  return readBody(ctx.req, services.maxBodyBytes).then((bytes) => renderBody(bytes, services));
+  return readBody(ctx.req, services.maxBodyBytes).then((bytes) =>
+    renderBody(bytes, ctx, services),
+  );
 };
 
 /**
@@ -144,7 +197,7 @@ export const render: Handler = (ctx, services) => {
  * one being rendered, or rendered now. Not an async function: a kept answer goes out without
  * further turns of the promise machinery.
  */
-function renderBody(bytes: Buffer, services: Services): Reply | Promise<Reply> {
+function renderBody(bytes: Buffer, ctx: RequestContext, services: Services): Reply | Promise<Reply> {
   const { renderCache, pool } = services;
   const key = renderCache.enabled ? RenderCache.key(bytes) : undefined;
   const known = key === undefined ? undefined : renderCache.lookup(key);
@@ -161,14 +214,15 @@ function renderBody(bytes: Buffer, services: Services): Reply | Promise<Reply> {
   // and files are resolved, and rendered, every time.
   const builtin = builtinFor(request.reference, registry);
   if (builtin) {
+    // not cancelled with its client: an answer being kept may be shared with other requests
     const rendering = () => pool.renderJson(builtin, input);
     return key === undefined ? rendering().then(renderReply) : renderCache.remember(key, rendering);
   }
-  return resolveReference(request.reference, {
-    registry,
-    cwd: services.cwd,
-    fetchLimits: services.fetchLimits,
-  })
-    .then((item) => pool.renderJson(item, input))
+  return locate(request.reference, ctx, services)
+    .then((located) =>
+      located.item
+        ? pool.renderJson(located.item, input, ctx.signal)
+        : pool.renderSource({ bytes: located.bytes, origin: located.origin }, input, ctx.signal),
+    )
     .then(renderReply);
 }

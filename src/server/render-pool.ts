@@ -26,6 +26,8 @@ import {
 import {
   CLAIM_BASE,
   CLAIM_CELLS,
+  type ItemSource,
+  type JobRequest,
   PROGRESS_JOB,
   PROGRESS_STARTED_HIGH,
   PROGRESS_STARTED_LOW,
@@ -50,10 +52,17 @@ export interface RenderPoolOptions {
   heapMb: number;
   /** A worker whose WASM memory plus heap exceeds this is replaced after its job. */
   recycleBytes: number;
-  /** Largest accepted render result (paths plus contents), in characters. */
-  maxOutputChars: number;
+  /** Largest answer (the response JSON as UTF-8), in bytes. */
+  maxOutputBytes: number;
   /** Jobs waiting for a worker beyond this are refused. */
   maxQueue: number;
+  /** A job that waited this long for a worker is dropped with an error. */
+  queueTimeoutMs: number;
+  /**
+   * Workers that may run items from strangers (URLs, files) at once; the others stay free for
+   * the catalogue's items, so heavy or hostile items cannot hold every worker.
+   */
+  untrustedWorkers: number;
   /** Keep one started worker in reserve to replace a failed one at once. */
   spare: boolean;
   /** Jobs one worker holds at most (the one it runs and those waiting behind it). */
@@ -74,19 +83,30 @@ export const DEFAULT_POOL_OPTIONS: Omit<RenderPoolOptions, "preloadedItems"> = {
   engineMemoryBytes: 64 * 1024 * 1024,
   heapMb: 128,
   recycleBytes: 48 * 1024 * 1024,
-  maxOutputChars: 16 * 1024 * 1024,
+  maxOutputBytes: 16 * 1024 * 1024,
   maxQueue: 10_000,
+  queueTimeoutMs: 5_000,
+  untrustedWorkers: Math.max(1, Math.floor(availableParallelism() / 2)),
   spare: true,
   pipeline: 8,
   slowMs: 50,
 };
 
 interface Job {
-  request: Omit<WorkerRequest, "id" | "cell">;
-  resolve: (json: string) => void;
+  request: JobRequest;
+  /** Names an item of the configured registry (not a stranger's). */
+  trusted: boolean;
+  resolve: (body: Buffer) => void;
   reject: (error: Error) => void;
   /** Its claim cell in the worker it was last given to. */
   cell: number;
+  /** When it was queued (Date.now()), for the queue time-out. */
+  queuedAt: number;
+  /** The worker it was given to, while it is there. */
+  slot: Slot | undefined;
+  /** Removes the abort listener, once the job is settled. */
+  release: (() => void) | undefined;
+  settled: boolean;
 }
 
 interface Slot {
@@ -106,6 +126,8 @@ interface Slot {
   slow: boolean;
   /** Set once the pool has given up on this worker (deadline, recycle, crash). */
   retired: boolean;
+  /** It holds a job of an untrusted item (it holds no other job then). */
+  untrusted: boolean;
 }
 
 /**
@@ -139,6 +161,11 @@ export function workerEntry(): { entry: string | URL; eval: boolean } {
   return { entry: url, eval: false };
 }
 
+/** The error of a job whose client went away before a worker started it. */
+function cancelled(): KilnError {
+  return new KilnError("internal", "the render was cancelled: the client closed the connection");
+}
+
 export class RenderPool {
   readonly options: RenderPoolOptions;
   private readonly slots = new Set<Slot>();
@@ -147,7 +174,11 @@ export class RenderPool {
    * after a worker start-up (a few hundred milliseconds, more from source).
    */
   private spare: Slot | undefined;
+  /** Jobs waiting for a worker: the catalogue's, and strangers' (URLs, files). */
   private readonly queue: Job[] = [];
+  private readonly untrustedQueue: Job[] = [];
+  /** Drops jobs that waited longer than queueTimeoutMs; armed while a queue is not empty. */
+  private queueTimer: NodeJS.Timeout | undefined;
   private readonly preloadedIndex: Map<RegistryItem, number>;
   private readonly file = workerEntry();
   private nextId = 1;
@@ -163,6 +194,9 @@ export class RenderPool {
     this.options = { ...DEFAULT_POOL_OPTIONS, preloadedItems: [], ...options };
     if (!(this.options.fuel >= 1 && this.options.fuel <= MAX_FUEL)) {
       throw new RangeError(`render fuel must be between 1 and ${MAX_FUEL}`);
+    }
+    if (!(this.options.untrustedWorkers >= 1)) {
+      throw new RangeError("render untrustedWorkers must be at least 1");
     }
     if (!(this.options.pipeline >= 1 && this.options.pipeline < CLAIM_CELLS)) {
       throw new RangeError(`render pipeline must be between 1 and ${CLAIM_CELLS - 1}`);
@@ -183,7 +217,7 @@ export class RenderPool {
       workers: this.slots.size,
       ready,
       busy,
-      queued: this.queue.length,
+      queued: this.queue.length + this.untrustedQueue.length,
       replaced: this.replaced,
     };
   }
@@ -197,35 +231,133 @@ export class RenderPool {
   }
 
   /** Renders and resolves with the result as parsed JSON (see renderJson). */
-  async render(item: RegistryItem, input: RenderInput): Promise<RenderResult> {
-    return JSON.parse(await this.renderJson(item, input)) as RenderResult;
+  async render(item: RegistryItem, input: RenderInput, signal?: AbortSignal): Promise<RenderResult> {
+    return JSON.parse((await this.renderJson(item, input, signal)).toString()) as RenderResult;
   }
 
   /**
-   * Renders and resolves with the JSON of the result, `{component, files: [{path, content}]}`,
-   * encoded in the worker: the HTTP response body as it is.
+   * Renders and resolves with the response body, `{component, files: [{path, content}]}` as
+   * UTF-8 JSON, encoded in the worker. Items of the configured registry run in the workers'
+   * shared template environment; any other item runs isolated, on a worker of its own.
    */
-  renderJson(item: RegistryItem, input: RenderInput): Promise<string> {
+  renderJson(item: RegistryItem, input: RenderInput, signal?: AbortSignal): Promise<Buffer> {
+    const index = this.preloadedIndex.get(item);
+    return index !== undefined
+      ? this.run({ preloaded: index, input }, true, signal)
+      : this.run({ item, input }, false, signal);
+  }
+
+  /** Parses, validates and renders the bytes of an item file or URL, in a worker. */
+  renderSource(source: ItemSource, input: RenderInput, signal?: AbortSignal): Promise<Buffer> {
+    return this.run({ source, input }, false, signal);
+  }
+
+  /** Parses and validates the bytes of an item file or URL in a worker: its API view as JSON. */
+  inspectSource(source: ItemSource, signal?: AbortSignal): Promise<Buffer> {
+    return this.run({ task: "inspect", source }, false, signal);
+  }
+
+  /**
+   * Queues a job. When `signal` aborts before a worker starts it, the job is dropped (its
+   * client has gone); a job already running finishes within the deadline and is not awaited.
+   */
+  private run(request: JobRequest, trusted: boolean, signal?: AbortSignal): Promise<Buffer> {
     if (this.closed)
       return Promise.reject(new KilnError("internal", "the service is shutting down"));
-    if (this.queue.length >= this.options.maxQueue) {
+    if (this.queue.length + this.untrustedQueue.length >= this.options.maxQueue) {
       return Promise.reject(
         new KilnError("internal", "too many renders are waiting - try again in a moment"),
       );
     }
-    const index = this.preloadedIndex.get(item);
-    const request: Omit<WorkerRequest, "id" | "cell"> =
-      index !== undefined ? { preloaded: index, input } : { item, input };
-    return new Promise<string>((resolve, reject) => {
-      this.queue.push({ request, resolve, reject, cell: 0 });
+    if (signal?.aborted) return Promise.reject(cancelled());
+    return new Promise<Buffer>((resolve, reject) => {
+      const job: Job = {
+        request,
+        trusted,
+        resolve,
+        reject,
+        cell: 0,
+        queuedAt: Date.now(),
+        slot: undefined,
+        release: undefined,
+        settled: false,
+      };
+      if (signal) {
+        const abort = () => this.cancel(job);
+        signal.addEventListener("abort", abort, { once: true });
+        job.release = () => signal.removeEventListener("abort", abort);
+      }
+      (trusted ? this.queue : this.untrustedQueue).push(job);
+      this.armQueueTimer();
       this.dispatch();
     });
   }
 
+  /** Settles a job once: resolves or rejects it and drops its abort listener. */
+  private settle(job: Job, outcome: { body: Buffer } | { error: Error }): void {
+    if (job.settled) return;
+    job.settled = true;
+    job.release?.();
+    if ("body" in outcome) job.resolve(outcome.body);
+    else job.reject(outcome.error);
+  }
+
+  /** The client gave up: drop the job unless a worker has started it. */
+  private cancel(job: Job): void {
+    if (job.settled) return;
+    for (const queue of [this.queue, this.untrustedQueue]) {
+      const at = queue.indexOf(job);
+      if (at !== -1) {
+        queue.splice(at, 1);
+        this.settle(job, { error: cancelled() });
+        return;
+      }
+    }
+    const slot = job.slot;
+    if (!slot) return;
+    if (Atomics.compareExchange(slot.progress, job.cell, 0, REVOKED) !== 0) return; // running
+    for (const [id, held] of slot.jobs) {
+      if (held !== job) continue;
+      slot.jobs.delete(id);
+      if (slot.jobs.size === 0) slot.untrusted = false;
+      break;
+    }
+    job.slot = undefined;
+    this.settle(job, { error: cancelled() });
+    this.dispatch();
+  }
+
+  private armQueueTimer(): void {
+    if (this.queueTimer) return;
+    this.queueTimer = setTimeout(this.expire, Math.min(100, this.options.queueTimeoutMs));
+    this.queueTimer.unref();
+  }
+
+  /** Drops every queued job that has waited longer than queueTimeoutMs. */
+  private readonly expire = (): void => {
+    this.queueTimer = undefined;
+    const oldest = Date.now() - this.options.queueTimeoutMs;
+    for (const queue of [this.queue, this.untrustedQueue]) {
+      for (let at = queue.length - 1; at >= 0; at--) {
+        const job = queue[at] as Job;
+        if (job.queuedAt > oldest) continue;
+        queue.splice(at, 1);
+        this.settle(job, {
+          error: new KilnError(
+            "internal",
+            `the service is busy: the render waited ${this.options.queueTimeoutMs} ms for a worker and was dropped - try again in a moment`,
+          ),
+        });
+      }
+    }
+    if (this.queue.length + this.untrustedQueue.length > 0) this.armQueueTimer();
+  };
+
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) {
-      job.reject(new KilnError("internal", "the service is shutting down"));
+    if (this.queueTimer) clearTimeout(this.queueTimer);
+    for (const job of [...this.queue.splice(0), ...this.untrustedQueue.splice(0)]) {
+      this.settle(job, { error: new KilnError("internal", "the service is shutting down") });
     }
     const all = [...this.slots, ...(this.spare ? [this.spare] : [])];
     this.spare = undefined;
@@ -238,7 +370,7 @@ export class RenderPool {
       engineLimits: { fuel: this.options.fuel, memoryBytes: this.options.engineMemoryBytes },
       preloadedItems: [...this.options.preloadedItems],
       recycleBytes: this.options.recycleBytes,
-      maxOutputChars: this.options.maxOutputChars,
+      maxOutputBytes: this.options.maxOutputBytes,
       progress: progressBuffer(),
     };
     const worker = new Worker(this.file.entry, {
@@ -260,6 +392,7 @@ export class RenderPool {
       timer: undefined,
       slow: false,
       retired: false,
+      untrusted: false,
     };
     if (asSpare) this.spare = slot;
     else this.slots.add(slot);
@@ -281,32 +414,51 @@ export class RenderPool {
     worker.on("exit", () => this.fail(slot, "the renderer stopped unexpectedly", !slot.ready));
   }
 
-  /** Gives queued jobs to workers, the least loaded first; slow or full workers get none. */
+  /**
+   * Gives queued jobs to workers. The catalogue's go to the least loaded worker that is not
+   * slow, full, or running a stranger's item. A stranger's item goes to an idle worker only,
+   * alone, and to at most `untrustedWorkers` of them at once.
+   */
   private dispatch(): void {
     while (this.queue.length > 0) {
       let best: Slot | undefined;
       for (const slot of this.slots) {
-        if (!slot.ready || slot.retired || slot.slow) continue;
+        if (!slot.ready || slot.retired || slot.slow || slot.untrusted) continue;
         if (slot.jobs.size >= this.options.pipeline) continue;
         if (!best || slot.jobs.size < best.jobs.size) best = slot;
         if (slot.jobs.size === 0) break;
       }
-      if (!best) return;
-      const job = this.queue.shift() as Job;
-      const id = this.nextId++;
-      const cell = CLAIM_BASE + best.nextCell;
-      best.nextCell = (best.nextCell + 1) % CLAIM_CELLS;
-      Atomics.store(best.progress, cell, 0);
-      job.cell = cell;
-      best.jobs.set(id, job);
-      const { preloaded, item, input } = job.request;
-      best.outbox.push({ id, cell, preloaded, item, input });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(this.flush);
-      }
-      if (!best.timer) this.watch(best, Math.min(this.options.deadlineMs, this.options.slowMs));
+      if (!best) break;
+      this.give(best, this.queue.shift() as Job);
     }
+    while (this.untrustedQueue.length > 0) {
+      let running = 0;
+      let idle: Slot | undefined;
+      for (const slot of this.slots) {
+        if (slot.untrusted) running += 1;
+        else if (!idle && slot.ready && !slot.retired && slot.jobs.size === 0) idle = slot;
+      }
+      if (!idle || running >= this.options.untrustedWorkers) break;
+      idle.untrusted = true;
+      this.give(idle, this.untrustedQueue.shift() as Job);
+    }
+  }
+
+  /** Puts a job in a worker's outbox (sent by flush) and watches the worker. */
+  private give(slot: Slot, job: Job): void {
+    const id = this.nextId++;
+    const cell = CLAIM_BASE + slot.nextCell;
+    slot.nextCell = (slot.nextCell + 1) % CLAIM_CELLS;
+    Atomics.store(slot.progress, cell, 0);
+    job.cell = cell;
+    job.slot = slot;
+    slot.jobs.set(id, job);
+    slot.outbox.push({ ...job.request, id, cell });
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(this.flush);
+    }
+    if (!slot.timer) this.watch(slot, Math.min(this.options.deadlineMs, this.options.slowMs));
   }
 
   /**
@@ -373,7 +525,7 @@ export class RenderPool {
       back.push(job);
     }
     if (back.length === 0) return;
-    this.queue.unshift(...back);
+    this.requeue(back);
     this.dispatch();
   }
 
@@ -381,9 +533,16 @@ export class RenderPool {
     const job = slot.jobs.get(reply.id);
     if (!job) return;
     slot.jobs.delete(reply.id);
+    if (slot.jobs.size === 0) slot.untrusted = false;
+    job.slot = undefined;
     slot.slow = false;
-    if (reply.ok) job.resolve(reply.json);
-    else job.reject(new KilnError(reply.error.kind, reply.error.message));
+    if (reply.ok) {
+      const { body } = reply;
+      this.settle(job, { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) });
+    } else {
+      const { kind, message, detail } = reply.error;
+      this.settle(job, { error: new KilnError(kind, message, detail) });
+    }
     if (reply.recycle) this.replace(slot);
     this.dispatch();
   }
@@ -398,7 +557,8 @@ export class RenderPool {
     const job = slot.jobs.get(running);
     if (job && Atomics.load(slot.progress, job.cell) !== 0) {
       slot.jobs.delete(running);
-      job.reject(new KilnError("internal", reason));
+      job.slot = undefined;
+      this.settle(job, { error: new KilnError("internal", reason) });
     }
     this.takeBack(slot);
     const wasSpare = slot === this.spare;
@@ -419,8 +579,17 @@ export class RenderPool {
   private takeBack(slot: Slot): void {
     const back = [...slot.jobs.values()];
     slot.jobs.clear();
+    slot.untrusted = false;
     slot.outbox = [];
-    this.queue.unshift(...back);
+    this.requeue(back);
+  }
+
+  /** Puts jobs handed back by a worker at the front of their queues, in order. */
+  private requeue(jobs: Job[]): void {
+    for (const job of jobs) job.slot = undefined;
+    this.queue.unshift(...jobs.filter((job) => job.trusted));
+    this.untrustedQueue.unshift(...jobs.filter((job) => !job.trusted));
+    if (jobs.length > 0) this.armQueueTimer();
   }
 
   private replace(slot: Slot): void {

@@ -7,8 +7,8 @@ export interface WorkerData {
   preloadedItems: RegistryItem[];
   /** Ask to be replaced once WASM memory plus JS heap exceed this many bytes. */
   recycleBytes: number;
-  /** Refuse results whose paths and contents together exceed this many characters. */
-  maxOutputChars: number;
+  /** Refuse answers whose JSON, encoded as UTF-8, would exceed this many bytes. */
+  maxOutputBytes: number;
   /**
    * Shared with the pool (an Int32Array over it): cell PROGRESS_JOB holds the id of the job
    * the worker runs now, PROGRESS_STARTED_* its start (Date.now(), split in two 32-bit halves),
@@ -32,20 +32,39 @@ export function progressBuffer(): SharedArrayBuffer {
   return new SharedArrayBuffer((CLAIM_BASE + CLAIM_CELLS) * Int32Array.BYTES_PER_ELEMENT);
 }
 
-export interface WorkerRequest {
+/** The bytes of a registry-item file or URL, parsed and validated in the worker. */
+export interface ItemSource {
+  bytes: Uint8Array;
+  /** The reference as given (URL or path), for messages. */
+  origin: string;
+}
+
+/** What a job asks for; exactly one of `preloaded`, `item` and `source` names the item. */
+export interface JobRequest {
+  /** `render` (the default): the render answer; `inspect`: the item's API view. */
+  task?: "inspect";
+  /** Index into `preloadedItems`. */
+  preloaded?: number;
+  item?: RegistryItem;
+  source?: ItemSource;
+  input?: RenderInput;
+}
+
+export interface WorkerRequest extends JobRequest {
   id: number;
   /** This job's claim cell, an index from CLAIM_BASE. */
   cell: number;
-  /** Index into `preloadedItems`, or absent with `item` set. */
-  preloaded?: number;
-  item?: RegistryItem;
-  input: RenderInput;
 }
 
 export type WorkerReply =
-  /** `json`: the response body, `{component, files: [{path, content}]}`, encoded in the worker. */
-  | { id: number; ok: true; json: string; recycle: boolean }
-  | { id: number; ok: false; error: { kind: ErrorKind; message: string }; recycle: boolean };
+  /** `body`: the response JSON as UTF-8 (its buffer is transferred), encoded in the worker. */
+  | { id: number; ok: true; body: Uint8Array; recycle: boolean }
+  | {
+      id: number;
+      ok: false;
+      error: { kind: ErrorKind; message: string; detail?: string | undefined };
+      recycle: boolean;
+    };
 
 export interface WorkerReady {
   ready: true;

@@ -10,11 +10,15 @@ import {
   type EngineLimits,
   isKilnError,
   KilnError,
+  parseLocatedItem,
   type RegistryItem,
   type RenderInput,
   renderItem,
   TemplateEngine,
+  toItemView,
+  trustAsCatalogueItem,
 } from "../core/index.ts";
+import { encodeRenderAnswer, encodeJson } from "./render-answer.ts";
 import {
   CLAIMED,
   PROGRESS_JOB,
@@ -36,13 +40,26 @@ let engine = new TemplateEngine(data.engineLimits satisfies Partial<EngineLimits
 // of a new worker. (The flag only exposes `gc` to contexts created after it is set.)
 setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc") as () => void;
-const preloaded: readonly RegistryItem[] = data.preloadedItems;
+// The configured registry's items are trusted: they render in the engine's shared
+// environment. Items that come with a job (URLs, files) render isolated (see RenderScope).
+const preloaded: readonly RegistryItem[] = data.preloadedItems.map(trustAsCatalogueItem);
 let rendersSinceCheck = 0;
 
-function outputBytes(files: readonly { path: string; content: string }[]): number {
-  let total = 0;
-  for (const file of files) total += file.path.length + file.content.length;
-  return total;
+/** The item a job names: preloaded (trusted), sent whole, or parsed here from its bytes. */
+function itemOf(request: WorkerRequest): RegistryItem {
+  if (request.preloaded !== undefined) return preloaded[request.preloaded] as RegistryItem;
+  if (request.item) return request.item;
+  if (request.source) return parseLocatedItem(request.source.bytes, request.source.origin);
+  throw new KilnError("internal", "render worker got no registry item");
+}
+
+/** The answer's bytes: the item's API view, or the render answer, within the output limit. */
+function answer(request: WorkerRequest): Uint8Array {
+  const item = itemOf(request);
+  if (request.task === "inspect") return encodeJson(toItemView(item), data.maxOutputBytes);
+  if (!request.input) throw new KilnError("internal", "render worker got no render input");
+  const result = renderItem(engine, item, request.input satisfies RenderInput);
+  return encodeRenderAnswer(result, data.maxOutputBytes);
 }
 
 /** Has this worker grown past its budget (WASM memory, JS heap)? */
@@ -68,28 +85,13 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
   const started = performance.now();
   let reply: WorkerReply;
   try {
-    const item =
-      request.preloaded !== undefined
-        ? (preloaded[request.preloaded] as RegistryItem)
-        : request.item;
-    if (!item) throw new KilnError("internal", "render worker got no registry item");
-    const result = renderItem(engine, item, request.input satisfies RenderInput);
-    if (outputBytes(result.files) > data.maxOutputChars) {
-      throw new KilnError(
-        "internal",
-        `rendered output is larger than ${data.maxOutputChars} characters - the service refuses to send it`,
-      );
-    }
-    // Encoded here, not in the thread that serves HTTP.
-    const json = JSON.stringify({
-      component: result.component,
-      files: result.files.map((file) => ({ path: file.path, content: file.content })),
-    });
-    reply = { id: request.id, ok: true, json, recycle: false };
+    // Encoded here, not in the thread that serves HTTP, and moved to it without a copy.
+    reply = { id: request.id, ok: true, body: answer(request), recycle: false };
   } catch (error) {
     const kind = isKilnError(error) ? error.kind : "internal";
     const message = error instanceof Error ? error.message : String(error);
-    reply = { id: request.id, ok: false, error: { kind, message }, recycle: false };
+    const detail = isKilnError(error) ? error.detail : undefined;
+    reply = { id: request.id, ok: false, error: { kind, message, detail }, recycle: false };
   }
   // Checking memory costs a few microseconds: do it after failures and slow renders (where
   // memory can have grown), and now and then otherwise.
@@ -133,7 +135,7 @@ async function drain(): Promise<void> {
     if (!claim(request)) continue;
     const reply = await handle(request);
     if (reply.recycle) retiring = true;
-    port?.postMessage(reply);
+    port?.postMessage(reply, reply.ok ? [reply.body.buffer as ArrayBuffer] : []);
   }
   draining = false;
 }

@@ -16,6 +16,12 @@ import { CorsPolicy, isPreflight, preflightReply } from "./cors.ts";
 import { errorReply } from "./errors.ts";
 import { RequestContext, type Services } from "./handlers.ts";
 import { HostGuard } from "./host-guard.ts";
+import {
+  DEFAULT_OUTBOUND_LIMITS,
+  FetchSlots,
+  type OutboundLimits,
+  refuseOwnAddress,
+} from "./outbound.ts";
 import { DEFAULT_RENDER_CACHE_BYTES, RenderCache } from "./render-cache.ts";
 import { DEFAULT_POOL_OPTIONS, RenderPool, type RenderPoolOptions } from "./render-pool.ts";
 import { empty, type Reply } from "./reply.ts";
@@ -60,6 +66,8 @@ export interface ServerOptions {
   /** Directory relative file references resolve against; default: process.cwd(). */
   cwd?: string;
   fetchLimits?: FetchLimits;
+  /** Bounds on the fetches under way at once (registry items from URLs). */
+  outbound?: Partial<OutboundLimits>;
   maxBodyBytes?: number;
   render?: Partial<Omit<RenderPoolOptions, "preloadedItems">>;
   /** Bytes kept of answers to repeated render requests (see render-cache.ts); 0: none. */
@@ -152,7 +160,7 @@ export function createHandler(
   // Synchronous as far as the handler is: the GET routes answer without a promise, a turn of
   // the microtask queue or a closure per request; only async handlers (render, inspect) and
   // the dashboard's files go through promises.
-  const answer = (req: IncomingMessage): Reply | Promise<Reply> => {
+  const answer = (req: IncomingMessage, res: ServerResponse): Reply | Promise<Reply> => {
     const target = parseTarget(req.url ?? "/");
     const refused = hostGuard.check(req.headers.host, target.authority);
     if (refused) return refused;
@@ -161,7 +169,7 @@ export function createHandler(
     const match = matchRoute(method, target.path);
     if (match.kind === "handler") {
       return match.handler(
-        new RequestContext(req, target.path, target.search, match.params),
+        new RequestContext(req, res, target.path, target.search, match.params),
         services,
       );
     }
@@ -175,7 +183,7 @@ export function createHandler(
     const origin = req.headers.origin;
     let reply: Reply | Promise<Reply>;
     try {
-      reply = answer(req);
+      reply = answer(req, res);
     } catch (error) {
       reply = errorReply(error, log);
     }
@@ -209,12 +217,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const renderCache = new RenderCache({
     maxBytes: options.renderCacheBytes ?? DEFAULT_RENDER_CACHE_BYTES,
   });
+  let listeningPort = -1;
   const services: Services = {
     catalogue: data,
     pool,
     renderCache,
     cwd: options.cwd ?? process.cwd(),
     fetchLimits: options.fetchLimits ?? DEFAULT_FETCH_LIMITS,
+    checkTarget: refuseOwnAddress(() => listeningPort),
+    acquireFetch: new FetchSlots({ ...DEFAULT_OUTBOUND_LIMITS, ...options.outbound }).acquire,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
   };
   const uiDir =
@@ -246,6 +257,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       server.once("error", reject);
       server.listen(options.port ?? DEFAULT_PORT, bind, () => {
         server.off("error", reject);
+        listeningPort = (server.address() as AddressInfo).port;
         resolve();
       });
     });

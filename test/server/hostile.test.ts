@@ -249,7 +249,7 @@ describe("limits of the render pool", () => {
         size: 1,
         heapMb: 16,
         engineMemoryBytes: 512 * 1024 * 1024,
-        maxOutputChars: 1e9,
+        maxOutputBytes: 1e9,
         recycleBytes: 1e12,
       },
     });
@@ -283,7 +283,7 @@ describe("limits of the render pool", () => {
   test("a result larger than the output cap is refused with 500", async () => {
     const service = await startFixtureServer({
       registry: hostileRegistry(),
-      render: { size: 1, maxOutputChars: 1000 },
+      render: { size: 1, maxOutputBytes: 1000 },
     });
     try {
       const response = await postJson(service.url, {
@@ -292,7 +292,7 @@ describe("limits of the render pool", () => {
         fields: { value: "y".repeat(5000) },
       });
       assert.equal(response.status, 500);
-      assert.match(response.body, /rendered output is larger than 1000 characters/);
+      assert.match(response.body, /rendered output is larger than 1000 bytes as JSON/);
     } finally {
       await service.close();
     }

@@ -28,10 +28,10 @@ describe("RenderCache", () => {
   test("a kept answer is found again; identical requests in flight share one render", async () => {
     const cache = new RenderCache({ maxBytes: 1024 * 1024 });
     let renders = 0;
-    let finish: (json: string) => void = () => {};
+    let finish: (body: Buffer) => void = () => {};
     const render = () => {
       renders += 1;
-      return new Promise<string>((resolve) => {
+      return new Promise<Buffer>((resolve) => {
         finish = resolve;
       });
     };
@@ -39,13 +39,13 @@ describe("RenderCache", () => {
     const first = cache.remember("k", render);
     const second = cache.lookup("k");
     assert.ok(second instanceof Promise, "a render under way is shared");
-    finish('{"component":"c","files":[]}');
+    finish(Buffer.from('{"component":"c","files":[]}'));
     const [a, b] = await Promise.all([first, second]);
     assert.equal(a, b);
     assert.equal(renders, 1);
     assert.equal(a.status, 200);
     assert.equal(a.headers["content-type"], "application/json");
-    assert.ok(Buffer.isBuffer(a.body), "the body is encoded once, when the answer is made");
+    assert.ok(Buffer.isBuffer(a.body), "the body stays the bytes the worker encoded");
     assert.equal(a.body.toString("utf8"), '{"component":"c","files":[]}');
     assert.equal(cache.lookup("k"), a);
     assert.deepEqual(cache.stats(), {
@@ -67,7 +67,7 @@ describe("RenderCache", () => {
   });
 
   test("bounded by bytes, least recently used out first; an oversized answer is not kept", async () => {
-    const answer = (size: number) => JSON.stringify({ pad: "x".repeat(size) });
+    const answer = (size: number) => Buffer.from(JSON.stringify({ pad: "x".repeat(size) }));
     // About 711 bytes an entry (the answer plus the key and the entry's own cost): eight fit.
     const cache = new RenderCache({ maxBytes: 6_000 });
     await cache.remember("a", async () => answer(500));

@@ -1,0 +1,115 @@
+// What the service fetches on a caller's behalf (registry items from URLs), bounded:
+// - a fixed number of fetches under way at once, a bounded line of fetches waiting for a place,
+//   and a waiting fetch leaves the line when its client goes away;
+// - never from the service itself: a URL whose host is one of this machine's addresses (or a
+//   loopback or unspecified one) and whose port is the one the service listens on is refused,
+//   at the first request and at every redirect, so a URL cannot make the service fetch itself
+//   without end (a redirect back to /api/registry/inspect?ref=<itself>).
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import { networkInterfaces } from "node:os";
+import { FetchFailure } from "../core/index.ts";
+
+export interface OutboundLimits {
+  /** Fetches under way at once. */
+  concurrent: number;
+  /** Fetches waiting for a place beyond this are refused at once. */
+  waiting: number;
+}
+
+export const DEFAULT_OUTBOUND_LIMITS: OutboundLimits = { concurrent: 16, waiting: 256 };
+
+/** A counting semaphore for outbound fetches. */
+export class FetchSlots {
+  private active = 0;
+  private readonly line: (() => void)[] = [];
+
+  constructor(private readonly limits: OutboundLimits) {}
+
+  get underWay(): number {
+    return this.active;
+  }
+
+  /** Resolves with the release once a place is free; refuses when the line is full. */
+  readonly acquire = (signal: AbortSignal): Promise<() => void> => {
+    if (this.active < this.limits.concurrent) {
+      this.active += 1;
+      return Promise.resolve(this.releaser());
+    }
+    if (this.line.length >= this.limits.waiting) {
+      return Promise.reject(
+        new FetchFailure(
+          `the service has ${this.limits.concurrent} fetches under way and ${this.limits.waiting} waiting - try again in a moment`,
+        ),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      const go = () => {
+        signal.removeEventListener("abort", leave);
+        this.active += 1;
+        resolve(this.releaser());
+      };
+      const leave = () => {
+        const at = this.line.indexOf(go);
+        if (at !== -1) this.line.splice(at, 1);
+        reject(new FetchFailure("the request that asked for it was cancelled"));
+      };
+      signal.addEventListener("abort", leave, { once: true });
+      this.line.push(go);
+    });
+  };
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active -= 1;
+      this.line.shift()?.();
+    };
+  }
+}
+
+/** `::ffff:127.0.0.1` → `127.0.0.1`; brackets dropped; lower case. */
+function plainAddress(address: string): string {
+  const bare = address.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare.startsWith("::ffff:") && isIP(bare.slice(7)) === 4 ? bare.slice(7) : bare;
+}
+
+/** Loopback or unspecified: an address that always means this machine. */
+function alwaysThisMachine(address: string): boolean {
+  if (isIP(address) === 4) return address.startsWith("127.") || address === "0.0.0.0";
+  return address === "::1" || address === "::" || /^(0+:){7}0*1?$/.test(address);
+}
+
+/**
+ * The check of every fetch target: refuses this service's own listening address. `port()`
+ * gives the port the service listens on (known once it listens).
+ */
+export function refuseOwnAddress(port: () => number): (target: URL) => Promise<void> {
+  return async (target) => {
+    const targetPort = Number(target.port || (target.protocol === "https:" ? 443 : 80));
+    if (targetPort !== port()) return;
+    const host = plainAddress(target.hostname);
+    let addresses: string[];
+    if (isIP(host)) {
+      addresses = [host];
+    } else {
+      try {
+        addresses = (await lookup(host, { all: true })).map((entry) => plainAddress(entry.address));
+      } catch {
+        return; // the fetch itself reports a name that does not resolve
+      }
+    }
+    const own = new Set(
+      Object.values(networkInterfaces())
+        .flat()
+        .map((entry) => plainAddress(entry?.address ?? "")),
+    );
+    if (addresses.some((address) => alwaysThisMachine(address) || own.has(address))) {
+      throw new FetchFailure(
+        `${target.host} is this service's own address - the service does not fetch from itself`,
+      );
+    }
+  };
+}
