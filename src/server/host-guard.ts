@@ -15,15 +15,24 @@ export function isLoopbackBind(bind: string): boolean {
   return false;
 }
 
-/** `name`, `name:port`, `[v6]`, `[v6]:port` → lower-case host name without the port. */
-export function hostName(host: string): string {
-  const value = host.trim().toLowerCase();
-  if (value.startsWith("[")) {
-    const end = value.indexOf("]");
-    return end === -1 ? value : value.slice(0, end + 1);
-  }
-  const colon = value.lastIndexOf(":");
-  const name = colon === -1 ? value : value.slice(0, colon);
+/**
+ * A Host header (RFC 9110: `uri-host [ ":" port ]`) read strictly: a DNS name or IPv4 address
+ * (letters, digits, `-`, `.`), or an IPv6 address in brackets, then optionally `:` and a port
+ * of 1 to 5 digits up to 65535. Anything else (`localhost:4600@evil.com`, `localhost:abc`,
+ * `localhost:99999`, user info, spaces, a path) is no host at all.
+ */
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?\.?)(?::([0-9]{1,5}))?$/;
+
+/**
+ * `name`, `name:port`, `[v6]`, `[v6]:port` → lower-case host name without the port (and
+ * without a final `.`); undefined when the value is not a well-formed host.
+ */
+export function hostName(host: string): string | undefined {
+  const match = HOST_HEADER.exec(host.trim().toLowerCase());
+  if (!match) return undefined;
+  const [, name, port] = match as unknown as [string, string, string | undefined];
+  if (port !== undefined && Number(port) > 65535) return undefined;
+  if (name.startsWith("[") && isIP(name.slice(1, -1)) !== 6) return undefined;
   return name.endsWith(".") ? name.slice(0, -1) : name;
 }
 
@@ -45,14 +54,17 @@ export class HostGuard {
     this.enabled = isLoopbackBind(bind);
     this.allowed = new Set([
       ...LOOPBACK_HOSTS,
-      ...extraHosts.map((host) => hostName(host)).filter((host) => host !== ""),
+      ...extraHosts
+        .map((host) => hostName(host))
+        .filter((host): host is string => host !== undefined && host !== ""),
     ]);
   }
 
   private allows(host: string): boolean {
     let verdict = this.verdicts.get(host);
     if (verdict === undefined) {
-      verdict = this.allowed.has(hostName(host));
+      const name = hostName(host);
+      verdict = name !== undefined && this.allowed.has(name);
       if (this.verdicts.size >= VERDICT_CACHE_SIZE) this.verdicts.clear();
       this.verdicts.set(host, verdict);
     }

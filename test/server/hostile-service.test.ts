@@ -1,0 +1,474 @@
+// The breaks a hostile review found in the service, each refused or contained: answers that
+// grow sixfold when encoded, one caller reading another's templates, fetch loops through the
+// service itself, work for clients that have gone, queues without a deadline, big items
+// parsed on the HTTP thread, loose Host headers, late time-outs and unreadable files.
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { after, before, describe, test } from "node:test";
+import { parseRegistryItem, Registry } from "../../src/core/index.ts";
+import { fixtureRegistry, postJson, raw, startChild, startFixtureServer } from "./helpers.ts";
+
+const folder = mkdtempSync(join(tmpdir(), "kiln-hostile-service-"));
+after(() => rmSync(folder, { recursive: true, force: true }));
+
+/** Writes a registry-item file with one template and returns its absolute path. */
+function itemFile(name: string, template: string, extra: Record<string, unknown> = {}): string {
+  const path = join(folder, `${name}.json`);
+  writeFileSync(
+    path,
+    JSON.stringify({ name, category: "stranger", files: [{ path: `${name}.txt`, template }], ...extra }),
+  );
+  return path;
+}
+
+/** A local HTTP server for the test; `handler` answers every request. */
+async function localServer(
+  handler: (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void,
+): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
+  const server = createServer(handler);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as import("node:net").AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const inspect = (base: string, ref: string) =>
+  raw(base, { path: `/api/registry/inspect?ref=${encodeURIComponent(ref)}` });
+
+describe("an answer is bounded by the bytes it really takes", () => {
+  test("a template writing 14 million control characters gets a clear 500 and the process lives", async () => {
+    // Each `\u0001` is six bytes in JSON: 84 MB as one message once aborted the whole process.
+    const bomb = itemFile("control-bomb", "{{ '\\u0001' * 14000000 }}");
+    const service = await startChild(["--port", "0"]);
+    try {
+      const response = await postJson(service.url, { reference: bomb, name: "x" });
+      assert.equal(response.status, 500);
+      assert.deepEqual(JSON.parse(response.body), {
+        code: "internal",
+        error: `the rendered output is larger than ${16 * 1024 * 1024} bytes as JSON - the service refuses to send it; render fewer or smaller files`,
+      });
+      const health = await raw(service.url, { path: "/api/health" });
+      assert.equal(health.body, "ok");
+      const next = await postJson(service.url, {
+        reference: "k8s/deployment",
+        name: "after",
+        image: "nginx:1.27",
+      });
+      assert.equal(next.status, 200);
+      assert.equal(service.child.exitCode, null, "the service is still running");
+    } finally {
+      await service.stop();
+    }
+  });
+
+  test("the limit counts JSON bytes after escaping, not characters", async () => {
+    const escapes = itemFile("escapes", "{{ '\\u0001' * 300 }}");
+    const service = await startFixtureServer({ render: { size: 1, maxOutputBytes: 1000 } });
+    try {
+      // 300 characters, 1,800 bytes as JSON
+      const response = await postJson(service.url, { reference: escapes, name: "x" });
+      assert.equal(response.status, 500);
+      assert.match(response.body, /larger than 1000 bytes as JSON/);
+      const plain = itemFile("plain", "{{ 'y' * 300 }}");
+      const ok = await postJson(service.url, { reference: plain, name: "x" });
+      assert.equal(ok.status, 200);
+      assert.equal(JSON.parse(ok.body).files[0].content, "y".repeat(300));
+    } finally {
+      await service.close();
+    }
+  });
+
+  test("a long answer with escapes and surrogate pairs is the same bytes as JSON.stringify", async () => {
+    // 7 UTF-16 units a piece, so 1 Mi-unit slices end inside pairs and escapes alike
+    const piece = "a\u0001\"\\é😀";
+    const long = itemFile("long", "{{ text * 200000 }}", { fields: [{ name: "text" }] });
+    const service = await startFixtureServer({ render: { size: 1 } });
+    try {
+      const response = await postJson(service.url, {
+        reference: long,
+        name: "x",
+        fields: { text: piece },
+      });
+      assert.equal(response.status, 200);
+      const expected = JSON.stringify({
+        component: "long",
+        files: [{ path: "long.txt", content: piece.repeat(200_000) }],
+      });
+      assert.equal(response.body, expected);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe("no caller sees another caller's templates", () => {
+  const secret = "API_TOKEN=s3cr3t-4f1d";
+  let service: Awaited<ReturnType<typeof startFixtureServer>>;
+  before(async () => {
+    service = await startFixtureServer({ render: { size: 1, spare: false } });
+  });
+  after(() => service.close());
+
+  test("debug() is gone and include of another caller's template finds nothing", async () => {
+    const victim = itemFile("victim", `${secret}\n`);
+    const rendered = await postJson(service.url, { reference: victim, name: "v" });
+    assert.equal(rendered.status, 200);
+    assert.match(rendered.body, /s3cr3t/);
+
+    const debug = itemFile("debug", "{{ debug() }}");
+    const listed = await postJson(service.url, { reference: debug, name: "a" });
+    assert.equal(listed.status, 500);
+    assert.match(listed.body, /unknown function: debug is unknown/);
+    assert.doesNotMatch(listed.body, /victim/);
+
+    for (const name of [
+      "stranger/victim files[0].template.jinja",
+      "stranger/victim files[0].template",
+      "victim.txt",
+    ]) {
+      for (const tag of ["include", "import"]) {
+        const template =
+          tag === "include" ? `{% include ${JSON.stringify(name)} %}` : `{% import ${JSON.stringify(name)} as x %}{{ x }}`;
+        const thief = itemFile("thief", template);
+        const stolen = await postJson(service.url, { reference: thief, name: "a" });
+        assert.doesNotMatch(stolen.body, /s3cr3t/, `${tag} ${name}`);
+        assert.equal(stolen.status, 500, `${tag} ${name}: ${stolen.body}`);
+      }
+    }
+    const extend = itemFile("extends", `{% extends "stranger/victim files[0].template.jinja" %}`);
+    const extended = await postJson(service.url, { reference: extend, name: "a" });
+    assert.doesNotMatch(extended.body, /s3cr3t/);
+  });
+
+  test("a stranger's template cannot include the catalogue's templates either", async () => {
+    await postJson(service.url, { reference: "k8s/deployment", name: "web" });
+    const thief = itemFile("thief2", `{% include "k8s/deployment files[0].template.jinja" %}`);
+    const response = await postJson(service.url, { reference: thief, name: "a" });
+    assert.equal(response.status, 500);
+    assert.doesNotMatch(response.body, /apiVersion/);
+  });
+
+  test("an item's templates still include each other", async () => {
+    const path = join(folder, "own.json");
+    writeFileSync(
+      path,
+      JSON.stringify({
+        name: "own",
+        category: "stranger",
+        files: [
+          { path: "a.txt", template: "A{{ name }}" },
+          { path: "b.txt", template: `{% include "stranger/own files[0].template.jinja" %}B` },
+        ],
+      }),
+    );
+    const response = await postJson(service.url, { reference: path, name: "x" });
+    assert.equal(response.status, 200, response.body);
+    assert.deepEqual(
+      JSON.parse(response.body).files.map((file: { content: string }) => file.content),
+      ["Ax", "AxB"],
+    );
+  });
+});
+
+describe("fetches through the service itself, and work for clients that have gone", () => {
+  test("a URL redirecting back to the service's inspect endpoint is refused, not looped", async () => {
+    const service = await startFixtureServer();
+    let fetches = 0;
+    const attacker = await localServer((req, res) => {
+      fetches += 1;
+      const self = `${attacker.url}${req.url}`;
+      res.writeHead(302, {
+        location: `${service.url}/api/registry/inspect?ref=${encodeURIComponent(self)}`,
+      });
+      res.end();
+    });
+    try {
+      const response = await inspect(service.url, `${attacker.url}/item.json`);
+      assert.equal(response.status, 400);
+      assert.deepEqual(JSON.parse(response.body), {
+        code: "invalid_request",
+        error: `failed to fetch registry item from ${attacker.url}/item.json`,
+      });
+      assert.equal(fetches, 1, "the attacker was asked once, and the service never itself");
+      for (const own of [
+        `${service.url}/api/health`,
+        service.url.replace("127.0.0.1", "localhost"),
+        `${service.url.replace("127.0.0.1", "127.0.0.2")}/api/health`,
+        `${service.url.replace("127.0.0.1", "[::ffff:127.0.0.1]")}/x`,
+      ]) {
+        const direct = await inspect(service.url, own);
+        assert.equal(direct.status, 400, own);
+      }
+    } finally {
+      await attacker.close();
+      await service.close();
+    }
+  });
+
+  test("a fetch is cancelled when its client disconnects", async () => {
+    const service = await startFixtureServer();
+    let closed: () => void = () => {};
+    const aborted = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    const slow = await localServer((req) => {
+      req.socket.on("close", () => closed()); // never answers
+    });
+    try {
+      const url = new URL(service.url);
+      const client = httpRequest({
+        host: url.hostname,
+        port: url.port,
+        path: `/api/registry/inspect?ref=${encodeURIComponent(`${slow.url}/slow.json`)}`,
+        agent: false,
+      });
+      client.on("error", () => {});
+      client.end();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = Date.now();
+      client.destroy();
+      await aborted;
+      assert.ok(Date.now() - started < 2_000, "the outbound fetch ended with its client");
+    } finally {
+      await slow.close();
+      await service.close();
+    }
+  });
+
+  test("fetches under way are bounded; one more than the line holds is refused at once", async () => {
+    const service = await startFixtureServer({ outbound: { concurrent: 2, waiting: 1 } });
+    let open = 0;
+    let most = 0;
+    const held: import("node:http").ServerResponse[] = [];
+    const slow = await localServer((_req, res) => {
+      open += 1;
+      most = Math.max(most, open);
+      held.push(res);
+    });
+    try {
+      const pending = [0, 1, 2].map((index) => inspect(service.url, `${slow.url}/${index}.json`));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const refused = await inspect(service.url, `${slow.url}/3.json`);
+      assert.equal(refused.status, 400);
+      assert.equal(most, 2, "never more than two fetches under way");
+      for (const res of held.splice(0)) {
+        res.end(JSON.stringify({ name: "x", category: "c", files: [] }));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const res of held.splice(0)) res.end(JSON.stringify({ name: "x", category: "c", files: [] }));
+      const answers = await Promise.all(pending);
+      assert.deepEqual(
+        answers.map((answer) => answer.status),
+        [200, 200, 200],
+      );
+    } finally {
+      await slow.close();
+      await service.close();
+    }
+  });
+});
+
+describe("queued renders", () => {
+  const slowTemplate =
+    "{% for a in range(100000) %}{% for b in range(100000) %}{{ a }}{% endfor %}{% endfor %}";
+
+  test("a render that waited longer than the queue deadline is dropped with a clear error", async () => {
+    const service = await startFixtureServer({
+      render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 3_000, queueTimeoutMs: 300 },
+    });
+    try {
+      const slow = itemFile("slow", slowTemplate);
+      const blocking = postJson(service.url, { reference: slow, name: "x" });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      const waiting = await postJson(service.url, { reference: "test/echo", name: "y" });
+      assert.equal(waiting.status, 500);
+      assert.match(waiting.body, /the service is busy: the render waited 300 ms for a worker/);
+      assert.ok(Date.now() - started < 1_500);
+      await blocking;
+    } finally {
+      await service.close();
+    }
+  });
+
+  test("a queued render is dropped when its client disconnects", async () => {
+    const service = await startFixtureServer({
+      render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 3_000 },
+    });
+    try {
+      const slow = itemFile("slow2", slowTemplate);
+      const blocking = postJson(service.url, { reference: slow, name: "x" });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const url = new URL(service.url);
+      const gone = httpRequest({
+        host: url.hostname,
+        port: url.port,
+        method: "POST",
+        path: "/api/render",
+        headers: { "content-type": "application/json" },
+        agent: false,
+      });
+      gone.on("error", () => {});
+      gone.end(JSON.stringify({ reference: itemFile("queued", "{{ name }}"), name: "z" }));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(service.pool.stats().queued, 1);
+      gone.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(service.pool.stats().queued, 0, "the job left the queue with its client");
+      await blocking;
+    } finally {
+      await service.close();
+    }
+  });
+
+  test("strangers' slow items never hold every worker: built-in renders go on", async () => {
+    const service = await startFixtureServer({
+      render: { size: 2, spare: false, untrustedWorkers: 1, fuel: 2 ** 31, deadlineMs: 2_000 },
+    });
+    try {
+      const slow = itemFile("slow3", slowTemplate);
+      const heavy = Array.from({ length: 4 }, () => postJson(service.url, { reference: slow, name: "x" }));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      for (let index = 0; index < 20; index++) {
+        const response = await postJson(service.url, { reference: "test/echo", name: `n${index}` });
+        assert.equal(response.status, 200);
+      }
+      assert.ok(Date.now() - started < 1_000, `built-in renders took ${Date.now() - started} ms`);
+      await Promise.all(heavy);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe("the HTTP thread stays free", () => {
+  test("inspecting a 9.8 MB item again and again never blocks the event loop for long", async () => {
+    const big = join(folder, "big.json");
+    const fields = Array.from({ length: 60_000 }, (_, index) => ({
+      name: `field_${index}`,
+      description: "d".repeat(110),
+      default: String(index),
+    }));
+    writeFileSync(big, JSON.stringify({ name: "big", category: "c", fields, files: [] }));
+    const service = await startFixtureServer();
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    try {
+      delay.enable();
+      const inspecting = Promise.all(Array.from({ length: 8 }, () => inspect(service.url, big)));
+      const healthMs: number[] = [];
+      for (let index = 0; index < 10; index++) {
+        const started = performance.now();
+        const health = await raw(service.url, { path: "/api/health" });
+        assert.equal(health.body, "ok");
+        healthMs.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const answers = await inspecting;
+      delay.disable();
+      for (const answer of answers) assert.equal(answer.status, 200);
+      assert.ok(Math.max(...healthMs) < 250, `health took up to ${Math.max(...healthMs)} ms`);
+      assert.equal(JSON.parse(answers[0]?.body ?? "{}").fields.length, 60_000);
+      const longestMs = delay.max / 1e6;
+      assert.ok(longestMs < 150, `the event loop was blocked for ${longestMs.toFixed(1)} ms`);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe("smaller holes", () => {
+  test("malformed Host headers are refused", async () => {
+    const service = await startFixtureServer();
+    try {
+      for (const host of [
+        "localhost:4600@evil.com",
+        "localhost:abc",
+        "localhost:99999",
+        "localhost:",
+        "user@localhost",
+        "localhost/x",
+        "[::1",
+        "[not-v6]",
+      ]) {
+        const response = await raw(service.url, { path: "/api/health", headers: { host } });
+        assert.equal(response.status, 403, host);
+      }
+      for (const host of ["localhost:4600", "LOCALHOST", "127.0.0.1:1", "[::1]:80", "localhost."]) {
+        const response = await raw(service.url, { path: "/api/health", headers: { host } });
+        assert.equal(response.status, 200, host);
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
+  test("the header time-out fires when documented, not up to 30 s later", async () => {
+    const service = await startFixtureServer({ timeouts: { headersMs: 1_000, requestMs: 2_000 } });
+    try {
+      const url = new URL(service.url);
+      const socket = connect(Number(url.port), url.hostname);
+      await once(socket, "connect");
+      const started = Date.now();
+      socket.write("GET /api/health HTTP/1.1\r\nHost: localhost\r\n"); // never finished
+      let answer = "";
+      socket.on("data", (chunk: Buffer) => {
+        answer += chunk.toString();
+      });
+      await once(socket, "close");
+      const elapsed = Date.now() - started;
+      assert.match(answer, /^HTTP\/1\.1 408/);
+      assert.ok(elapsed >= 900 && elapsed < 1_600, `closed after ${elapsed} ms`);
+    } finally {
+      await service.close();
+    }
+  });
+
+  test("/proc/self/mem and other unreadable or special files are a clear 400, not a 500", async () => {
+    const logged: string[] = [];
+    const service = await startFixtureServer({ log: (line) => logged.push(line) });
+    try {
+      for (const ref of ["/proc/self/mem", "/dev/zero", "/proc/self/environ"]) {
+        const response = await inspect(service.url, ref);
+        assert.equal(response.status, 400, `${ref}: ${response.body}`);
+        assert.doesNotMatch(response.body, /PATH=|HOME=/, "file contents never echoed");
+      }
+      assert.deepEqual(logged, []);
+    } finally {
+      await service.close();
+    }
+  });
+
+  test("a registry of the service's own is trusted; items passed with a job are not", async () => {
+    const registry = new Registry([
+      parseRegistryItem(
+        { name: "shared", category: "ops", files: [{ path: "s.txt", template: "S" }] },
+        "fixture",
+      ),
+      ...fixtureRegistry().items,
+    ]);
+    const service = await startFixtureServer({ registry, render: { size: 1, spare: false } });
+    try {
+      const first = await postJson(service.url, { reference: "ops/shared", name: "a" });
+      assert.equal(first.status, 200);
+      const thief = itemFile("thief3", `{% include "ops/shared files[0].template.jinja" %}`);
+      const response = await postJson(service.url, { reference: thief, name: "a" });
+      assert.equal(response.status, 500);
+    } finally {
+      await service.close();
+    }
+  });
+});
