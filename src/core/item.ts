@@ -1,6 +1,7 @@
 // The registry item: what a component declares (fields) and renders (files). One shape for
 // built-in components, local files and URLs; validated the same way wherever it comes from.
 import { KilnError } from "./errors.ts";
+import { parseJsonText } from "./json-text.ts";
 import {
   array,
   boolean,
@@ -92,7 +93,8 @@ export function referenceOf(item: Pick<RegistryItem, "category" | "name">): stri
 
 /**
  * Validates parsed JSON as a registry item. `reference` is how the caller named it (a URL, a
- * path, a built-in folder) and appears in the error; the detail says what did not fit.
+ * path, a built-in folder) and appears in the error; the detail says what did not fit, by key
+ * path and type, never quoting a string of the document (it may be any file a reference names).
  */
 export function parseRegistryItem(json: unknown, reference: string): RegistryItem {
   try {
@@ -102,18 +104,21 @@ export function parseRegistryItem(json: unknown, reference: string): RegistryIte
       throw new KilnError(
         "invalid_request",
         `${reference} is not a valid registry item`,
-        error.message,
+        error.messageWithoutStrings,
       );
     }
     throw error;
   }
 }
 
-/** Parses registry-item JSON text; text that is not JSON is not a valid registry item either. */
+/**
+ * Parses registry-item JSON text; text that is not JSON is not a valid registry item either.
+ * The detail gives the line, the column and what was expected there, never the text itself.
+ */
 export function parseRegistryItemText(text: string, reference: string): RegistryItem {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonText(text);
   } catch (error) {
     throw new KilnError(
       "invalid_request",

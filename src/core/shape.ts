@@ -10,12 +10,19 @@ export class ShapeError extends Error {
   readonly reason: string;
   /** `fields.image`, `labels[0].key`; empty at the top level. */
   readonly path: string;
+  /**
+   * The message without string values (`invalid type: string, expected a sequence`), for
+   * documents read from files and URLs: a reference may name any file (a key, a token), and an
+   * error must not echo what it holds. Numbers and booleans stay, as the spec words them.
+   */
+  readonly messageWithoutStrings: string;
 
-  constructor(path: string, reason: string) {
+  constructor(path: string, reason: string, reasonWithoutStrings = reason) {
     super(path ? `${path}: ${reason}` : reason);
     this.name = "ShapeError";
     this.path = path;
     this.reason = reason;
+    this.messageWithoutStrings = path ? `${path}: ${reasonWithoutStrings}` : reasonWithoutStrings;
   }
 }
 
@@ -34,7 +41,12 @@ export function describeValue(value: unknown): string {
 }
 
 function invalidType(path: string, value: unknown, expected: string): ShapeError {
-  return new ShapeError(path, `invalid type: ${describeValue(value)}, expected ${expected}`);
+  const found = describeValue(value);
+  return new ShapeError(
+    path,
+    `invalid type: ${found}, expected ${expected}`,
+    `invalid type: ${typeof value === "string" ? "string" : found}, expected ${expected}`,
+  );
 }
 
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
