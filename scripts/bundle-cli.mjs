@@ -19,7 +19,8 @@
 //   filter requires only for values it cannot write itself (never for the built-ins).
 // - The HTTP server stays external too (dist/server, compiled by build:core, ES modules, loaded
 //   with import()): its render pool starts worker threads from their own files, which a
-//   bundle would not carry along.
+//   bundle would not carry along. add, setup, apply and check import that render pool the same
+//   way, only when they render a component that is not built-in (src/cli/render-component.ts).
 //
 // tsc (build:core) also compiles src/cli into dist/cli; this script replaces that folder, so
 // run it after build:core (as `npm run build` does).
@@ -57,6 +58,12 @@ const keepSeparate = {
     }));
     builder.onResolve({ filter: /\/server\/serve-command\.ts$/ }, () => ({
       path: "../server/serve-command.js",
+      external: true,
+    }));
+    // components from files and URLs render in the server's worker pool (render-component.ts),
+    // loaded only then
+    builder.onResolve({ filter: /\/server\/render-pool\.ts$/ }, () => ({
+      path: "../server/render-pool.js",
       external: true,
     }));
   },

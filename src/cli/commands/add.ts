@@ -1,9 +1,6 @@
 // kiln add: renders one component into the project's output folder (from kiln.toml).
 import { resolve } from "node:path";
-import { TemplateEngine } from "../../core/engine.ts";
 import { KilnError } from "../../core/errors.ts";
-import { renderItem } from "../../core/render.ts";
-import { resolveReference } from "../../core/resolve.ts";
 import {
   flag,
   keyValues,
@@ -15,9 +12,9 @@ import {
   UsageError,
   wholeNumber,
 } from "../args.ts";
-import { preferFastStart } from "../fast-start.ts";
 import type { Output } from "../output.ts";
 import { isFolderInsideProject, readProject } from "../project.ts";
+import { renderComponent } from "../render-component.ts";
 import { reportDryRun, reportSteps } from "../report.ts";
 import { commit, planRun } from "../write.ts";
 
@@ -102,9 +99,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
       `kiln.toml: output_dir \`${project.outputDir}\` must be a folder inside the project - fix it or run \`kiln init --force\``,
     );
   }
-  const item = await resolveReference(reference, { cwd });
-  preferFastStart();
-  const result = renderItem(new TemplateEngine(), item, {
+  // built-ins render here; items from files and URLs in a worker, within time and memory limits
+  const result = await renderComponent(cwd, reference, {
     name,
     fields,
     labels,

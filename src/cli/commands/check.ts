@@ -2,15 +2,13 @@
 // scripts and CI. Renders every component to learn the paths it writes (as setup would, with the
 // same namespace default), writes nothing, and fails when any finding is an error.
 import { CHECK_RULES, checkPreset, countFindings, formatFinding } from "../../core/checks.ts";
-import { TemplateEngine } from "../../core/engine.ts";
 import { loadPreset } from "../../core/preset.ts";
-import { renderItem } from "../../core/render.ts";
-import { resolveReference } from "../../core/resolve.ts";
 import { flag, parse, positionals } from "../args.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";
 import { preferFastStart } from "../fast-start.ts";
 import type { Output } from "../output.ts";
-import { presetLabel } from "../preset-run.ts";
+import { componentLabel, presetLabel } from "../preset-run.ts";
+import { ComponentRenderer, RenderStopped } from "../render-component.ts";
 import { plural } from "../report.ts";
 
 const width = Math.max(...CHECK_RULES.map((rule) => rule.id.length));
@@ -44,16 +42,33 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const cwd = process.cwd();
   const preset = await loadPreset(reference, { cwd });
   preferFastStart();
-  const engine = new TemplateEngine();
-  const findings = await checkPreset(preset, async (component, namespace) => {
-    const item = await resolveReference(component.reference, { cwd });
-    return renderItem(engine, item, {
-      name: component.name,
-      fields: component.fields,
-      labels: component.labels,
-      defaultNamespace: namespace,
-    }).files.map((file) => file.path);
-  });
+  // built-ins render here; components from files and URLs in a worker with a deadline. A
+  // render stopped by a limit ends the check with that error (and no more such renders):
+  // a finding would hide it, and each further one could take as long again.
+  const renderer = new ComponentRenderer(cwd);
+  let stopped: RenderStopped | undefined;
+  let findings: Awaited<ReturnType<typeof checkPreset>>;
+  try {
+    findings = await checkPreset(preset, async (component, namespace) => {
+      if (stopped && !renderer.builtin(component.reference)) throw stopped;
+      const input = {
+        name: component.name,
+        fields: component.fields,
+        labels: component.labels,
+        defaultNamespace: namespace,
+      };
+      try {
+        const result = await renderer.render(component.reference, input, componentLabel(component));
+        return result.files.map((file) => file.path);
+      } catch (error) {
+        if (error instanceof RenderStopped) stopped ??= error;
+        throw error;
+      }
+    });
+  } finally {
+    await renderer.close();
+  }
+  if (stopped) throw stopped;
   const { errors, warnings } = countFindings(findings);
   const status = errors > 0 ? EXIT_FAILED : EXIT_OK;
   if (flag(parsed, "json")) {

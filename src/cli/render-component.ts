@@ -1,0 +1,183 @@
+// Where the CLI renders a component. Built-in components (kiln's own templates) render here, in
+// this thread, exactly as before: their start-up time is what `kiln add` is measured by, so
+// nothing of the following is loaded for them. Anything else - a registry item from a file or
+// a URL, which anyone may have written - renders in a worker thread with a wall-clock deadline
+// and a heap limit, because the engine's fuel does not count everything a template can make it
+// do (a filter's argument is converted into JS objects outside any fuel count: a list doubled
+// 30 times and passed to `yaml` ran for 90 s and 4 GB). Only a separate thread can be stopped
+// whatever happens inside it.
+//
+// The worker pool is the HTTP service's (src/server/render-pool.ts), loaded with import() from
+// the compiled dist/server only when a component that is not built-in is rendered: the CLI
+// bundle stays free of worker_threads.
+import type { RenderInput } from "../core/context.ts";
+import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../core/engine.ts";
+import { KilnError } from "../core/errors.ts";
+import { type RegistryItem, referenceOf } from "../core/item.ts";
+import { builtinRegistry } from "../core/registry.ts";
+import { type RenderResult, renderItem } from "../core/render.ts";
+import { builtinFor, resolveReference } from "../core/resolve.ts";
+import type { RenderPool, RenderPoolOptions } from "../server/render-pool.ts";
+import { preferFastStart } from "./fast-start.ts";
+
+/**
+ * The bounds of one render of a component that is not built-in. 10 s is forty times what the
+ * largest built-in preset takes to render whole; 256 MiB of heap (plus the engine's own
+ * 256 MiB of WASM memory) is far more than any real template's output needs.
+ */
+export const UNTRUSTED_RENDER_LIMITS = { deadlineMs: 10_000, heapMb: 256 } as const;
+
+/** How long closing the worker may hold up the exit. */
+const CLOSE_WAIT_MS = 2_000;
+
+/** A render of a component that is not built-in was stopped by a limit (time, memory, output). */
+export class RenderStopped extends KilnError {}
+
+interface PoolModule {
+  RenderPool: new (options: Partial<RenderPoolOptions>) => RenderPool;
+}
+
+async function loadPoolModule(): Promise<PoolModule> {
+  try {
+    return (await import("../server/render-pool.ts")) as PoolModule;
+  } catch (error) {
+    const missing =
+      (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" &&
+      String((error as Error).message).includes("render-pool");
+    if (!missing) throw error;
+    throw new KilnError(
+      "internal",
+      "components from files and URLs render in a worker thread, which is not part of this build - run `npm run build` to build it",
+    );
+  }
+}
+
+async function startPool(): Promise<RenderPool> {
+  const { RenderPool } = await loadPoolModule();
+  const pool = new RenderPool({
+    size: 1,
+    spare: false,
+    deadlineMs: UNTRUSTED_RENDER_LIMITS.deadlineMs,
+    heapMb: UNTRUSTED_RENDER_LIMITS.heapMb,
+    // the same engine limits as built-in renders in this thread
+    fuel: DEFAULT_ENGINE_LIMITS.fuel,
+    engineMemoryBytes: DEFAULT_ENGINE_LIMITS.memoryBytes,
+    // one run renders a few components: keep the worker rather than restart it between them
+    recycleBytes: DEFAULT_ENGINE_LIMITS.memoryBytes + UNTRUSTED_RENDER_LIMITS.heapMb * 1024 * 1024,
+  });
+  try {
+    await pool.ready();
+  } catch (error) {
+    await pool.close();
+    throw new KilnError("internal", (error as Error).message);
+  }
+  return pool;
+}
+
+/**
+ * Renders the components of one CLI run: built-ins in this thread, the others in one worker
+ * thread started on first use. `close()` when done (the worker would keep the process alive).
+ */
+export class ComponentRenderer {
+  private readonly cwd: string;
+  private engine: TemplateEngine | undefined;
+  private pool: Promise<RenderPool> | undefined;
+
+  constructor(cwd: string) {
+    this.cwd = cwd;
+  }
+
+  /** The built-in item `reference` names, if it names one (the spec's first rule). */
+  builtin(reference: string): RegistryItem | undefined {
+    return builtinFor(reference, builtinRegistry());
+  }
+
+  /**
+   * Resolves `reference` (built-in, URL or local file) and renders it. `label` names the
+   * component when a limit stops its render (default: the reference).
+   */
+  async render(reference: string, input: RenderInput, label = reference): Promise<RenderResult> {
+    const builtin = this.builtin(reference);
+    if (builtin) return this.renderBuiltin(builtin, input);
+    const item = await resolveReference(reference, { cwd: this.cwd });
+    return this.renderIsolated(item, input, label);
+  }
+
+  /** A built-in item, in this thread. */
+  renderBuiltin(item: RegistryItem, input: RenderInput): RenderResult {
+    preferFastStart();
+    this.engine ??= new TemplateEngine();
+    return renderItem(this.engine, item, input);
+  }
+
+  /** Any other item, in the worker, within UNTRUSTED_RENDER_LIMITS. */
+  async renderIsolated(
+    item: RegistryItem,
+    input: RenderInput,
+    label: string,
+  ): Promise<RenderResult> {
+    preferFastStart(); // the flags are process-wide: the worker compiles the engine fast too
+    this.pool ??= startPool();
+    const pool = await this.pool;
+    try {
+      return await pool.render(item, input);
+    } catch (error) {
+      throw explain(error, item, label);
+    }
+  }
+
+  /** Stops the worker, if one was started; never holds the exit up for long. */
+  async close(): Promise<void> {
+    const started = this.pool;
+    this.pool = undefined;
+    if (!started) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      timer.unref();
+    });
+    try {
+      await Promise.race([started.then((pool) => pool.close()), waited]);
+    } catch {
+      // the pool never started: nothing to stop
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Renders one component (`kiln add`) and stops the worker, if it needed one. */
+export async function renderComponent(
+  cwd: string,
+  reference: string,
+  input: RenderInput,
+): Promise<RenderResult> {
+  const renderer = new ComponentRenderer(cwd);
+  try {
+    return await renderer.render(reference, input);
+  } finally {
+    await renderer.close();
+  }
+}
+
+/**
+ * The worker's error as this bundle's KilnError (the pool's own KilnError class is another
+ * copy of the core's). An error about the template names the item (`test/thing files[0]...`,
+ * `--x is required for test/thing`) and goes through as it is; an error that does not is the
+ * worker being stopped - deadline, heap, output size, a crash - and gets the component's name.
+ */
+function explain(error: unknown, item: RegistryItem, label: string): KilnError {
+  const message = error instanceof Error ? error.message : String(error);
+  const { kind, detail } = error as { kind?: unknown; detail?: unknown };
+  const errorKind = typeof kind === "string" ? (kind as KilnError["kind"]) : "internal";
+  const reference = referenceOf(item);
+  if (message.includes(reference)) {
+    return new KilnError(errorKind, message, typeof detail === "string" ? detail : undefined);
+  }
+  const name = label === reference ? label : `${label} (${reference})`;
+  return new RenderStopped(
+    errorKind,
+    `${name}: ${message}`,
+    `components from files and URLs render in a separate thread, stopped after ${UNTRUSTED_RENDER_LIMITS.deadlineMs / 1000} s or ${UNTRUSTED_RENDER_LIMITS.heapMb} MiB of memory`,
+  );
+}
