@@ -2,30 +2,128 @@
 // stay valid whatever the user typed. A filter is called from inside the WASM engine: it must
 // never throw and must return plain JSON data, or the engine instance panics; `safeFilter`
 // guarantees both.
+//
+// Two kinds of filter: writing filters (`yaml`, `hcl`, `ini_value`, ...) write any value so that
+// the file reads it back exactly; checking filters (`integer`, `text`, `ini_host_name`, ...)
+// pass a value through unchanged when it can be written where the template puts it, and
+// otherwise answer with a refusal (see `refusal`), which fails the whole render with a clear
+// message instead of writing a file whose structure the value changed.
+import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
+import { isDeepStrictEqual } from "node:util";
+
+/**
+ * Marks a refusal in a filter's output. A filter must never throw into the engine, so a value
+ * that cannot be written safely becomes `REFUSAL_MARK + message + REFUSAL_MARK` in the output;
+ * `renderItem` (src/core/render.ts) looks for the mark in every rendered path and content and
+ * fails the render with the message. The mark holds NUL characters (which no escaping filter
+ * writes as they are) and a random part, so no value can forge one; kiln's filters hand a value
+ * that holds a refusal on unchanged (`safeFilter`), so chaining them keeps it.
+ */
+export const REFUSAL_MARK = `\u0000kiln-refusal-${randomUUID()}\u0000`;
+
+/** A filter's answer for a value it will not write: `message` says what was wrong and what to do. */
+export function refusal(message: string): string {
+  return `${REFUSAL_MARK}${message.replaceAll("\u0000", "\\u0000")}${REFUSAL_MARK}`;
+}
+
+/** The message of the first refusal in rendered text, or undefined when there is none. */
+export function refusalMessage(text: string): string | undefined {
+  const start = text.indexOf(REFUSAL_MARK);
+  if (start < 0) return undefined;
+  const from = start + REFUSAL_MARK.length;
+  const end = text.indexOf(REFUSAL_MARK, from);
+  return text.slice(from, end < 0 ? undefined : end);
+}
+
+/** The first string holding a refusal in a value (a string, or a list or map of them). */
+function refusalIn(value: unknown, depth = 0): string | undefined {
+  if (typeof value === "string") return value.includes(REFUSAL_MARK) ? value : undefined;
+  if (depth > 64 || typeof value !== "object" || value === null) return undefined;
+  const items = value instanceof Map ? value.values() : Object.values(value);
+  for (const item of items) {
+    const found = refusalIn(item, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The subject of a refusal message: the field a template names in the filter's argument. */
+function subject(field: unknown): string {
+  return typeof field === "string" && field !== "" ? `\`${field}\`` : "a value";
+}
+
+/** Characters a message shows as escapes: controls, line and paragraph separators, bidi marks. */
+const UNSHOWABLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we look for
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+
+/** A value as a message shows it: quoted, escaped, at most 60 characters. */
+function shown(value: unknown): string {
+  const chars = Array.from(typeof value === "string" ? value : asText(value));
+  const cut = chars.length > 60 ? `${chars.slice(0, 60).join("")}` : chars.join("");
+  const quoted = JSON.stringify(cut).replace(UNSHOWABLE, (char) => unicodeEscape(char));
+  return chars.length > 60 ? `${quoted}…` : quoted;
+}
+
+/** `\uNNNN` for one UTF-16 code unit. */
+function unicodeEscape(char: string): string {
+  return `\\u${(char.charCodeAt(0) as number).toString(16).padStart(4, "0")}`;
+}
 
 /**
  * `{{ value | yaml }}`: a YAML scalar (or flow collection) that reads back as exactly `value`
- * under YAML 1.1 and 1.2 alike, quoted only when needed. YAML 1.1 rules are applied because
- * the tools that read our files use them: Kubernetes' sigs.k8s.io/yaml and the automation
- * tool's PyYAML read `yes`, `on`, `0755` or `1_000` as booleans and numbers.
+ * under YAML 1.1 and 1.2 alike, quoted only when needed, always on one line. YAML 1.1 rules are
+ * applied because the tools that read our files use them: Kubernetes' sigs.k8s.io/yaml and the
+ * automation tool's PyYAML read `yes`, `on`, `0755` or `1_000` as booleans and numbers, `<<` as
+ * a merge key and `=` as a "value" tag, and U+0085, U+2028 and U+2029 as line breaks.
+ * Lists and maps become flow collections (`[ a, b ]`, `{ k: v }`) written with the same rules,
+ * keys included (`none` as `null`); a map key too long for YAML readers (over 1024 characters as
+ * written) is refused.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we look for
-const NEEDS_ESCAPES = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
+const NEEDS_ESCAPES = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/;
+/**
+ * What JSON.stringify leaves raw but YAML readers must not see raw inside a double-quoted
+ * scalar: PyYAML refuses C1 controls and U+FFFE/U+FFFF, and folds U+0085, U+2028 and U+2029 as
+ * line breaks (eating the spaces after them); U+FEFF is escaped too.
+ */
+const RAW_IN_JSON_UNSAFE_FOR_YAML = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g;
+/** Plain scalars that YAML 1.1 readers take as something else: a merge key, a "value" tag. */
+const YAML11_INDICATOR_WORD = /^(?:<<|=)$/;
+/** The longest implicit key YAML readers accept: the `:` at most 1024 characters after its start. */
+export const YAML_MAX_KEY_LENGTH = 1024;
 
-export function yamlScalar(value: unknown): string {
+export function yamlScalar(value: unknown, field?: unknown): string {
+  // the commonest non-strings without the library, as it writes them
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "boolean") return String(value);
+  if (Number.isSafeInteger(value) && !Object.is(value, -0)) return String(value);
   if (typeof value === "string") {
-    if (NEEDS_ESCAPES.test(value)) return JSON.stringify(value); // one line, escaped; JSON strings are valid YAML
+    if (NEEDS_ESCAPES.test(value)) return yamlDoubleQuoted(value);
+    if (YAML11_INDICATOR_WORD.test(value)) return `"${value}"`;
     const fast = plainOrQuoted(value);
     if (fast !== undefined) return fast;
+  } else if (typeof value === "object" && value !== null) {
+    return yamlFlow(value, field, 0);
   }
   return yamlScalarByLibrary(value);
 }
 
-/** `yamlScalar` the long way, through the yaml library: for non-strings and rare strings. */
+/** A string as a one-line YAML double-quoted scalar: JSON, plus escapes YAML 1.1 readers need. */
+function yamlDoubleQuoted(value: string): string {
+  return JSON.stringify(value).replace(RAW_IN_JSON_UNSAFE_FOR_YAML, unicodeEscape);
+}
+
+/**
+ * `yamlScalar` of a scalar the long way, through the yaml library: for non-strings and rare
+ * strings. Lists and maps are written by `yamlFlow`.
+ */
 export function yamlScalarByLibrary(value: unknown): string {
+  if (typeof value === "object" && value !== null) return yamlFlow(value, undefined, 0);
+  if (typeof value === "string" && YAML11_INDICATOR_WORD.test(value)) return `"${value}"`;
   const text = yamlLibrary()
-    .stringify(plainData(value), {
+    .stringify(value === undefined ? null : value, {
       version: "1.1",
       lineWidth: 0,
       minContentWidth: 0,
@@ -36,29 +134,49 @@ export function yamlScalarByLibrary(value: unknown): string {
     .replace(/\n$/, "");
   // A scalar must stay on one line to fit after `key: ` at any depth; the yaml library writes
   // document markers such as `---` or `...` as block scalars, so fall back to JSON there.
-  return text.includes("\n") ? JSON.stringify(value) : text;
+  if (text.includes("\n")) return yamlDoubleQuoted(String(value));
+  // YAML 1.1 floats need a `.` and a signed exponent: `1e+21` would read back as a string
+  return typeof value === "number" ? text.replace(/^(-?[0-9]+)(e[-+])/, "$1.0$2") : text;
 }
 
 /**
- * MiniJinja hands maps to filters as JS `Map`s, which the yaml library writes as YAML 1.1
- * ordered maps (`!!omap [ k: v ]`); plain objects give ordinary flow maps (`{ k: v }`).
- * `none` inside them arrives as undefined, which the library would drop: it becomes null.
+ * A list or map as a one-line YAML flow collection, every key and item written by `yamlScalar`:
+ * byte for byte what the yaml library writes for ordinary data (`[ 1, "on" ]`, `{ a: b }`, `[]`,
+ * `{}`), without its blind spots (raw U+2028, `<<`, keys that are not strings).
+ * MiniJinja hands maps to filters as JS `Map`s (its `none` as undefined); plain objects work too.
  */
-function plainData(value: unknown): unknown {
-  if (value === undefined) return null; // MiniJinja's `none` arrives as undefined
-  if (value instanceof Map) {
-    const out: Record<string, unknown> = {};
-    for (const [key, entry] of value) {
-      Object.defineProperty(out, String(key), {
-        value: plainData(entry),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    return out;
-  }
-  return Array.isArray(value) ? value.map(plainData) : value;
+function yamlFlow(value: object, field: unknown, depth: number): string {
+  const item = (entry: unknown) =>
+    typeof entry === "object" && entry !== null && depth < 64
+      ? yamlFlow(entry, field, depth + 1)
+      : yamlScalar(entry === undefined ? null : entry, field);
+  if (Array.isArray(value)) return value.length === 0 ? "[]" : `[ ${value.map(item).join(", ")} ]`;
+  const entries = value instanceof Map ? [...value.entries()] : Object.entries(value);
+  if (entries.length === 0) return "{}";
+  const pairs = entries.map(([key, entry]) => {
+    const written = item(key);
+    const refused =
+      written.length > YAML_MAX_KEY_LENGTH ? yamlKeyTooLong(key, written, field) : undefined;
+    return `${refused ?? written}: ${item(entry)}`;
+  });
+  return `{ ${pairs.join(", ")} }`;
+}
+
+function yamlKeyTooLong(key: unknown, written: string, field: unknown): string {
+  return refusal(
+    `${subject(field)} has a key ${written.length} characters long as written (${shown(key)}); YAML readers take keys of at most ${YAML_MAX_KEY_LENGTH} characters`,
+  );
+}
+
+/**
+ * `{{ key | yaml_key("field") }}`: a block mapping key, written as `yaml` writes it; a key over
+ * 1024 characters as written is refused, as YAML readers cannot read it back.
+ */
+export function yamlKey(value: unknown, field?: unknown): string {
+  const written = yamlScalar(value, field);
+  return written.length > YAML_MAX_KEY_LENGTH && !written.includes(REFUSAL_MARK)
+    ? yamlKeyTooLong(value, written, field)
+    : written;
 }
 
 // The yaml library is loaded on first use only: `yamlScalar` writes every string without it
@@ -101,7 +219,8 @@ const YAML11_NOT_STRING: readonly RegExp[] = [
 ];
 // Left to the library: strings with `"` or `\\` (other quoting and escapes), lone surrogates
 // (forced into escapes), document markers at the start (`---`, `...`: block scalars, so JSON
-// here) and the merge key `<<`. Control characters never get here (NEEDS_ESCAPES).
+// here) and the merge key `<<` (quoted before: YAML11_INDICATOR_WORD). Control characters never
+// get here (NEEDS_ESCAPES).
 // test/core/filters.test.ts compares this with the library over many generated strings.
 const LIBRARY_ONLY =
   /["\\]|^---|^\.\.\.|^<<$|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -172,14 +291,22 @@ export function tfIdentifier(value: unknown): string {
 
 export type Filter = (value: unknown, ...args: unknown[]) => string;
 
-/** Wraps a filter so that it always returns a string and never throws into the engine. */
-export function safeFilter(filter: Filter): Filter {
+/**
+ * Wraps a filter so that it always returns a string and never throws into the engine. A value
+ * that holds a refusal (see `refusal`) is handed on unchanged, so a refusal survives a chain of
+ * kiln filters; a filter that throws (a bug) answers with a refusal, never with a guess.
+ */
+export function safeFilter(filter: Filter, name = "a kiln filter"): Filter {
   return (value, ...args) => {
     try {
+      const refused = refusalIn(value);
+      if (refused !== undefined) return refused;
       const out = filter(value ?? "", ...args);
       return typeof out === "string" ? out : "";
-    } catch {
-      return "";
+    } catch (error) {
+      return refusal(
+        `${name} failed on ${shown(value)}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   };
 }
@@ -203,6 +330,8 @@ export function pythonLiteral(value: unknown): string {
       else if (code < 0x20 || (code >= 0x7f && code <= 0x9f))
         out += `\\x${code.toString(16).padStart(2, "0")}`;
       else if (code === 0x2028 || code === 0x2029) out += `\\u${code.toString(16)}`;
+      // a lone surrogate cannot be written in UTF-8: Python's escape keeps it
+      else if (code >= 0xd800 && code <= 0xdfff) out += `\\u${code.toString(16)}`;
       else out += char;
     }
     return `${out}'`;
@@ -213,7 +342,7 @@ export function pythonLiteral(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pythonLiteral).join(", ")}]`;
   // MiniJinja hands maps to filters as JS `Map`s; plain objects are accepted too
   const entries = value instanceof Map ? [...value.entries()] : Object.entries(value);
-  return `{${entries.map(([k, v]) => `${pythonLiteral(String(k))}: ${pythonLiteral(v)}`).join(", ")}}`;
+  return `{${entries.map(([k, v]) => `${pythonLiteral(k)}: ${pythonLiteral(v)}`).join(", ")}}`;
 }
 
 /** Characters that need no quoting in an INI inventory value (nor in a shlex word). */
@@ -259,12 +388,300 @@ export function iniHostValue(value: unknown): string {
   return `"${text.replace(/[\\"]/g, "\\$&")}"`;
 }
 
+/** Whitespace, line breaks (also U+0085, U+2028, U+2029) and control characters. */
+const BLANK_OR_CONTROL = /[\s\p{Cc}]/u;
+
+/** A name given as a string, number or boolean, as text; undefined for lists and maps. */
+function nameText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return undefined;
+}
+
+/**
+ * A refusal for a name an INI inventory cannot hold: what it is, why not, and what is allowed.
+ * The automation tool reads an INI inventory line by line (Python's `splitlines`, so also
+ * U+000B, U+000C, U+001C–U+001E, U+0085, U+2028, U+2029 end a line), strips each line, skips
+ * lines starting with `#` or `;`, and has no escapes for names.
+ */
+function iniNameRefusal(field: unknown, kind: string, name: string, why: string, rule: string) {
+  return refusal(
+    `${subject(field)} has a ${kind} ${shown(name)} that an INI inventory cannot hold: it ${why}. ${rule}`,
+  );
+}
+
+const GROUP_RULE =
+  "A group name may not be empty, hold spaces, line breaks, control characters, `:`, `[` or `]`, or start with `#` or `;`.";
+
+/**
+ * `{{ group | ini_group_name("hosts") }}`: a group name for `[group]`, `[group:children]`,
+ * `[group:vars]` and the lines of a `:children` section, unchanged; refused when the tool would
+ * read it as something else. Its section pattern is `[` + one or more characters other than
+ * whitespace, `:` and `]` + `]`; a `:children` line starting with `#` or `;` is a comment.
+ */
+export function iniGroupName(value: unknown, field?: unknown): string {
+  const name = nameText(value);
+  if (name === undefined) return textRefusal(value, field);
+  const why =
+    name === ""
+      ? "is empty"
+      : BLANK_OR_CONTROL.test(name)
+        ? "holds a space, a line break or a control character"
+        : /[:[\]]/.test(name)
+          ? "holds `:`, `[` or `]`, which end or split a section header"
+          : /^[#;]/.test(name)
+            ? "starts with `#` or `;`, which starts a comment"
+            : undefined;
+  return why === undefined ? name : iniNameRefusal(field, "group name", name, why, GROUP_RULE);
+}
+
+const HOST_RULE =
+  "A host name may not be empty or `---`, hold spaces, line breaks, control characters, quotes, `\\`, `#`, `[` or `]`, start with `;`, or end with `:`; it may hold `:` only as an IPv6 address does (two or more).";
+
+/**
+ * `{{ host | ini_host_name("hosts") }}`: a host name at the start of a host line, unchanged;
+ * refused when the tool would read it as something else. The tool splits host lines with POSIX
+ * shlex (whitespace separates, quotes and `\` are removed, `#` starts a comment even inside a
+ * word), expands `[a:b]` ranges into several hosts, reads a single `name:22` as a port, refuses
+ * a name ending in `:` or equal to `---`, and skips a line starting with `;`.
+ */
+export function iniHostName(value: unknown, field?: unknown): string {
+  const name = nameText(value);
+  if (name === undefined) return textRefusal(value, field);
+  const colons = name.split(":").length - 1;
+  const why =
+    name === ""
+      ? "is empty"
+      : BLANK_OR_CONTROL.test(name)
+        ? "holds a space, a line break or a control character"
+        : /['"\\#]/.test(name)
+          ? "holds a quote, `\\` or `#`, which the host line's shell-like splitting removes or reads as a comment"
+          : /[[\]]/.test(name)
+            ? "holds `[` or `]`, which expand to a range of hosts"
+            : colons === 1
+              ? "holds one `:`, which sets the SSH port (use `cm_port`)"
+              : name.endsWith(":")
+                ? "ends with `:`"
+                : name.startsWith(";")
+                  ? "starts with `;`, which starts a comment"
+                  : name === "---"
+                    ? "is `---`"
+                    : undefined;
+  return why === undefined ? name : iniNameRefusal(field, "host name", name, why, HOST_RULE);
+}
+
+const VAR_RULE =
+  "A variable name may not be empty, hold spaces, line breaks, control characters, `=`, quotes, `\\` or `#`, or start with `;` or `[`.";
+
+/**
+ * `{{ key | ini_var_name("hosts") }}`: the name of a variable on a host line (`name=value`, a
+ * shlex token split at its first `=`) or in a `[group:vars]` section (the text before the first
+ * `=`, stripped), unchanged; refused when the tool would read it as something else.
+ */
+export function iniVarName(value: unknown, field?: unknown): string {
+  const name = nameText(value);
+  if (name === undefined) return textRefusal(value, field);
+  const why =
+    name === ""
+      ? "is empty"
+      : BLANK_OR_CONTROL.test(name)
+        ? "holds a space, a line break or a control character"
+        : /['"\\#=]/.test(name)
+          ? "holds `=`, a quote, `\\` or `#`, which end the name or are removed, or start a comment"
+          : /^[;[]/.test(name)
+            ? "starts with `;` or `[`, which make a comment or a section header"
+            : undefined;
+  return why === undefined ? name : iniNameRefusal(field, "variable name", name, why, VAR_RULE);
+}
+
+/**
+ * `{{ value | cfg_value("inventory") }}`: the value of a `key = value` line in an INI config
+ * file the automation tool reads with Python's configparser (`cm.cfg`): `%` doubled (it starts
+ * an interpolation there), anything else as it is. Refused when configparser would read it back
+ * differently: a line break or control character (it would end the value or start a new line),
+ * a space at either end (stripped), or a `;` at the start or after a space (the tool's parser
+ * takes it as a comment). Lists and maps are refused too.
+ */
+export function cfgValue(value: unknown, field?: unknown): string {
+  const text = nameText(value);
+  if (text === undefined) return textRefusal(value, field);
+  const why = /[\p{Cc}\u2028\u2029]/u.test(text)
+    ? "holds a line break or a control character"
+    : /^\s|\s$/.test(text)
+      ? "starts or ends with a space, which the config reader strips"
+      : /(?:^|\s);/.test(text)
+        ? "holds a `;` at its start or after a space, which starts a comment there"
+        : undefined;
+  if (why !== undefined) {
+    return refusal(
+      `${subject(field)} is ${shown(text)}, which cm.cfg cannot hold: it ${why}. Write one line without control characters, spaces at either end or \` ;\`.`,
+    );
+  }
+  return text.replaceAll("%", "%%");
+}
+
+/** Whole numbers as kiln writes them: digits, an optional `-`, no leading zeros. */
+const WHOLE_NUMBER = /^-?(?:0|[1-9][0-9]*)$/;
+
+/**
+ * `{{ port | integer("port") }}`: a whole number, written as typed (blanks around it dropped):
+ * `8080` stays `8080`. Anything else is refused (`three`, `80\n hostPort: 22`, `1.5`, `0755`,
+ * which YAML 1.1 reads as octal, a list or a map), so a number field can never add text to a
+ * YAML or HCL file.
+ */
+export function integer(value: unknown, field?: unknown): string {
+  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+  if (typeof value === "string" && WHOLE_NUMBER.test(value.trim())) return value.trim();
+  return refusal(
+    `${subject(field)} must be a whole number written in digits, such as 8080 (no leading zeros, spaces or other characters); got ${shown(value)}`,
+  );
+}
+
+function textRefusal(value: unknown, field: unknown): string {
+  const kind = Array.isArray(value) ? "list" : typeof value === "object" ? "map" : typeof value;
+  return refusal(
+    `${subject(field)} must be text, not a ${kind} (${shown(value)}); a value that starts with \`[\` or \`{\` and is valid JSON arrives as a list or a map`,
+  );
+}
+
+/**
+ * `{{ image | text("image") }}`: a value that must be text, unchanged (numbers and booleans as
+ * text); a list or map (what a JSON-looking value becomes) is refused, for places where a list
+ * or map would change the file's structure.
+ */
+export function text(value: unknown, field?: unknown): string {
+  const written = nameText(value);
+  return written ?? textRefusal(value, field);
+}
+
+/**
+ * `{{ value | tojson | yaml_json }}`: `tojson`'s JSON made safe to embed in YAML that YAML 1.1
+ * tools read (JSON is YAML, nearly): characters JSON leaves raw that PyYAML refuses or reads as
+ * line breaks (U+0085, U+2028, U+2029, other C1 controls, U+FEFF, U+FFFE, U+FFFF) become
+ * `\uNNNN`; numbers with an exponent get the `.` and sign YAML 1.1 needs (`1e21` → `1.0e+21`);
+ * a key over 1024 characters is refused. Ordinary JSON comes back byte for byte. Text that is
+ * not JSON is written as a JSON string.
+ */
+export function yamlJson(value: unknown, field?: unknown): string {
+  let json = typeof value === "string" ? value : asText(value);
+  try {
+    JSON.parse(json);
+  } catch {
+    json = JSON.stringify(json);
+  }
+  let out = "";
+  const tokens = json.matchAll(/("(?:[^"\\]|\\[\s\S])*")(\s*:)?|[^"]+/g);
+  for (const [token, string, colon] of tokens) {
+    if (string === undefined) {
+      out += token.replace(/(-?[0-9]+)(?:\.([0-9]+))?[eE]([-+]?)([0-9]+)/g, (_m, i, f, sign, e) => {
+        return `${i}.${f ?? "0"}e${sign || "+"}${e}`;
+      });
+      continue;
+    }
+    const written = string.replace(RAW_IN_JSON_UNSAFE_FOR_YAML, unicodeEscape);
+    if (colon !== undefined && written.length > YAML_MAX_KEY_LENGTH) {
+      return yamlKeyTooLong(JSON.parse(string), written, field);
+    }
+    out += written + (colon ?? "");
+  }
+  return out;
+}
+
+/** Line breaks YAML readers disagree on (all but `\n` and `\r\n`) and characters they refuse. */
+const YAML_TEXT_UNSAFE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we look for
+  /\r(?!\n)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Keys the check in `yamlBlock` puts around the text; no user key starts with NUL. */
+const BEFORE_KEY = "\u0000kiln-before";
+const AFTER_KEY = "\u0000kiln-after";
+
+/**
+ * `{{ text | yaml_block(indent, "field") }}`: YAML text a user wrote (raw YAML, a task list),
+ * placed in the file as it is: with `indent` 0, unchanged, after complete top-level `key: value`
+ * lines; with `indent` 2 or more, as the block value of a key at `indent - 2` spaces, trimmed of
+ * line breaks at both ends and indented like MiniJinja's `trim("\r\n") | indent(indent, true)`.
+ * Refused unless it stays in its place: it must be valid YAML on its own, hold no line break but
+ * `\n` and `\r\n` (PyYAML also breaks lines at `\r`, U+0085, U+2028, U+2029, where an indent
+ * would be missing) and no control characters, and read back, placed in the file, as exactly
+ * what it reads as alone (so it can neither swallow nor add the file's own keys). At indent 0
+ * it must be a mapping (or empty).
+ */
+export function yamlBlock(given: unknown, indent?: unknown, field?: unknown): string {
+  const value = nameText(given);
+  if (value === undefined) return textRefusal(given, field);
+  const width = typeof indent === "number" && Number.isInteger(indent) ? indent : 0;
+  const refuse = (why: string) =>
+    refusal(`${subject(field)} is YAML that cannot be placed in this file: ${why}`);
+  if (width !== 0 && (width < 2 || width > 64)) return refuse(`indent ${width} is not supported`);
+  const unsafe = YAML_TEXT_UNSAFE.exec(value);
+  if (unsafe) {
+    return refuse(
+      `it holds ${shown(unsafe[0])}, a line break other than \\n or a control character (write it as an escape inside a double-quoted string)`,
+    );
+  }
+  const text = width === 0 ? value : value.replace(/^[\r\n]+|[\r\n]+$/g, "");
+  const written =
+    width === 0
+      ? text
+      : text
+          .split("\n")
+          .map((line) => (line === "" ? line : " ".repeat(width) + line))
+          .join("\n");
+  if (/^(?:(?:---|\.\.\.)(?:[ \t\r]|$)|%)/m.test(text)) {
+    return refuse("it holds a document marker (`---`, `...`) or a directive (`%`) at a line start");
+  }
+  const yaml = yamlLibrary();
+  const read = (source: string): { value?: unknown; error?: string } => {
+    try {
+      const doc = yaml.parseDocument(source, { version: "1.1", prettyErrors: false });
+      if (doc.errors.length > 0) return { error: doc.errors[0]?.message.split("\n")[0] };
+      return { value: doc.toJS({ mapAsMap: true, maxAliasCount: 1000 }) };
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) };
+    }
+  };
+  const alone = read(text);
+  if (alone.error !== undefined) return refuse(`it is not valid YAML (${alone.error})`);
+  let wrapper: string;
+  let expected: Map<unknown, unknown>;
+  if (width === 0) {
+    if (alone.value !== null && !(alone.value instanceof Map)) {
+      return refuse("it must be a YAML mapping (`key: value` lines starting at the left margin)");
+    }
+    wrapper = `${JSON.stringify(BEFORE_KEY)}: 0\n${written}${written.endsWith("\n") ? "" : "\n"}`;
+    expected = new Map([[BEFORE_KEY, 0], ...((alone.value as Map<unknown, unknown>) ?? [])]);
+  } else {
+    const pad = " ".repeat(width - 2);
+    wrapper = `${pad}${JSON.stringify(BEFORE_KEY)}:\n${written}\n${pad}${JSON.stringify(AFTER_KEY)}: 0\n`;
+    expected = new Map<unknown, unknown>([
+      [BEFORE_KEY, alone.value],
+      [AFTER_KEY, 0],
+    ]);
+  }
+  const placed = read(wrapper);
+  if (placed.error !== undefined || !isDeepStrictEqual(placed.value, expected)) {
+    return refuse(
+      "placed in the file it would read differently or change the lines around it (it must start at the left margin)",
+    );
+  }
+  return written;
+}
+
 /** The filters every template may use, by name. */
 export const KILN_FILTERS: Record<string, Filter> = {
   yaml: yamlScalar,
+  yaml_key: yamlKey,
+  yaml_json: yamlJson,
+  yaml_block: yamlBlock,
   ini_value: iniValue,
   ini_host_value: iniHostValue,
+  ini_group_name: iniGroupName,
+  ini_host_name: iniHostName,
+  ini_var_name: iniVarName,
+  cfg_value: cfgValue,
   hcl: hclString,
   hcl_escape: hclEscape,
   tf_identifier: tfIdentifier,
+  integer,
+  text,
 };

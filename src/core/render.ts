@@ -2,6 +2,7 @@
 import { buildContext, type RenderInput } from "./context.ts";
 import type { RenderScope, TemplateEngine } from "./engine.ts";
 import { KilnError } from "./errors.ts";
+import { REFUSAL_MARK, refusalMessage } from "./filters.ts";
 import { type RegistryItem, referenceOf } from "./item.ts";
 import { normalizeRelativePath } from "./plan.ts";
 import { isCatalogueItem } from "./registry.ts";
@@ -19,8 +20,8 @@ export interface RenderResult {
 
 /**
  * Renders every file of `item`: the output path and the content with the same context. Fails
- * when the item is missing a required value, a template fails, or two of its files render to
- * one path.
+ * when the item is missing a required value, a template fails, a filter refused a value (see
+ * `refusal` in filters.ts), or two of its files render to one path.
  */
 export function renderItem(
   engine: TemplateEngine,
@@ -43,6 +44,12 @@ export function renderItem(
   const files = item.files.map((_file, index) => {
     const path = rendered[2 * index] as string;
     const content = rendered[2 * index + 1] as string;
+    // A filter that cannot write a value safely leaves a refusal in the output (one search each).
+    for (const text of [path, content]) {
+      if (text.includes(REFUSAL_MARK)) {
+        throw new KilnError("invalid_request", `${reference}: ${refusalMessage(text)}`);
+      }
+    }
     const key = normalizeRelativePath(path);
     if (seen.has(key)) {
       throw new KilnError(
