@@ -65,6 +65,8 @@ export interface RenderPoolOptions {
   untrustedWorkers: number;
   /** Keep one started worker in reserve to replace a failed one at once. */
   spare: boolean;
+  /** Idle this long after strangers' or failed work, the workers that ran it are replaced. */
+  idleRefreshMs: number;
   /** Jobs one worker holds at most (the one it runs and those waiting behind it). */
   pipeline: number;
   /** A worker whose current job has run this long gets no more jobs, and gives back its others. */
@@ -88,6 +90,7 @@ export const DEFAULT_POOL_OPTIONS: Omit<RenderPoolOptions, "preloadedItems"> = {
   queueTimeoutMs: 5_000,
   untrustedWorkers: Math.max(1, Math.floor(availableParallelism() / 2)),
   spare: true,
+  idleRefreshMs: 1_000,
   pipeline: 8,
   slowMs: 50,
 };
@@ -128,6 +131,9 @@ interface Slot {
   retired: boolean;
   /** It holds a job of an untrusted item (it holds no other job then). */
   untrusted: boolean;
+  /** It has run a stranger's item, or a job that failed, since it started. */
+  ranUntrusted: boolean;
+  failed: boolean;
 }
 
 /**
@@ -179,6 +185,9 @@ export class RenderPool {
   private readonly untrustedQueue: Job[] = [];
   /** Drops jobs that waited longer than queueTimeoutMs; armed while a queue is not empty. */
   private queueTimer: NodeJS.Timeout | undefined;
+  /** Workers ran strangers' items or failed jobs since the last refresh (see freshenWhenIdle). */
+  private dirty = false;
+  private idleTimer: NodeJS.Timeout | undefined;
   private readonly preloadedIndex: Map<RegistryItem, number>;
   private readonly file = workerEntry();
   private nextId = 1;
@@ -231,7 +240,11 @@ export class RenderPool {
   }
 
   /** Renders and resolves with the result as parsed JSON (see renderJson). */
-  async render(item: RegistryItem, input: RenderInput, signal?: AbortSignal): Promise<RenderResult> {
+  async render(
+    item: RegistryItem,
+    input: RenderInput,
+    signal?: AbortSignal,
+  ): Promise<RenderResult> {
     return JSON.parse((await this.renderJson(item, input, signal)).toString()) as RenderResult;
   }
 
@@ -356,6 +369,7 @@ export class RenderPool {
   async close(): Promise<void> {
     this.closed = true;
     if (this.queueTimer) clearTimeout(this.queueTimer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     for (const job of [...this.queue.splice(0), ...this.untrustedQueue.splice(0)]) {
       this.settle(job, { error: new KilnError("internal", "the service is shutting down") });
     }
@@ -393,6 +407,8 @@ export class RenderPool {
       slow: false,
       retired: false,
       untrusted: false,
+      ranUntrusted: false,
+      failed: false,
     };
     if (asSpare) this.spare = slot;
     else this.slots.add(slot);
@@ -440,6 +456,7 @@ export class RenderPool {
       }
       if (!idle || running >= this.options.untrustedWorkers) break;
       idle.untrusted = true;
+      idle.ranUntrusted = true;
       this.give(idle, this.untrustedQueue.shift() as Job);
     }
   }
@@ -540,11 +557,44 @@ export class RenderPool {
       const { body } = reply;
       this.settle(job, { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) });
     } else {
+      slot.failed = true;
       const { kind, message, detail } = reply.error;
       this.settle(job, { error: new KilnError(kind, message, detail) });
     }
+    if (!reply.ok || slot.ranUntrusted) this.markDirty();
     if (reply.recycle) this.replace(slot);
     this.dispatch();
+    this.freshenWhenIdle();
+  }
+
+  /** Something ran that may have left a worker large (a stranger's item, a failure). */
+  private markDirty(): void {
+    this.dirty = true;
+  }
+
+  /**
+   * Once the pool has been idle for `idleRefreshMs` after hostile or failing work, every worker
+   * that ran such work is replaced by a fresh one: WASM memory never shrinks and a worker's heap
+   * keeps its high-water mark, so this is how the memory a burst took goes back to the system.
+   */
+  private freshenWhenIdle(): void {
+    if (!this.dirty || this.idleTimer || this.closed) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.closed) return;
+      const busy =
+        this.queue.length + this.untrustedQueue.length > 0 ||
+        [...this.slots].some((slot) => slot.jobs.size > 0 || !slot.ready);
+      if (busy) {
+        this.freshenWhenIdle();
+        return;
+      }
+      this.dirty = false;
+      for (const slot of [...this.slots]) {
+        if (slot.ranUntrusted || slot.failed) this.replace(slot, false);
+      }
+    }, this.options.idleRefreshMs);
+    this.idleTimer.unref();
   }
 
   /**
@@ -592,12 +642,12 @@ export class RenderPool {
     if (jobs.length > 0) this.armQueueTimer();
   }
 
-  private replace(slot: Slot): void {
+  private replace(slot: Slot, counted = true): void {
     if (slot.retired) return;
     // A worker asked to be replaced starts nothing more: what it holds goes to the others.
     this.takeBack(slot);
     void this.retire(slot);
-    this.replaced += 1;
+    if (counted) this.replaced += 1;
     const spare = this.spare;
     if (spare?.ready) {
       this.spare = undefined;
