@@ -80,7 +80,8 @@ export async function fetchBytes(url: string, options: FetchOptions = {}): Promi
     }
   } catch (error) {
     if (error instanceof FetchFailure) throw error;
-    if (options.signal?.aborted) throw new FetchFailure("the request that asked for it was cancelled");
+    if (options.signal?.aborted)
+      throw new FetchFailure("the request that asked for it was cancelled");
     if (deadline.aborted) throw new FetchFailure(`no answer within ${limits.timeoutMs} ms`);
     throw new FetchFailure((error as Error).message);
   } finally {

@@ -10,7 +10,13 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
 import { KilnError } from "./errors.ts";
-import { DEFAULT_FETCH_LIMITS, FetchFailure, type FetchOptions, fetchBytes, isUrl } from "./fetch.ts";
+import {
+  DEFAULT_FETCH_LIMITS,
+  FetchFailure,
+  type FetchOptions,
+  fetchBytes,
+  isUrl,
+} from "./fetch.ts";
 import { parseRegistryItemText, type RegistryItem } from "./item.ts";
 import { builtinRegistry, type Registry } from "./registry.ts";
 

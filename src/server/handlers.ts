@@ -187,9 +187,7 @@ export const render: Handler = (ctx, services) => {
   if (!isJsonContentType(ctx.req.headers["content-type"])) {
     throw new FrameworkError(415, MESSAGES.unsupportedMediaType);
   }
-  return readBody(ctx.req, services.maxBodyBytes).then((bytes) =>
-    renderBody(bytes, ctx, services),
-  );
+  return readBody(ctx.req, services.maxBodyBytes).then((bytes) => renderBody(bytes, ctx, services));
 };
 
 /**
@@ -197,7 +195,11 @@ export const render: Handler = (ctx, services) => {
  * one being rendered, or rendered now. Not an async function: a kept answer goes out without
  * further turns of the promise machinery.
  */
-function renderBody(bytes: Buffer, ctx: RequestContext, services: Services): Reply | Promise<Reply> {
+function renderBody(
+  bytes: Buffer,
+  ctx: RequestContext,
+  services: Services,
+): Reply | Promise<Reply> {
   const { renderCache, pool } = services;
   const key = renderCache.enabled ? RenderCache.key(bytes) : undefined;
   const known = key === undefined ? undefined : renderCache.lookup(key);

@@ -18,7 +18,7 @@ import {
   toItemView,
   trustAsCatalogueItem,
 } from "../core/index.ts";
-import { encodeRenderAnswer, encodeJson } from "./render-answer.ts";
+import { encodeJson, encodeRenderAnswer } from "./render-answer.ts";
 import {
   CLAIMED,
   PROGRESS_JOB,

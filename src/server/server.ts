@@ -144,7 +144,10 @@ function write(
 
 /** How often Node checks the header and request time-outs: they fire at most this late. */
 export function timeoutCheckInterval(timeouts: ServerTimeouts): number {
-  return Math.max(10, Math.min(1_000, Math.floor(Math.min(timeouts.headersMs, timeouts.requestMs) / 10)));
+  return Math.max(
+    10,
+    Math.min(1_000, Math.floor(Math.min(timeouts.headersMs, timeouts.requestMs) / 10)),
+  );
 }
 
 function formatUrl(bind: string, port: number): string {
