@@ -972,9 +972,15 @@ describe("automation/config", () => {
     assert.equal(custom.content, "[defaults]\nroles_path = roles:vendor/roles\n");
   });
 
-  it("doubles % (configparser interpolation) and keeps a value on one line", async () => {
-    const file = await renderOne("automation/config", "cm", { inventory: "50%\ninv.ini" });
-    assert.equal(file.content, "[defaults]\ninventory = 50%% inv.ini\nroles_path = roles\n");
+  it("doubles % (configparser interpolation) and refuses a value that cannot stay on one line", async () => {
+    const file = await renderOne("automation/config", "cm", { inventory: "50%inv.ini" });
+    assert.equal(file.content, "[defaults]\ninventory = 50%%inv.ini\nroles_path = roles\n");
+    await assert.rejects(renderOne("automation/config", "cm", { inventory: "50%\ninv.ini" }), {
+      name: "KilnError",
+      kind: "invalid_request",
+      message:
+        /^automation\/config: `inventory` is "50%\\ninv\.ini", which cm\.cfg cannot hold: it holds a line break/,
+    });
   });
 });
 
