@@ -21,9 +21,9 @@ import type { RenderPool, RenderPoolOptions } from "../server/render-pool.ts";
 import { preferFastStart } from "./fast-start.ts";
 
 /**
- * The bounds of one render of a component that is not built-in. 10 s is forty times what the
- * largest built-in preset takes to render whole; 256 MiB of heap (plus the engine's own
- * 256 MiB of WASM memory) is far more than any real template's output needs.
+ * The bounds of one render of a component that is not built-in. 10 s is hundreds of times what
+ * the largest built-in preset takes to render whole (about 30 ms); 256 MiB of heap (plus the
+ * engine's own 256 MiB of WASM memory) is far more than any real template's output needs.
  */
 export const UNTRUSTED_RENDER_LIMITS = { deadlineMs: 10_000, heapMb: 256 } as const;
 
@@ -62,8 +62,12 @@ async function startPool(): Promise<RenderPool> {
     // the same engine limits as built-in renders in this thread
     fuel: DEFAULT_ENGINE_LIMITS.fuel,
     engineMemoryBytes: DEFAULT_ENGINE_LIMITS.memoryBytes,
-    // one run renders a few components: keep the worker rather than restart it between them
+    // one run renders a few components, one after the other: keep the worker rather than
+    // restart it between them, and let a job wait for a restarted worker as long as it takes
     recycleBytes: DEFAULT_ENGINE_LIMITS.memoryBytes + UNTRUSTED_RENDER_LIMITS.heapMb * 1024 * 1024,
+    idleRefreshMs: 60_000,
+    untrustedWorkers: 1,
+    queueTimeoutMs: 60_000,
   });
   try {
     await pool.ready();
