@@ -17,6 +17,11 @@ import { errorReply } from "./errors.ts";
 import { RequestContext, type Services } from "./handlers.ts";
 import { HostGuard } from "./host-guard.ts";
 import {
+  DEFAULT_IDLE_COLLECTOR,
+  IdleCollector,
+  type IdleCollectorOptions,
+} from "./idle-collector.ts";
+import {
   DEFAULT_OUTBOUND_LIMITS,
   FetchSlots,
   type OutboundLimits,
@@ -73,6 +78,8 @@ export interface ServerOptions {
   /** Bytes kept of answers to repeated render requests (see render-cache.ts); 0: none. */
   renderCacheBytes?: number;
   timeouts?: Partial<ServerTimeouts>;
+  /** When the HTTP thread's heap is collected after a burst (see idle-collector.ts). */
+  idleCollector?: Partial<IdleCollectorOptions>;
   /** Where unexpected errors are reported; default: stderr. */
   log?: (message: string) => void;
 }
@@ -84,6 +91,7 @@ export interface RunningServer {
   port: number;
   pool: RenderPool;
   renderCache: RenderCache;
+  idleCollector: IdleCollector;
   /** Stops accepting, lets in-flight requests finish, stops the render workers. */
   close(): Promise<void>;
 }
@@ -162,9 +170,10 @@ export function createHandler(
     hostGuard: HostGuard;
     uiDir: string | undefined;
     log: (message: string) => void;
+    idleCollector?: IdleCollector;
   },
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const { cors, hostGuard, uiDir, log } = options;
+  const { cors, hostGuard, uiDir, log, idleCollector } = options;
   // Synchronous as far as the handler is: the GET routes answer without a promise, a turn of
   // the microtask queue or a closure per request; only async handlers (render, inspect) and
   // the dashboard's files go through promises.
@@ -188,6 +197,7 @@ export function createHandler(
     return empty(404);
   };
   return (req, res) => {
+    if (idleCollector) idleCollector.requests += 1;
     const origin = req.headers.origin;
     let reply: Reply | Promise<Reply>;
     try {
@@ -239,6 +249,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const idleCollector = new IdleCollector({ ...DEFAULT_IDLE_COLLECTOR, ...options.idleCollector });
   const server: Server = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -253,6 +264,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       hostGuard: new HostGuard(bind, options.allowedHosts ?? []),
       uiDir,
       log,
+      idleCollector,
     }),
   );
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
@@ -274,6 +286,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     });
     await pool.ready();
   } catch (error) {
+    idleCollector.stop();
     await pool.close();
     throw error;
   }
@@ -289,10 +302,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         resolve();
       });
       server.closeIdleConnections();
-    }).then(() => pool.close());
+    }).then(() => {
+      idleCollector.stop();
+      return pool.close();
+    });
     return closing;
   };
-  return { url: formatUrl(bind, port), bind, port, pool, renderCache, close };
+  return { url: formatUrl(bind, port), bind, port, pool, renderCache, idleCollector, close };
 }
 
 type RegistryItemList = Registry["items"];

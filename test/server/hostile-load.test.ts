@@ -130,20 +130,19 @@ test("benign renders keep succeeding under a mixed hostile load, and memory come
     const p99 = sorted[Math.floor(sorted.length * 0.99)] ?? Number.NaN;
     const heavyCount = outcomes.length - benign.length;
 
-    // memory: give the service a few seconds of quiet (idle workers are refreshed after 1 s)
+    // memory: quiet for a while (workers are refreshed after 1 s idle, the HTTP thread's heap
+    // is collected after 5 to 10 s idle), then compare
     const timeline: number[] = [];
-    for (let wait = 0; wait < 10; wait++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let wait = 0; wait < 15; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       timeline.push(Math.round(rssMiB(pid)));
+      if ((timeline.at(-1) as number) < before * 1.2) break;
     }
-    const afterRss = Math.min(...timeline);
-    const report = `load: ${outcomes.length} requests in ${SECONDS} s over ${CONNECTIONS} connections, ${heavyCount} heavy or hostile; benign ${succeeded.length}/${benign.length} succeeded (${(share * 100).toFixed(1)}%), p99 ${p99.toFixed(0)} ms; RSS ${before.toFixed(0)} MiB before, ${afterRss.toFixed(0)} MiB after (${timeline.join(", ")} at 0.5 s steps)`;
+    const afterRss = timeline.at(-1) as number;
+    const report = `load: ${outcomes.length} requests in ${SECONDS} s over ${CONNECTIONS} connections, ${heavyCount} heavy or hostile; benign ${succeeded.length}/${benign.length} succeeded (${(share * 100).toFixed(1)}%), p99 ${p99.toFixed(0)} ms; RSS ${before.toFixed(0)} MiB before, ${afterRss.toFixed(0)} MiB after (${timeline.join(", ")} at 1 s steps)`;
     process.stdout.write(`# ${report}\n`);
     assert.ok(share >= 0.99, report);
-    // Workers that ran strangers' items are replaced once idle, so their WASM memory and heaps
-    // go back. What stays is the HTTP thread's own V8 heap after 1,000 concurrent connections
-    // (new space grown to its maximum, about 50-60 MiB measured; see docs/security.md).
-    assert.ok(afterRss < before * 1.5, report);
+    assert.ok(afterRss < before * 1.2, report);
   } finally {
     await service.stop();
   }
