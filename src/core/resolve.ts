@@ -36,10 +36,14 @@ export interface ResolveOptions {
 /** Files larger than this are not read as registry items or presets. */
 export const MAX_LOCAL_FILE_BYTES = DEFAULT_FETCH_LIMITS.maxBytes;
 
-/** What a reference names: a built-in item, or the bytes of an item file or URL to parse. */
+/**
+ * What a reference names: a built-in item, or the bytes of an item file or URL to parse. A
+ * local file also gives its identity (device, inode, size, change times): the same identity
+ * means the same bytes, so what was derived from them may be kept.
+ */
 export type Located =
   | { item: RegistryItem; bytes?: undefined }
-  | { item?: undefined; bytes: Uint8Array; origin: string };
+  | { item?: undefined; bytes: Uint8Array; origin: string; identity?: string | undefined };
 
 export function builtinFor(reference: string, registry: Registry): RegistryItem | undefined {
   const lastSegment = reference.slice(reference.lastIndexOf("/") + 1);
@@ -101,6 +105,15 @@ export async function readLocalFileBytes(
   cwd: string,
   maxBytes = MAX_LOCAL_FILE_BYTES,
 ): Promise<Uint8Array | undefined> {
+  return (await readRegularFile(reference, cwd, maxBytes))?.bytes;
+}
+
+/** `readLocalFileBytes` with the file's identity (see Located). */
+async function readRegularFile(
+  reference: string,
+  cwd: string,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; identity: string } | undefined> {
   const path = resolvePath(cwd, reference);
   if (path.includes("\u0000")) return undefined;
   let handle: Awaited<ReturnType<typeof open>>;
@@ -111,12 +124,12 @@ export async function readLocalFileBytes(
     throw readError(reference, error);
   }
   try {
-    const stats = await handle.stat();
+    const stats = await handle.stat({ bigint: true });
     if (stats.isDirectory()) return undefined;
     if (!stats.isFile()) throw notRegularError(reference);
-    if (stats.size > maxBytes) throw tooLargeError(reference, maxBytes);
+    if (stats.size > BigInt(maxBytes)) throw tooLargeError(reference, maxBytes);
     // Its own buffer, not a slice of Node's pool: the service hands it to a render worker.
-    let buffer = new Uint8Array(firstBufferSize(stats.size, maxBytes));
+    let buffer = new Uint8Array(firstBufferSize(Number(stats.size), maxBytes));
     let total = 0;
     for (;;) {
       if (total === buffer.byteLength) {
@@ -130,7 +143,9 @@ export async function readLocalFileBytes(
       total += bytesRead;
     }
     if (total > maxBytes) throw tooLargeError(reference, maxBytes);
-    return total === buffer.byteLength ? buffer : buffer.slice(0, total);
+    const bytes = total === buffer.byteLength ? buffer : buffer.slice(0, total);
+    const { dev, ino, size, mtimeNs, ctimeNs } = stats;
+    return { bytes, identity: `${dev}:${ino}:${size}:${mtimeNs}:${ctimeNs}:${total}` };
   } catch (error) {
     if (error instanceof KilnError) throw error;
     throw readError(reference, error);
@@ -178,8 +193,8 @@ export async function locateReference(
       throw fetchError(reference, error);
     }
   }
-  const bytes = await readLocalFileBytes(reference, options.cwd ?? process.cwd());
-  if (bytes !== undefined) return { bytes, origin: reference };
+  const file = await readRegularFile(reference, options.cwd ?? process.cwd(), MAX_LOCAL_FILE_BYTES);
+  if (file !== undefined) return { bytes: file.bytes, origin: reference, identity: file.identity };
   throw unknownReferenceError(reference);
 }
 

@@ -1,6 +1,7 @@
 // The eight endpoints. Each takes the parsed request and returns a Reply; errors are thrown
 // (KilnError → JSON `{code, error}`, FrameworkError → text) and mapped in one place.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { LRUCache } from "lru-cache";
 import {
   builtinFor,
   configView,
@@ -28,6 +29,8 @@ export interface Services {
   pool: RenderPool;
   /** Answers to render requests already computed, by body (built-in components only). */
   renderCache: RenderCache;
+  /** Inspect answers of local item files, by file identity (see inspectCache). */
+  inspectCache: LRUCache<string, Buffer>;
   /** Directory that relative file references resolve against. */
   cwd: string;
   fetchLimits: FetchLimits;
@@ -175,12 +178,32 @@ function jsonBytes(body: Buffer): Reply {
   return { status: 200, headers: { "content-type": JSON_TYPE }, body };
 }
 
+/** Bytes of inspect answers kept, and the largest one kept. */
+export const INSPECT_CACHE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Inspect answers of local item files, by the file's identity (device, inode, size, change
+ * times): the same identity means the same bytes, so the same answer, without parsing again.
+ * URL items are never kept (a URL may answer differently every time).
+ */
+export function inspectCache(): LRUCache<string, Buffer> {
+  return new LRUCache<string, Buffer>({
+    maxSize: INSPECT_CACHE_BYTES,
+    maxEntrySize: INSPECT_CACHE_BYTES / 2,
+    sizeCalculation: (body) => body.byteLength,
+  });
+}
+
 export const inspect: Handler = async (ctx, services) => {
   const reference = requiredQuery(ctx.query, "ref");
   const located = await locate(reference, ctx, services);
   if (located.item) return json(200, toItemView(located.item));
-  const { bytes, origin } = located;
-  return jsonBytes(await services.pool.inspectSource({ bytes, origin }, ctx.signal));
+  const { bytes, origin, identity } = located;
+  const kept = identity === undefined ? undefined : services.inspectCache.get(identity);
+  if (kept) return jsonBytes(kept);
+  const body = await services.pool.inspectSource({ bytes, origin }, ctx.signal);
+  if (identity !== undefined) services.inspectCache.set(identity, body);
+  return jsonBytes(body);
 };
 
 export const render: Handler = (ctx, services) => {

@@ -14,7 +14,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import { type Catalogue, catalogue } from "./catalogue.ts";
 import { CorsPolicy, isPreflight, preflightReply } from "./cors.ts";
 import { errorReply } from "./errors.ts";
-import { RequestContext, type Services } from "./handlers.ts";
+import { inspectCache, RequestContext, type Services } from "./handlers.ts";
 import { HostGuard } from "./host-guard.ts";
 import {
   DEFAULT_IDLE_COLLECTOR,
@@ -91,6 +91,8 @@ export interface RunningServer {
   port: number;
   pool: RenderPool;
   renderCache: RenderCache;
+  /** Inspect answers of local item files, by file identity. */
+  inspectCache: Services["inspectCache"];
   idleCollector: IdleCollector;
   /** Stops accepting, lets in-flight requests finish, stops the render workers. */
   close(): Promise<void>;
@@ -240,6 +242,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     catalogue: data,
     pool,
     renderCache,
+    inspectCache: inspectCache(),
     cwd: options.cwd ?? process.cwd(),
     fetchLimits: options.fetchLimits ?? DEFAULT_FETCH_LIMITS,
     checkTarget: refuseOwnAddress(() => listeningPort),
@@ -308,7 +311,16 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     });
     return closing;
   };
-  return { url: formatUrl(bind, port), bind, port, pool, renderCache, idleCollector, close };
+  return {
+    url: formatUrl(bind, port),
+    bind,
+    port,
+    pool,
+    renderCache,
+    inspectCache: services.inspectCache,
+    idleCollector,
+    close,
+  };
 }
 
 type RegistryItemList = Registry["items"];

@@ -403,6 +403,33 @@ describe("the HTTP thread stays free", () => {
   });
 });
 
+describe("inspect answers of local files are kept by file identity", () => {
+  test("the same file is parsed once; a changed file is read and parsed again", async () => {
+    const path = itemFile("kept", "{{ name }}");
+    const service = await startFixtureServer();
+    try {
+      const first = await inspect(service.url, path);
+      assert.equal(first.status, 200);
+      assert.equal(service.inspectCache.size, 1);
+      const again = await inspect(service.url, path);
+      assert.equal(again.body, first.body);
+      assert.equal(service.inspectCache.size, 1, "answered from what was kept");
+      writeFileSync(
+        path,
+        JSON.stringify({ name: "kept", category: "changed", files: [{ path: "k", template: "" }] }),
+      );
+      const changed = await inspect(service.url, path);
+      assert.equal(JSON.parse(changed.body).category, "changed");
+      const invalid = join(folder, "invalid.json");
+      writeFileSync(invalid, "{");
+      assert.equal((await inspect(service.url, invalid)).status, 400);
+      assert.equal(service.inspectCache.size, 2, "failures are not kept");
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe("smaller holes", () => {
   test("malformed Host headers are refused", async () => {
     const service = await startFixtureServer();
