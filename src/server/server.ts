@@ -279,6 +279,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     );
   });
   try {
+    // The workers first, then the socket: from its listen callback to the caller's start-up
+    // line there is no turn of the event loop, so no request is answered before that line.
+    await pool.ready();
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(options.port ?? DEFAULT_PORT, bind, () => {
@@ -287,7 +290,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         resolve();
       });
     });
-    await pool.ready();
   } catch (error) {
     idleCollector.stop();
     await pool.close();

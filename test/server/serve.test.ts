@@ -1,12 +1,15 @@
 // `kiln serve` as a real child process: flags and environment, the start-up line, the
 // DNS-rebinding guard, usage errors and the graceful stop on SIGINT/SIGTERM.
 import assert from "node:assert/strict";
-import { connect } from "node:net";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { connect, createServer } from "node:net";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { HostGuard, isLoopbackBind } from "../../src/server/host-guard.ts";
 import { parseServeArgs } from "../../src/server/serve-command.ts";
 import { SPEC_COMPONENT_ORDER } from "../tools/spec.ts";
-import { raw, runChild, startChild } from "./helpers.ts";
+import { REPO, raw, runChild, startChild } from "./helpers.ts";
 
 describe("start-up", () => {
   test("prints exactly one line `kiln listening on http://<bind>:<port>` with the real port", async () => {
@@ -20,6 +23,40 @@ describe("start-up", () => {
       assert.equal(await server.stop(), 0);
     }
     assert.equal(server.stdout.length, 1);
+  });
+
+  test("the start-up line is printed before the first request is answered", async () => {
+    const probe = createServer().listen(0, "127.0.0.1");
+    await once(probe, "listening");
+    const port = (probe.address() as import("node:net").AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(REPO, "src/server/main.ts"), "--port", String(port)],
+      { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    try {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        assert.ok(Date.now() < deadline, "the service never answered");
+        const answered = await raw(`http://127.0.0.1:${port}`, { path: "/api/health" }).then(
+          (response) => response.status === 200,
+          () => false,
+        );
+        if (answered) break;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      // the line was written before the answer; let this process read its pipe once
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(stdout, `kiln listening on http://127.0.0.1:${port}\n`);
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
   });
 
   test("by default it serves the built-in catalogue: 13 components in registry order", async () => {
