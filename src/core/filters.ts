@@ -520,20 +520,20 @@ export function cfgValue(value: unknown, field?: unknown): string {
   return text.replaceAll("%", "%%");
 }
 
-/** Whole numbers as kiln writes them: digits, an optional `-`, no leading zeros. */
-const WHOLE_NUMBER = /^-?(?:0|[1-9][0-9]*)$/;
+/** Whole numbers as kiln writes them: digits, no sign, no leading zeros. */
+const WHOLE_NUMBER = /^(?:0|[1-9][0-9]*)$/;
 
 /**
  * `{{ port | integer("port") }}`: a whole number, written as typed (blanks around it dropped):
- * `8080` stays `8080`. Anything else is refused (`three`, `80\n hostPort: 22`, `1.5`, `0755`,
- * which YAML 1.1 reads as octal, a list or a map), so a number field can never add text to a
+ * `8080` stays `8080`. Anything else is refused (`three`, `80\n hostPort: 22`, `1.5`, `-1`,
+ * `0755`, which YAML 1.1 reads as octal, a list or a map), so a number field can never add text to a
  * YAML or HCL file.
  */
 export function integer(value: unknown, field?: unknown): string {
-  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return String(value);
   if (typeof value === "string" && WHOLE_NUMBER.test(value.trim())) return value.trim();
   return refusal(
-    `${subject(field)} must be a whole number written in digits, such as 8080 (no leading zeros, spaces or other characters); got ${shown(value)}`,
+    `${subject(field)} must be a whole number written in digits, such as 8080 (no sign, leading zeros, spaces or other characters); got ${shown(value)}`,
   );
 }
 
@@ -591,6 +591,35 @@ export function yamlJson(value: unknown, field?: unknown): string {
 const YAML_TEXT_UNSAFE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we look for
   /\r(?!\n)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/**
+ * Does YAML text hold a tab where PyYAML, the automation tool's reader, reads none: between
+ * tokens (indentation, after `:` or `,`) or inside a plain scalar? Quoted scalars, comments and
+ * block scalars may hold tabs. The yaml package's lexer finds the places.
+ */
+function hasUnreadableTab(yaml: typeof import("yaml"), text: string): boolean {
+  if (!text.includes("\t")) return false;
+  let blockHeader = false;
+  let scalarNext = false;
+  for (const token of new yaml.Lexer().lex(text)) {
+    if (scalarNext) {
+      // the source of the scalar announced by the previous token: plain, or a block's body
+      scalarNext = false;
+      if (blockHeader) blockHeader = false;
+      else if (token.includes("\t")) return true;
+      continue;
+    }
+    const type = yaml.CST.tokenType(token);
+    if (type === "scalar") scalarNext = true;
+    else if (type === "block-scalar-header") blockHeader = true;
+    else if (type === "space" && token.includes("\t")) return true;
+  }
+  return false;
+}
+
+/** Tags the automation tool's YAML loader constructs: its own and YAML 1.1's safe ones. */
+const KNOWN_TAG =
+  /^(?:!unsafe|!vault|!vault-encrypted|tag:yaml\.org,2002:(?:str|int|float|bool|null|seq|map|binary|timestamp|omap|pairs|set))$/;
+
 /** Keys the check in `yamlBlock` puts around the text; no user key starts with NUL. */
 const BEFORE_KEY = "\u0000kiln-before";
 const AFTER_KEY = "\u0000kiln-after";
@@ -631,10 +660,43 @@ export function yamlBlock(given: unknown, indent?: unknown, field?: unknown): st
     return refuse("it holds a document marker (`---`, `...`) or a directive (`%`) at a line start");
   }
   const yaml = yamlLibrary();
+  if (hasUnreadableTab(yaml, text)) {
+    return refuse("it holds a tab outside quotes, comments and block scalars (use spaces there)");
+  }
   const read = (source: string): { value?: unknown; error?: string } => {
     try {
       const doc = yaml.parseDocument(source, { version: "1.1", prettyErrors: false });
       if (doc.errors.length > 0) return { error: doc.errors[0]?.message.split("\n")[0] };
+      // What the yaml package reads and PyYAML, the automation tool's reader, fails on: an
+      // empty key (`: x`), a list or map as a key (`{{ x }}: 1`, `{{ x }}`), a plain `=`
+      // (YAML 1.1's value tag) or `<<` outside a key, and a tag the tool cannot construct.
+      let unreadable: string | undefined;
+      const checkTag = (tag: string | undefined) => {
+        if (tag !== undefined && !KNOWN_TAG.test(tag)) {
+          unreadable = `the tag \`${tag}\`, which the automation tool does not know`;
+        }
+      };
+      yaml.visit(doc, {
+        Pair(_key, pair) {
+          const key = pair.key;
+          if (key === null || (yaml.isScalar(key) && key.range?.[0] === key.range?.[1])) {
+            unreadable = "a mapping key is empty (`: value`)";
+          } else if (yaml.isCollection(key)) {
+            unreadable = "a mapping key is a list or map (an unquoted `{{ }}`? quote it)";
+          }
+        },
+        Scalar(key, node) {
+          checkTag(node.tag);
+          if (node.type !== "PLAIN") return;
+          if (node.source === "=" || (node.source === "<<" && key !== "key")) {
+            unreadable = `a plain \`${node.source}\` (quote it)`;
+          }
+        },
+        Collection(_key, node) {
+          checkTag(node.tag);
+        },
+      });
+      if (unreadable !== undefined) return { error: unreadable };
       return { value: doc.toJS({ mapAsMap: true, maxAliasCount: 1000 }) };
     } catch (error) {
       return { error: error instanceof Error ? error.message : String(error) };

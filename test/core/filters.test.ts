@@ -239,7 +239,7 @@ describe("refusals: what a filter answers for a value it will not write", () => 
         error instanceof KilnError &&
         error.kind === "invalid_request" &&
         error.message ===
-          'misc/thing: `port` must be a whole number written in digits, such as 8080 (no leading zeros, spaces or other characters); got "80\\n  x: 1"',
+          'misc/thing: `port` must be a whole number written in digits, such as 8080 (no sign, leading zeros, spaces or other characters); got "80\\n  x: 1"',
     );
     // in a path too
     const inPath = parseRegistryItem(
@@ -269,10 +269,10 @@ describe("integer and text", () => {
     assert.equal(integer(80), "80");
     assert.equal(integer(" 3\n"), "3", "blanks around the number are dropped");
     assert.equal(integer("0"), "0");
-    assert.equal(integer("-1"), "-1");
     for (const bad of [
       "three",
       "80\n              hostPort: 22",
+      "-1",
       "0755",
       "1.5",
       "1e3",
@@ -284,11 +284,12 @@ describe("integer and text", () => {
     ]) {
       assert.equal(
         refusalMessage(integer(bad, "replicas")),
-        `\`replicas\` must be a whole number written in digits, such as 8080 (no leading zeros, spaces or other characters); got ${JSON.stringify(bad)}`,
+        `\`replicas\` must be a whole number written in digits, such as 8080 (no sign, leading zeros, spaces or other characters); got ${JSON.stringify(bad)}`,
         JSON.stringify(bad),
       );
     }
     assert.ok(refusalMessage(integer(1.5)));
+    assert.ok(refusalMessage(integer(-1)));
     assert.ok(refusalMessage(integer(["80"])));
     assert.ok(refusalMessage(integer(true)));
   });
@@ -487,6 +488,16 @@ describe("yaml_block: raw YAML text that must stay in its place", () => {
       ["plain words", 0, /must be a YAML mapping/],
       ["  a: 1", 0, /read differently or change the lines around it/],
       ["a: &x [1]\nb: *y", 0, /is not valid YAML/],
+      // what the yaml package reads and the automation tool's PyYAML does not
+      [": x", 0, /a mapping key is empty/],
+      ["{{ x }}: 1", 0, /a mapping key is a list or map/],
+      ["- {{ x }}", 4, /a mapping key is a list or map/],
+      ["a: =", 0, /a plain `=`/],
+      ["- <<", 4, /a plain `<<`/],
+      ["a: !tag x", 0, /the tag `!tag`/],
+      ["a:\t1", 0, /a tab outside quotes/],
+      ["- a\t", 4, /a tab outside quotes/],
+      ["a: b\tc", 0, /a tab outside quotes/],
     ];
     for (const [value, indent, message] of cases) {
       assert.match(
@@ -498,6 +509,10 @@ describe("yaml_block: raw YAML text that must stay in its place", () => {
     assert.match(refusalMessage(yamlBlock(["a"], 0, "yaml")) ?? "", /must be text, not a list/);
     // indented more than needed is still the same list, in place
     assert.equal(yamlBlock("  - a", 4), "      - a");
+    // what the tool reads: a merge key, its own tags, tabs in quotes, comments and block scalars
+    for (const ok of ["<<: {a: 1}", "a: !unsafe '{{ x }}'", 'a: "x\ty" # c\td', "a: |\n  x\ty\n"]) {
+      assert.equal(yamlBlock(ok, 0), ok);
+    }
   });
 });
 
