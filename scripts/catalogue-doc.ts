@@ -13,25 +13,46 @@ const code = (text: string | null): string => (text === null ? "" : `\`${cell(te
 const NOTES = `
 ## How values are written
 
-Every template writes a valid file for any plausible value, using kiln's filters (in
-\`src/core/filters.ts\`, available to any registry item's templates too):
+Every value a template writes goes through one of kiln's filters (in \`src/core/filters.ts\`,
+available to any registry item's templates too), so that no value can change the structure of
+the file around it. Writing filters write any value so that the file's reader reads it back
+exactly:
 
 | filter | writes | used for |
 |---|---|---|
-| \`yaml\` | a one-line YAML scalar that YAML 1.1 and 1.2 read back as exactly the string: quoted only when needed (\`yes\`, \`0755\`, \`a: b\`, \`*.example.com\`, \`""\`, \`---\`) | Kubernetes manifests, playbooks, roles, group vars |
+| \`yaml\` | a one-line YAML scalar that YAML 1.1 and 1.2 read back as exactly the string: quoted only when needed (\`yes\`, \`0755\`, \`a: b\`, \`*.example.com\`, \`""\`, \`---\`, \`<<\`, \`=\`), with the line breaks of YAML 1.1 (U+0085, U+2028, U+2029) escaped; lists and maps as flow collections | Kubernetes manifests, playbooks, roles, group vars |
+| \`yaml_key\` | a mapping key, as \`yaml\` writes it | labels, group vars, role vars |
+| \`yaml_json\` | \`tojson\`'s JSON made safe for YAML 1.1 readers (\`{{ v \\| tojson \\| yaml_json }}\`) | lists and maps in playbooks and group vars |
 | \`hcl\` / \`hcl_escape\` | a quoted HCL string (or its inside), with \`\${\` and \`%{\` doubled so a value never interpolates | Terraform files |
 | \`tf_identifier\` | a valid Terraform name: characters outside \`[A-Za-z0-9_-]\` become \`_\`, and \`_\` is put in front of a leading digit | resource labels (\`my.app\` → \`my_app\`) |
 | \`ini_value\` | an inventory value that the automation tool's INI parser (shlex, then Python literal evaluation) reads back exactly: plain text stays bare, anything else becomes a Python string literal | \`[group:vars]\` lines |
 | \`ini_host_value\` | the same, shell-quoted for a host line | host variables |
+| \`cfg_value\` | a configparser value with \`%\` doubled | \`cm.cfg\` |
 
 Whole numbers are written bare in inventories (\`cm_port=22\`) and read back as numbers; every
 other value comes back as the exact string.
 
+Checking filters pass a value on unchanged when it can be written where it goes, and refuse it
+otherwise: the render fails with \`<reference>: <what was wrong and what is allowed>\` and
+nothing is written. They take the field's name for the message, as in
+\`{{ port | integer("port") }}\`:
+
+| filter | refuses | used for |
+|---|---|---|
+| \`integer\` | anything but a whole number in digits (\`three\`, \`80\\n hostPort: 22\`, \`-1\`, \`1.5\`, \`0755\`) | \`replicas\`, \`port\`, \`target_port\`, \`count\` |
+| \`text\` | a list or map (what a JSON-looking value becomes) | \`image\`, \`host\`, \`path\`, \`service\`, \`region\`, \`size\`, \`os_image\`, \`k8s_version\` |
+| \`ini_group_name\`, \`ini_host_name\`, \`ini_var_name\` | a name the INI inventory cannot hold: spaces, line breaks, control characters; \`:\`, \`[\`, \`]\` in group names; quotes, \`\\\`, \`#\`, ranges (\`web[1:3]\`) and ports (\`web:22\`) in host names; \`=\`, quotes, \`\\\`, \`#\` in variable names | group, child, host and variable names of \`automation/inventory\` |
+| \`yaml_key\` | a key longer than 1024 characters as written | as above |
+| \`yaml_block\` | raw YAML that would not stay in place: invalid YAML, line breaks other than \`\\n\`, control characters, document markers, what the automation tool's YAML reader cannot read (tabs between tokens, empty keys, unknown tags) | group vars \`yaml\`, plays' \`pre_tasks\` and \`post_tasks\` |
+| \`cfg_value\` | a line break or control character, a space at either end, a \`;\` at the start or after a space | \`cm.cfg\` |
+
+The rules per format and the refusal mechanism: [security.md](security.md#values-in-built-in-templates).
+
 Choices where the specification is silent:
 
-- \`replicas\`, \`port\` and \`count\` are written as typed; an empty value falls back to the
-  field's default. A service \`target_port\` or an ingress \`port\` that is not all digits is
-  written as a named port.
+- \`replicas\`, \`port\` and \`count\` are written as typed when they are whole numbers, and
+  refused otherwise; an empty value falls back to the field's default. A service
+  \`target_port\` or an ingress \`port\` that is not all digits is written as a named port.
 - A play without \`hosts\` targets \`all\`; \`become\` is written only when true; a role entry
   may be a string, \`{role}\`, or \`{role, when, tags, vars}\`.
 - The inventory writes groups in the given order, each as \`[group]\` (left out for a group
