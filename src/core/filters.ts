@@ -61,8 +61,7 @@ const UNSHOWABLE =
 /** A value as a message shows it: quoted, escaped, at most 60 characters. */
 function shown(value: unknown): string {
   const chars = Array.from(typeof value === "string" ? value : asText(value));
-  const cut = chars.length > 60 ? `${chars.slice(0, 60).join("")}` : chars.join("");
-  const quoted = JSON.stringify(cut).replace(UNSHOWABLE, (char) => unicodeEscape(char));
+  const quoted = JSON.stringify(chars.slice(0, 60).join("")).replace(UNSHOWABLE, unicodeEscape);
   return chars.length > 60 ? `${quoted}…` : quoted;
 }
 
@@ -703,7 +702,9 @@ export function yamlBlock(given: unknown, indent?: unknown, field?: unknown): st
     }
   };
   const alone = read(text);
-  if (alone.error !== undefined) return refuse(`it is not valid YAML (${alone.error})`);
+  if (alone.error !== undefined) {
+    return refuse(`it is not YAML the automation tool reads (${alone.error})`);
+  }
   let wrapper: string;
   let expected: Map<unknown, unknown>;
   if (width === 0) {
