@@ -2,6 +2,7 @@
 // writes anything; the plan never touches the disk itself (the caller passes what exists).
 // No node:path here: the dashboard's browser build applies the same rules to its zip.
 import { KilnError } from "./errors.ts";
+import { foldSegment, gitSegmentIn, pathSegments } from "./sensitive-paths.ts";
 
 /** A rendered file and the component it came from. */
 export interface PlannedFile {
@@ -70,11 +71,127 @@ export function checkPathStaysInside(path: string): void {
   }
 }
 
-/** Two files of one run (setup, apply) must not render to the same path. */
+/** The longest file or folder name file systems accept (ext4, APFS, NTFS: 255 bytes). */
+export const MAX_NAME_BYTES = 255;
+/** The longest path kiln writes (Linux's PATH_MAX). */
+export const MAX_PATH_BYTES = 4096;
+
+/** The UTF-8 length of `text`, as the file system counts it (a lone surrogate is 3 bytes). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) as number;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
+
+/** A path as messages show it: a very long one is cut in the middle. */
+export function shortPath(path: string): string {
+  return path.length <= 160 ? path : `${path.slice(0, 100)}...${path.slice(-40)}`;
+}
+
+const FIX_TEMPLATE =
+  "fix the path template of the registry item or preset that renders it, then run the command again";
+
+function refuse(message: string, detail: string = FIX_TEMPLATE): never {
+  throw new KilnError("invalid_request", message, detail);
+}
+
+/** A NUL byte ends a path for the system: whatever follows would be lost. */
+function checkNoNul(path: string, what: string): void {
+  if (path.includes("\0")) {
+    refuse(`refusing to write ${what}\`${shortPath(path)}\` - it contains a NUL byte`);
+  }
+}
+
+/** A path or one of its names longer than file systems accept (ENAMETOOLONG). */
+function checkLength(path: string, what: string): void {
+  const bytes = utf8Length(path);
+  if (bytes > MAX_PATH_BYTES) {
+    refuse(
+      `refusing to write ${what}\`${shortPath(path)}\` - the path is ${bytes} bytes long, more than the ${MAX_PATH_BYTES} file systems accept`,
+    );
+  }
+  for (const segment of pathSegments(path)) {
+    const length = utf8Length(segment);
+    if (length > MAX_NAME_BYTES) {
+      refuse(
+        `refusing to write ${what}\`${shortPath(path)}\` - the name \`${shortPath(segment)}\` is ${length} bytes long, more than the ${MAX_NAME_BYTES} file systems accept`,
+      );
+    }
+  }
+}
+
+/** The message for anything in or named `.git`; `shown` is the path as people see it. */
+export function gitRefusal(shown: string, segment: string, into = false): KilnError {
+  const spelling = segment === ".git" ? "" : ` (\`${segment}\` is \`.git\` on some file systems)`;
+  return new KilnError(
+    "invalid_request",
+    `refusing to write ${into ? "into " : ""}\`${shortPath(shown)}\` - kiln never writes to \`.git\` or inside it${spelling}`,
+    "git runs hooks and reads its configuration from there, so a file there can run commands on your machine; no option allows it - remove the file from the item or preset, or choose another folder",
+  );
+}
+
+/**
+ * Every rule for one rendered path, in order: a NUL byte, an empty path, the spec's absolute and
+ * escape rules, names and paths too long for file systems, a path that names a folder (ending
+ * in `/` or `\`, `.`, `a/..`) instead of a file, and anything in `.git` (in any spelling).
+ */
+export function checkRenderedPath(path: string): void {
+  if (path === "") {
+    refuse("refusing to write a file whose path is empty");
+  }
+  checkNoNul(path, "");
+  checkPathStaysInside(path);
+  checkLength(path, "");
+  if (path.endsWith("/") || path.endsWith("\\")) {
+    refuse(
+      `refusing to write \`${shortPath(path)}\` - the path ends in \`${path.slice(-1)}\`, so it names a folder, not a file`,
+    );
+  }
+  const last = path.split(/[/\\]/).pop();
+  if (last === "." || last === ".." || normalizeRelativePath(path) === "") {
+    refuse(`refusing to write \`${shortPath(path)}\` - it names a folder, not a file`);
+  }
+  const git = gitSegmentIn(path);
+  if (git !== undefined) throw gitRefusal(path, git);
+}
+
+/**
+ * An output folder from kiln.toml or a preset: the spec's absolute and escape rules (the same
+ * messages as for a file), a NUL byte or a name too long, and `.git` in any spelling.
+ */
+export function checkOutputFolder(dir: string): void {
+  checkNoNul(dir, "into ");
+  checkPathStaysInside(dir);
+  checkLength(dir, "into ");
+  const git = gitSegmentIn(dir);
+  if (git !== undefined) throw gitRefusal(dir, git, true);
+}
+
+/**
+ * The key two paths collide on: the normalized path, Unicode-normalized (NFC), case-folded and
+ * each name read as NTFS and HFS+ read it (`foldSegment`), because macOS and Windows keep
+ * `X.txt` and `x.txt` (or a composed and a decomposed `é`, or `a.txt` and `a.txt.`) in one
+ * file. Upper then lower case folds `ß`/`SS` and `ſ`/`s` too.
+ */
+export function collisionKey(path: string): string {
+  return normalizeRelativePath(path)
+    .normalize("NFC")
+    .split("/")
+    .map((segment) => foldSegment(segment).toUpperCase().toLowerCase())
+    .join("/");
+}
+
+/**
+ * Two files of one run (setup, apply) must not render to the same path, nor to two paths that
+ * differ only in letter case (they are one file on macOS and Windows).
+ */
 export function checkNoDuplicatePaths(files: readonly PlannedFile[]): void {
   const seen = new Set<string>();
   for (const file of files) {
-    const key = normalizeRelativePath(file.path);
+    const key = collisionKey(file.path);
     if (seen.has(key)) {
       throw new KilnError(
         "invalid_request",
@@ -100,7 +217,7 @@ export interface PlanOptions {
 export function planWrites(files: readonly PlannedFile[], options: PlanOptions): WriteStep[] {
   const display = options.display ?? ((path: string) => path);
   checkNoDuplicatePaths(files);
-  for (const file of files) checkPathStaysInside(file.path);
+  for (const file of files) checkRenderedPath(file.path);
   return files.map((file) => {
     const existing = options.readExisting(file.path);
     if (existing === undefined) return { ...file, status: "new" };

@@ -3,12 +3,25 @@ import { describe, test } from "node:test";
 import { KilnError } from "../../src/core/errors.ts";
 import {
   checkNoDuplicatePaths,
+  checkOutputFolder,
   checkPathStaysInside,
+  checkRenderedPath,
+  collisionKey,
   escapesTarget,
   isAbsolutePath,
   normalizeRelativePath,
   planWrites,
+  utf8Length,
 } from "../../src/core/plan.ts";
+import {
+  canonicalSegment,
+  EXEC_PATH_RULES,
+  execPathRuleFor,
+  execPathsRefusal,
+  gitSegmentIn,
+  isGitModules,
+  isGitSegment,
+} from "../../src/core/sensitive-paths.ts";
 
 function message(fn: () => unknown): string {
   try {
@@ -108,6 +121,255 @@ describe("path rules", () => {
         }),
       ),
       /escapes the target directory/,
+    );
+  });
+});
+
+describe("names that are no file, or too long", () => {
+  test("empty, `.`, `a/..`, a trailing `/` or `\\`, a NUL byte", () => {
+    assert.equal(
+      message(() => checkRenderedPath("")),
+      "refusing to write a file whose path is empty",
+    );
+    assert.equal(
+      message(() => checkRenderedPath(".")),
+      "refusing to write `.` - it names a folder, not a file",
+    );
+    assert.equal(
+      message(() => checkRenderedPath("a/b/..")),
+      "refusing to write `a/b/..` - it names a folder, not a file",
+    );
+    assert.equal(
+      message(() => checkRenderedPath("dir/")),
+      "refusing to write `dir/` - the path ends in `/`, so it names a folder, not a file",
+    );
+    assert.equal(
+      message(() => checkRenderedPath("dir\\")),
+      "refusing to write `dir\\` - the path ends in `\\`, so it names a folder, not a file",
+    );
+    assert.equal(
+      message(() => checkRenderedPath("a\0b")),
+      "refusing to write `a\0b` - it contains a NUL byte",
+    );
+    for (const fine of ["a", "a/b.yml", "./a", "a/../b", ".gitignore", ".github/CODEOWNERS"]) {
+      checkRenderedPath(fine);
+    }
+  });
+
+  test("a name over 255 bytes or a path over 4096 bytes, counted in UTF-8", () => {
+    assert.equal(utf8Length("a\u00e9\u20ac\u{1f600}"), 1 + 2 + 3 + 4);
+    checkRenderedPath("n".repeat(255));
+    checkRenderedPath("\u20ac".repeat(85)); // 255 bytes
+    assert.match(
+      message(() => checkRenderedPath("\u20ac".repeat(86))),
+      /is 258 bytes long, more than the 255 file systems accept$/,
+    );
+    const deep = Array.from({ length: 17 }, () => "d".repeat(240)).join("/");
+    checkRenderedPath(deep); // 4096 bytes
+    assert.match(
+      message(() => checkRenderedPath(`${deep}x`)),
+      /^refusing to write `d{100}\.\.\.d{39}x` - the path is 4097 bytes long, more than the 4096 file systems accept$/,
+    );
+  });
+
+  test("the spec's rules keep their messages and come first", () => {
+    assert.equal(
+      message(() => checkRenderedPath("/etc/x/")),
+      "refusing to write `/etc/x/` - absolute paths are not allowed",
+    );
+    assert.equal(
+      message(() => checkRenderedPath("../.git/config")),
+      "refusing to write `../.git/config` - it escapes the target directory",
+    );
+  });
+});
+
+describe(".git in any spelling", () => {
+  test("git's protectNTFS and protectHFS spellings are .git", () => {
+    for (const name of [
+      ".git",
+      ".GIT",
+      ".Git",
+      ".git.",
+      ".git ",
+      ".git. .",
+      ".git...",
+      ".git:",
+      ".git::$INDEX_ALLOCATION",
+      "git~1",
+      "GIT~1",
+      "git~1.",
+      ".g\u200cit",
+      ".gI\u200dt",
+      "\u200e.git\ufeff",
+      ".g\u206ait",
+    ]) {
+      assert.equal(isGitSegment(name), true, JSON.stringify(name));
+    }
+    for (const name of [
+      ".gitignore",
+      ".github",
+      ".gitx",
+      "git",
+      "..git",
+      " .git",
+      ".git x",
+      "x.git",
+      ".git-crypt",
+      "git~2",
+      ".g\u2066it",
+    ]) {
+      assert.equal(isGitSegment(name), false, JSON.stringify(name));
+    }
+  });
+
+  test("any segment of a rendered path or an output folder", () => {
+    assert.equal(gitSegmentIn("a/b/.GIT/hooks/x"), ".GIT");
+    assert.equal(gitSegmentIn("a\\git~1\\config"), "git~1");
+    assert.equal(gitSegmentIn("a/.github/x"), undefined);
+    assert.equal(
+      message(() => checkRenderedPath(".git/config")),
+      "refusing to write `.git/config` - kiln never writes to `.git` or inside it",
+    );
+    assert.equal(
+      message(() => checkRenderedPath("x/.git. /hooks/pre-commit")),
+      "refusing to write `x/.git. /hooks/pre-commit` - kiln never writes to `.git` or inside it (`.git. ` is `.git` on some file systems)",
+    );
+    assert.equal(
+      message(() => checkOutputFolder("./.git")),
+      "refusing to write into `./.git` - kiln never writes to `.git` or inside it",
+    );
+    assert.equal(
+      message(() => checkOutputFolder("../x")),
+      "refusing to write `../x` - it escapes the target directory",
+    );
+    checkOutputFolder(".");
+    checkOutputFolder("k8s/");
+  });
+});
+
+describe("places other tools run as code", () => {
+  test("every listed place, in any case and spelling, in any folder", () => {
+    const cases: [string, string][] = [
+      [".envrc", ".envrc"],
+      ["sub/.ENVRC.", ".envrc"],
+      [".envrc::$DATA", ".envrc"],
+      [".vscode/tasks.json", ".vscode/"],
+      [".vs\u200ccode/settings.json", ".vscode/"],
+      [".idea/workspace.xml", ".idea/"],
+      [".devcontainer/devcontainer.json", ".devcontainer/, .devcontainer.json"],
+      [".devcontainer.json", ".devcontainer/, .devcontainer.json"],
+      [".github/workflows/ci.yml", ".github/workflows/, .github/actions/"],
+      ["x/.GitHub/Actions/a/action.yml", ".github/workflows/, .github/actions/"],
+      [".gitlab-ci.yml", ".gitlab-ci.yml"],
+      [".circleci/config.yml", ".circleci/"],
+      [".husky/pre-commit", ".husky/"],
+      [".pre-commit-config.yaml", ".pre-commit-config.yaml"],
+      ["lefthook.yml", EXEC_PATH_RULES[9]?.pattern as string],
+      [".lefthook-local.toml", EXEC_PATH_RULES[9]?.pattern as string],
+      [".bashrc", EXEC_PATH_RULES[10]?.pattern as string],
+      [".zlogin", EXEC_PATH_RULES[10]?.pattern as string],
+      [".config/fish/config.fish", ".config/fish/"],
+      [".npmrc", ".npmrc"],
+      [".yarnrc.yml", ".yarnrc, .yarnrc.yml"],
+      [".pnpmfile.cjs", ".pnpmfile.cjs, .pnpmfile.mjs"],
+      [".gitattributes", ".gitattributes"],
+      ["GITATT~1", ".gitattributes"],
+      [".gitmodules", ".gitmodules"],
+    ];
+    for (const [path, pattern] of cases) {
+      assert.equal(execPathRuleFor(path)?.pattern, pattern, path);
+    }
+    for (const path of [
+      "envrc",
+      "my.envrc",
+      ".github/CODEOWNERS",
+      "github/workflows/x.yml",
+      ".config/nvim/init.lua",
+      "vscode/x",
+      "lefthook.yml.bak",
+      ".gitignore",
+      "k8s/web-deployment.yaml",
+    ]) {
+      assert.equal(execPathRuleFor(path), undefined, path);
+    }
+  });
+
+  test(".gitmodules in git's NTFS and HFS+ spellings (git's t0060 list)", () => {
+    const yes = [
+      ".gitmodules",
+      ".git\u200cmodules",
+      ".Gitmodules",
+      ".gitmoduleS",
+      ".gitmodules ",
+      ".gitmodules.",
+      ".gitmodules . ",
+      ".gitmodules ::",
+      ".gitmodules::$DATA",
+      "gitmod~4",
+      "GI7EBA~1",
+      "gi7eba~9",
+      "GI7EB~10",
+      "GI7E~999",
+      "~1000000",
+      "~9999999",
+    ];
+    const no = [
+      ".gitmodules x",
+      ".gitmodules .x",
+      " .gitmodules",
+      "..gitmodules",
+      "gitmodules",
+      ".gitmodule",
+      "GI7EBA~",
+      "GI7EBA~0",
+      "GI7EBA~~1",
+      "GI7EBA~X",
+      "Gx7EBA~1",
+      "GI7EBX~1",
+      "GI7EB~1",
+      "GI7EB~01",
+      "GI7EB~1X",
+      ".gitmodules,:$DATA",
+    ];
+    for (const name of yes) {
+      assert.equal(isGitModules([canonicalSegment(name)], [name]), true, JSON.stringify(name));
+    }
+    for (const name of no) {
+      assert.equal(isGitModules([canonicalSegment(name)], [name]), false, JSON.stringify(name));
+    }
+  });
+
+  test("the refusal names every path, what runs it, and the flag", () => {
+    const rule = execPathRuleFor(".envrc");
+    assert.ok(rule);
+    const hits = Array.from({ length: 7 }, (_, index) => ({ shown: `d${index}/.envrc`, rule }));
+    const error = execPathsRefusal(hits);
+    assert.equal(
+      error.message,
+      "refusing to write `d0/.envrc`, `d1/.envrc`, `d2/.envrc`, `d3/.envrc`, `d4/.envrc`, and 2 more - other tools run or load these as code; pass --allow-exec-paths if this is intended",
+    );
+    assert.equal(error.detail?.split("\n").length, 8);
+    assert.equal(
+      error.detail?.split("\n")[6],
+      "d6/.envrc: direnv runs it when a shell enters the folder",
+    );
+  });
+});
+
+describe("paths that collide on macOS and Windows", () => {
+  test("letter case, Unicode normalization and NTFS trailing dots are one path", () => {
+    assert.equal(collisionKey("Roles/Web.YML"), collisionKey("roles/web.yml"));
+    assert.equal(collisionKey("caf\u00e9.txt"), collisionKey("cafe\u0301.txt"));
+    assert.equal(collisionKey("stra\u00dfe"), collisionKey("STRASSE"));
+    assert.equal(collisionKey("a.txt."), collisionKey("a.txt"));
+    assert.notEqual(collisionKey("a.txt"), collisionKey("b.txt"));
+  });
+
+  test("refused with the duplicate message, naming the later path", () => {
+    assert.equal(
+      message(() => checkNoDuplicatePaths([file("X.txt"), file("other"), file("x.txt")])),
+      "two files rendered to the same path: `x.txt`",
     );
   });
 });
