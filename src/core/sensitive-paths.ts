@@ -18,7 +18,10 @@ const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  */
 export function foldSegment(segment: string): string {
   if (segment === "." || segment === "..") return segment;
-  return segment.replace(HFS_IGNORABLE, "").replace(/[. ]+$/, "").toLowerCase();
+  const name = segment.replace(HFS_IGNORABLE, "");
+  let end = name.length;
+  while (end > 0 && (name[end - 1] === "." || name[end - 1] === " ")) end -= 1;
+  return name.slice(0, end).toLowerCase();
 }
 
 /**
