@@ -1,5 +1,7 @@
 // Output for people: colour only when the stream is a terminal and NO_COLOR is unset or empty
-// (https://no-color.org), so pipes, files and CI logs get plain text.
+// (https://no-color.org), so pipes, files and CI logs get plain text. Every line goes through
+// `forTerminal`: control characters in it are shown escaped, so a path or a name from a stranger
+// cannot move the cursor, clear the screen, set the title or reorder the text.
 //
 // Written to file descriptors 1 and 2 directly, not through process.stdout and process.stderr:
 // the first touch of either builds a stream object and loads Node's stream code, about 3 ms of a
@@ -16,8 +18,67 @@ export interface Style {
   dim(text: string): string;
 }
 
+/**
+ * Everything kiln prints may hold text from strangers (rendered paths, names, references, error
+ * details), so every control character is shown escaped, never sent to the terminal: C0 (ESC,
+ * BEL, CR, newline inside a line...) as `\x1b`, DEL, C1 and the Unicode bidi overrides and
+ * isolates (which reorder what people read) as `\u009b`, `\u202e` - in that form they are also
+ * valid escapes inside a JSON string, so `--json` output stays JSON.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeChar(char: string): string {
+  const code = char.charCodeAt(0);
+  return code < 0x20
+    ? `\\x${code.toString(16).padStart(2, "0")}`
+    : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/** `text` with every control character (see CONTROL) escaped. */
+export function escapeControl(text: string): string {
+  return text.replace(CONTROL, escapeChar);
+}
+
+/**
+ * kiln's own colour codes are marked, not written, until the line is printed: a mark carries a
+ * number chosen at random per process, which text from strangers cannot know, so `forTerminal`
+ * turns only kiln's marks into escape sequences and escapes everything else.
+ */
+const MARK_ID = Math.random().toString(36).slice(2, 12);
+const MARK = new RegExp(`\\u0000kiln${MARK_ID}:(\\d+)\\u0000`, "g");
+
 function wrap(open: number, close: number): (text: string) => string {
-  return (text) => `\x1b[${open}m${text}\x1b[${close}m`;
+  return (text) => `\u0000kiln${MARK_ID}:${open}\u0000${text}\u0000kiln${MARK_ID}:${close}\u0000`;
+}
+
+/** A line as it goes to the terminal: control characters escaped, then kiln's colours applied. */
+export function forTerminal(text: string): string {
+  if (!text.includes("\u0000")) return escapeControl(text);
+  let result = "";
+  let from = 0;
+  for (const match of text.matchAll(MARK)) {
+    result += `${escapeControl(text.slice(from, match.index))}\x1b[${match[1]}m`;
+    from = (match.index as number) + match[0].length;
+  }
+  return result + escapeControl(text.slice(from));
+}
+
+/**
+ * A printed block that is one JSON document (`--json`) keeps its line breaks: JSON cannot hold
+ * a raw line break inside a string, so each is whitespace between tokens. Any other text is
+ * one line, and a line break in it (from a path or a name) is shown as `\x0a`.
+ */
+function linesOf(text: string): string[] {
+  if (text.includes("\n") && (text.startsWith("{") || text.startsWith("["))) {
+    try {
+      JSON.parse(text);
+      return text.split("\n");
+    } catch {
+      // not JSON: one line
+    }
+  }
+  return [text];
 }
 
 const COLOUR: Style = {
@@ -100,7 +161,7 @@ export class Output {
 
   /** Lines are collected and written in one go: faster than a write per line for 77 files. */
   line(text = ""): void {
-    this.buffer.push(text);
+    for (const line of linesOf(text)) this.buffer.push(forTerminal(line));
   }
 
   flush(): void {
@@ -109,14 +170,15 @@ export class Output {
     this.buffer = [];
   }
 
+  /** `error: <message>` on stderr, then each line of `detail` indented. */
   error(message: string, detail?: string): void {
     this.flush();
-    const lines = [`${this.err.red("error:")} ${message}`];
-    if (detail) for (const line of detail.split("\n")) lines.push(`  ${line}`);
+    const lines = [forTerminal(`${this.err.red("error:")} ${message}`)];
+    if (detail) for (const line of detail.split("\n")) lines.push(`  ${forTerminal(line)}`);
     writeFd(2, `${lines.join("\n")}\n`);
   }
 
   hint(text: string): void {
-    writeFd(2, `${text}\n`);
+    writeFd(2, `${forTerminal(text)}\n`);
   }
 }
