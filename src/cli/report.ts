@@ -4,14 +4,25 @@ import type { Step } from "./write.ts";
 
 const DONE = { new: "created", overwrite: "overwrote", unchanged: "unchanged" } as const;
 
-/** One line per file: what the run did (or, with --dry-run, would do) to it. */
+/**
+ * One line per file: what the run did (or, with --dry-run, would do) to it. A file other tools
+ * run or load as code (written because of --allow-exec-paths) says so on its line, and a last
+ * line names them all again.
+ */
 export function reportSteps(output: Output, steps: readonly Step[], dryRun: boolean): void {
   const style = output.out;
   for (const step of steps) {
     const word = dryRun ? step.status : DONE[step.status];
     const colour =
       step.status === "new" ? style.green : step.status === "overwrite" ? style.yellow : style.dim;
-    output.line(`${colour(word.padEnd(9))} ${step.display}`);
+    const exec = step.execRule ? `  ${style.yellow(`(run as code: ${step.execRule.runBy})`)}` : "";
+    output.line(`${colour(word.padEnd(9))} ${step.display}${exec}`);
+  }
+  const exec = steps.filter((step) => step.execRule !== undefined);
+  if (exec.length > 0) {
+    output.line(
+      `${style.yellow("note:")} ${plural(exec.length, "file")} other tools run or load as code ${dryRun ? "would be" : "were"} written (--allow-exec-paths): ${exec.map((step) => step.display).join(", ")} - read ${exec.length === 1 ? "it" : "them"} before you run those tools`,
+    );
   }
 }
 

@@ -1,8 +1,11 @@
 // Writing rendered files into the user's tree, all or nothing.
 //
 // 1. plan: every rule is checked for the whole run before the first write - the spec's path
-//    rules (the core's planWrites), symbolic links that lead out of the target, something in
-//    the way (a file where a folder is needed, a folder where a file goes);
+//    rules and kiln's own (the core's planWrites: names that are no file, too long, in `.git`),
+//    an output folder that leads out of the project through a link, symbolic links that lead
+//    out of the target, `.git` in the real path, something in the way (a file where a folder is
+//    needed, a folder, FIFO, socket or device where a file goes), files other tools run as code
+//    (only with --allow-exec-paths);
 // 2. commit: each file is written atomically (a temporary file in the same folder, then a
 //    rename), and when any write fails the run is undone - new files and the folders made for
 //    them removed, overwritten files restored from the bytes read while planning.
@@ -22,13 +25,38 @@ import {
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { KilnError } from "../core/errors.ts";
-import { type PlannedFile, planWrites, type WriteStatus } from "../core/plan.ts";
+import {
+  checkNoDuplicatePaths,
+  checkOutputFolder,
+  checkRenderedPath,
+  collisionKey,
+  gitRefusal,
+  normalizeRelativePath,
+  type PlannedFile,
+  planWrites,
+  shortPath,
+  type WriteStatus,
+} from "../core/plan.ts";
+import {
+  type ExecPathHit,
+  type ExecPathRule,
+  execPathRuleFor,
+  execPathsRefusal,
+  gitSegmentIn,
+} from "../core/sensitive-paths.ts";
 
 /** Rendered files and the folder their paths are relative to (the target directory). */
 export interface WriteGroup {
   /** Absolute path of the target directory; it may not exist yet. */
   root: string;
   files: PlannedFile[];
+  /**
+   * The project folder: `root` must lie inside its real path, links resolved (add and setup:
+   * the working directory, where kiln.toml is), and files other tools run as code are found
+   * relative to it. Without it `root` is its own project (apply --into, init): the user typed
+   * it, so it may be anywhere, but nothing below it may lead out of it.
+   */
+  project?: string;
 }
 
 export interface Step {
@@ -42,6 +70,8 @@ export interface Step {
   destination: string;
   /** The bytes and mode of the file being overwritten, to restore it on failure. */
   original?: { bytes: Buffer; mode: number } | undefined;
+  /** The rule of a file other tools run or load as code, written because of --allow-exec-paths. */
+  execRule?: ExecPathRule | undefined;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -62,7 +92,10 @@ function escapeError(path: string): KilnError {
   );
 }
 
-/** The real path of `path`: its deepest existing ancestor resolved, the missing rest appended. */
+/**
+ * The real path of `path`: its deepest existing ancestor resolved, the missing rest appended.
+ * A loop of links (ELOOP) or a file on the way (ENOTDIR) is thrown, not stepped over.
+ */
 export function realPathOf(path: string): string {
   const missing: string[] = [];
   let current = resolve(path);
@@ -71,7 +104,7 @@ export function realPathOf(path: string): string {
       return join(realpathSync(current), ...missing.reverse());
     } catch (error) {
       const parent = dirname(current);
-      if (parent === current) throw error;
+      if (parent === current || errorCode(error) !== "ENOENT") throw error;
       missing.push(basename(current));
       current = parent;
     }
@@ -82,9 +115,19 @@ export function realPathOf(path: string): string {
 function linkTarget(link: string): string {
   try {
     return realpathSync(link);
-  } catch {
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw error;
     return realPathOf(resolve(dirname(link), readlinkSync(link)));
   }
+}
+
+/** What a non-regular file is, for the message that refuses to write over it. */
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return "a named pipe (FIFO)";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice()) return "a character device";
+  if (stats.isBlockDevice()) return "a block device";
+  return "not a regular file";
 }
 
 /**
@@ -150,13 +193,91 @@ export function resolveDestination(
         "move or rename that folder, then run the command again",
       );
     }
+    // a FIFO would block the read (and the write) for ever; a device or socket is no file
+    // to replace: only lstat and stat ever look at it
+    if (last && !stats.isFile()) {
+      throw new KilnError(
+        "invalid_request",
+        `cannot write \`${display}\` - it is ${kindOf(stats)}, not a regular file`,
+        "kiln replaces only regular files: move or remove it, then run the command again",
+      );
+    }
   }
   return { destination: current, stats };
+}
+
+/**
+ * Follows the output folder `folder` (relative to the project, as `path.relative` writes it)
+ * from the project's real path `projectReal`, links resolved, the way the system will when the
+ * files are written, and returns its real path. Throws when a link on the way leads outside the
+ * project: kiln.toml or a preset must not send files elsewhere through `k8s -> /elsewhere`.
+ */
+function resolveOutputFolder(projectReal: string, folder: string, disk: DiskView): string {
+  let current = projectReal;
+  let exists = true;
+  const segments = folder.split("/").filter((segment) => segment !== "");
+  for (const [index, segment] of segments.entries()) {
+    current = join(current, segment);
+    if (!exists) continue;
+    const stats = disk.entry(current);
+    if (stats === undefined) {
+      exists = false;
+    } else if (stats.isSymbolicLink()) {
+      current = linkTarget(current);
+      if (!isInside(projectReal, current)) {
+        const link = segments.slice(0, index + 1).join("/");
+        throw new KilnError(
+          "invalid_request",
+          `refusing to write into \`${shortPath(segments.join("/"))}\` - it escapes the project directory`,
+          `\`${shortPath(link)}\` is a symbolic link that leads outside the project (the folder with kiln.toml); kiln writes only inside it - replace the link with a folder, or run \`kiln apply <preset> --into <folder>\` to write elsewhere`,
+        );
+      }
+      exists = statSync(current, { throwIfNoEntry: false }) !== undefined;
+    }
+  }
+  return current;
+}
+
+/** The reason for a system error code, as messages give it. */
+function reasonFor(code: string): string {
+  return `${REASONS[code] ?? "the system refused"} (${code})`;
+}
+
+/** What to do about a system error met while checking a path. */
+const REMEDIES: Record<string, string> = {
+  ELOOP: "fix or remove the symbolic link that points back to itself, then run the command again",
+  ENAMETOOLONG: "shorten the file's path or the output folder, then run the command again",
+  EACCES: "make the folder readable for you, then run the command again",
+  ENOTDIR: "move or rename that file, then run the command again",
+};
+
+/**
+ * Runs a check of `shown` on the disk; a system error (a link loop, a name too long for this
+ * system, permission denied) becomes a KilnError naming the path as people see it, never the
+ * system's message with absolute paths.
+ */
+function onDisk<T>(shown: string, what: "file" | "folder", check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    const code = errorCode(error);
+    if (error instanceof KilnError || code === undefined) throw error;
+    throw new KilnError(
+      "invalid_request",
+      `cannot write ${what === "folder" ? "into " : ""}\`${shortPath(shown)}\` - ${reasonFor(code)}`,
+      REMEDIES[code] ?? "check the path, then run the command again",
+    );
+  }
 }
 
 export interface PlanRunOptions {
   force: boolean;
   cwd: string;
+  /**
+   * --allow-exec-paths, typed by the user: write files other tools run or load as code
+   * (EXEC_PATH_RULES). Never taken from a preset, an item or kiln.toml.
+   */
+  allowExecPaths?: boolean;
 }
 
 /** How `root`/`path` reads from the working directory, with `/` separators. */
@@ -195,34 +316,99 @@ function displayFrom(cwd: string, root: string): (path: string) => string {
   };
 }
 
+/** A group with its folder resolved and every file's destination looked up. */
+interface ResolvedGroup {
+  group: WriteGroup;
+  display: (path: string) => string;
+  found: Map<string, { destination: string; stats: Stats | undefined }>;
+  rules: Map<string, ExecPathRule>;
+}
+
+/** The project-relative text of a path, with `/` separators (`""` for the project itself). */
+function fromProject(project: string, path: string): string {
+  const text = relative(project, path);
+  return sep === "/" ? text : text.replaceAll(sep, "/");
+}
+
 /**
  * Checks every rule for every file of the run and returns the steps in order. Nothing is
- * written. Throws the first rule that fails, with the spec's message.
+ * written. Throws the first rule that fails, with the spec's message; the order is: each
+ * group's rendered paths (duplicates, absolute, `..`, names, `.git`), its output folder, then
+ * each file on the disk (links, things in the way, `.git` in the real path), then files other
+ * tools run as code (all of them in one message), then existing files without `force`.
  */
 export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
-  const steps: Step[] = [];
+  const resolved: ResolvedGroup[] = [];
+  const hits: ExecPathHit[] = [];
   for (const group of groups) {
-    const rootReal = realPathOf(group.root);
+    checkNoDuplicatePaths(group.files);
+    for (const file of group.files) checkRenderedPath(file.path);
+    const display = displayFrom(options.cwd, group.root);
+    const rootShown = displayPath(options.cwd, group.root, ".");
     const disk = new DiskView();
-    const rootStats = statSync(rootReal, { throwIfNoEntry: false });
+    let rootReal: string;
+    let projectReal: string;
+    /** The text of the output folder from the project: `""` when they are one. */
+    let folder = "";
+    if (group.project === undefined) {
+      rootReal = onDisk(rootShown, "folder", () => realPathOf(group.root));
+      projectReal = rootReal;
+    } else {
+      const project = group.project;
+      folder = fromProject(project, group.root);
+      if (folder !== "") checkOutputFolder(folder);
+      projectReal = onDisk(".", "folder", () => realPathOf(project));
+      rootReal = onDisk(rootShown, "folder", () => resolveOutputFolder(projectReal, folder, disk));
+    }
+    const rootGit = gitSegmentIn(rootReal);
+    if (rootGit !== undefined) throw gitRefusal(rootShown, rootGit, true);
+    const rootStats = onDisk(rootShown, "folder", () =>
+      statSync(rootReal, { throwIfNoEntry: false }),
+    );
     if (rootStats && !rootStats.isDirectory()) {
       throw new KilnError(
         "invalid_request",
-        `cannot write into \`${displayPath(options.cwd, group.root, ".")}\` - it is a file, not a folder`,
+        `cannot write into \`${rootShown}\` - it is a file, not a folder`,
       );
     }
-    const destinations = new Map<string, string>();
+    const found = new Map<string, { destination: string; stats: Stats | undefined }>();
+    const rules = new Map<string, ExecPathRule>();
+    for (const file of group.files) {
+      const shown = display(file.path);
+      const result = onDisk(shown, "file", () =>
+        resolveDestination(rootReal, file.path, shown, disk),
+      );
+      // `.git` anywhere in the real path: through a link, or above the project
+      const git = gitSegmentIn(result.destination);
+      if (git !== undefined) throw gitRefusal(shown, git);
+      found.set(file.path, result);
+      // as written (output folder and path) and as it really is (links resolved), both seen
+      // from the project folder
+      const text = folder === "" ? file.path : normalizeRelativePath(`${folder}/${file.path}`);
+      const rule =
+        execPathRuleFor(text) ?? execPathRuleFor(fromProject(projectReal, result.destination));
+      if (rule !== undefined) {
+        rules.set(file.path, rule);
+        hits.push({ shown, rule });
+      }
+    }
+    resolved.push({ group, display, found, rules });
+  }
+  if (hits.length > 0 && options.allowExecPaths !== true) throw execPathsRefusal(hits);
+
+  const steps: Step[] = [];
+  for (const { group, display, found, rules } of resolved) {
     const originals = new Map<string, { bytes: Buffer; mode: number }>();
-    const display = displayFrom(options.cwd, group.root);
     const planned = planWrites(group.files, {
       force: options.force,
       display,
-      // called once per file, after the duplicate, absolute and `..` rules passed for all
       readExisting: (path) => {
-        const { destination, stats } = resolveDestination(rootReal, path, display(path), disk);
-        destinations.set(path, destination);
+        const { destination, stats } = found.get(path) as {
+          destination: string;
+          stats: Stats | undefined;
+        };
         if (stats === undefined) return undefined;
-        const bytes = readFileSync(destination);
+        const bytes = onDisk(display(path), "file", () => readFileSync(destination));
         originals.set(path, { bytes, mode: stats.mode & 0o7777 });
         return bytes.toString("utf8");
       },
@@ -233,21 +419,24 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
         display: display(step.path),
         content: step.content,
         status: step.status,
-        destination: destinations.get(step.path) as string,
+        destination: found.get(step.path)?.destination as string,
         original: originals.get(step.path),
+        execRule: rules.get(step.path),
       });
     }
   }
-  // two groups (setup's output folder and its kiln.toml) can still meet in one file
+  // two groups (setup's output folder and its kiln.toml) can still meet in one file, also
+  // in two spellings that differ only in letter case (one file on macOS and Windows)
   const seen = new Set<string>();
   for (const step of steps) {
-    if (seen.has(step.destination)) {
+    const key = collisionKey(step.destination);
+    if (seen.has(key)) {
       throw new KilnError(
         "invalid_request",
         `two files rendered to the same path: \`${step.display}\``,
       );
     }
-    seen.add(step.destination);
+    seen.add(key);
   }
   return steps;
 }
@@ -260,13 +449,15 @@ type Undo =
 
 let temporaryCounter = 0;
 
-/** A name in the same folder (so the rename is atomic), hidden, unlikely to meet a real file. */
+/**
+ * A name in the same folder (so the rename is atomic), hidden, unlikely to meet a real file.
+ * A name near the 255-byte limit is not repeated in it, so the temporary name fits too.
+ */
 function temporaryPath(destination: string): string {
   temporaryCounter += 1;
-  return join(
-    dirname(destination),
-    `.${basename(destination)}.kiln-${process.pid}-${temporaryCounter}.tmp`,
-  );
+  const name = basename(destination);
+  const stem = Buffer.byteLength(name) <= 200 ? name : "long-name";
+  return join(dirname(destination), `.${stem}.kiln-${process.pid}-${temporaryCounter}.tmp`);
 }
 
 /** Writes `bytes` to `destination` atomically: readers see the old file or the new, never half. */
@@ -316,7 +507,8 @@ function undo(journal: Undo[]): string[] {
       else if (entry.kind === "new") unlinkSync(entry.path);
       else writeAtomically(entry.path, entry.bytes, entry.mode);
     } catch (error) {
-      failures.push(`${entry.path} (${errorCode(error) ?? (error as Error).message})`);
+      const shown = relative(process.cwd(), entry.path) || ".";
+      failures.push(`${shown} (${errorCode(error) ?? (error as Error).name})`);
     }
   }
   return failures;
@@ -331,12 +523,17 @@ const REASONS: Record<string, string> = {
   ENOTDIR: "a file is in the way of a folder",
   EISDIR: "a folder is in the way",
   EEXIST: "it appeared while kiln was writing",
+  ELOOP: "the symbolic links on its way form a loop",
+  ENAMETOOLONG: "the path is too long for this system",
+  EMFILE: "too many open files",
+  EIO: "an input/output error",
 };
 
+/** Why a write failed: a known reason, else the code; never the system's message with paths. */
 function reason(error: unknown): string {
   const code = errorCode(error);
-  if (code && REASONS[code]) return `${REASONS[code]} (${code})`;
-  return (error as Error).message;
+  if (code) return reasonFor(code);
+  return `an unexpected error (${(error as Error).name})`;
 }
 
 /**

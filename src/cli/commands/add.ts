@@ -40,9 +40,15 @@ Options:
   --service <service>        shortcut for --set service=<service>
   --force                    overwrite files that already exist
   --dry-run                  show each file as new, overwrite or unchanged; write nothing
+  --allow-exec-paths         also write files other tools run or load as code (each is named)
   -h, --help                 show this help
 
 --set wins over a shortcut that sets the same field.
+
+Never writes in .git, outside the project (also not through a symbolic link), or over anything
+but a regular file. Files other tools run or load as code (.envrc, .vscode/,
+.github/workflows/, shell start-up files, ... - see docs/cli.md) are refused unless you pass
+--allow-exec-paths.
 
 Examples:
   kiln add k8s/deployment --name web --image nginx:1.27 --replicas 3
@@ -81,6 +87,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     label: { type: "string", multiple: true },
     force: { type: "boolean" },
     "dry-run": { type: "boolean" },
+    "allow-exec-paths": { type: "boolean" },
     ...Object.fromEntries(SHORTCUTS.map(({ option }) => [option, { type: "string" as const }])),
   });
   const [reference] = positionals(parsed, ["reference"]) as [string];
@@ -106,10 +113,10 @@ export async function run(argv: string[], output: Output): Promise<number> {
     labels,
     defaultNamespace: project.defaultNamespace,
   });
-  const steps = planRun([{ root: resolve(cwd, project.outputDir), files: result.files }], {
-    force: flag(parsed, "force"),
-    cwd,
-  });
+  const steps = planRun(
+    [{ root: resolve(cwd, project.outputDir), files: result.files, project: cwd }],
+    { force: flag(parsed, "force"), cwd, allowExecPaths: flag(parsed, "allow-exec-paths") },
+  );
   const dryRun = flag(parsed, "dry-run");
   if (!dryRun) commit(steps);
   reportSteps(output, steps, dryRun);

@@ -9,17 +9,22 @@ import { commit, displayPath, planRun } from "../write.ts";
 
 export const help = `kiln apply - render a preset's files into a folder
 
-Usage: kiln apply <preset> [--into <folder>] [--force] [--dry-run]
+Usage: kiln apply <preset> [--into <folder>] [--force] [--dry-run] [--allow-exec-paths]
 
 <preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file.
 Renders every component and checks every path before writing anything. Unlike setup, apply
 ignores the preset's output folder and never reads or writes kiln.toml.
 
+Never writes in .git, out of the folder through a symbolic link, or over anything but a
+regular file. Files other tools run or load as code (.envrc, .vscode/, .github/workflows/,
+shell start-up files, ... - see docs/cli.md) are refused unless you pass --allow-exec-paths.
+
 Options:
-  --into <folder>  write into this folder (default: the current folder); created if missing
-  --force          overwrite files that already exist
-  --dry-run        show each file as new, overwrite or unchanged; write nothing
-  -h, --help       show this help
+  --into <folder>     write into this folder (default: the current folder); created if missing
+  --force             overwrite files that already exist
+  --dry-run           show each file as new, overwrite or unchanged; write nothing
+  --allow-exec-paths  also write files other tools run or load as code (each is named)
+  -h, --help          show this help
 
 Examples:
   kiln apply k8s-web-app --into deploy
@@ -31,6 +36,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     into: { type: "string" },
     force: { type: "boolean" },
     "dry-run": { type: "boolean" },
+    "allow-exec-paths": { type: "boolean" },
   });
   const [reference] = positionals(parsed, ["preset"]) as [string];
   const into = stringOption(parsed, "into");
@@ -39,7 +45,11 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const cwd = process.cwd();
   const root = resolve(cwd, into ?? ".");
   const { preset, files } = await renderWholePreset(reference, cwd);
-  const steps = planRun([{ root, files }], { force: flag(parsed, "force"), cwd });
+  const steps = planRun([{ root, files }], {
+    force: flag(parsed, "force"),
+    cwd,
+    allowExecPaths: flag(parsed, "allow-exec-paths"),
+  });
   if (!dryRun) commit(steps);
   reportSteps(output, steps, dryRun);
   if (dryRun) {

@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
 import { KilnError } from "../../core/errors.ts";
-import { checkPathStaysInside } from "../../core/plan.ts";
+import { checkOutputFolder } from "../../core/plan.ts";
 import { serializeProjectConfig } from "../../core/project.ts";
 import { flag, parse, positionals } from "../args.ts";
 import type { Output } from "../output.ts";
@@ -15,17 +15,23 @@ import { defaultProjectName } from "./init.ts";
 
 export const help = `kiln setup - start a project from a preset
 
-Usage: kiln setup <preset> [--force] [--dry-run]
+Usage: kiln setup <preset> [--force] [--dry-run] [--allow-exec-paths]
 
 <preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file
 (a template name wins over a file of the same name: write ./name to load the file).
 Renders every component and checks every path before writing anything, writes the files
 under the preset's output folder (default ${DEFAULT_OUTPUT_DIR}), then writes ${PROJECT_FILE}.
 
+Never writes in .git, outside the current folder (also not through a symbolic link), or over
+anything but a regular file. Files other tools run or load as code (.envrc, .vscode/,
+.github/workflows/, shell start-up files, ... - see docs/cli.md) are refused unless you pass
+--allow-exec-paths.
+
 Options:
-  --force     overwrite ${PROJECT_FILE} and files that already exist
-  --dry-run   show each file as new, overwrite or unchanged; write nothing
-  -h, --help  show this help
+  --force             overwrite ${PROJECT_FILE} and files that already exist
+  --dry-run           show each file as new, overwrite or unchanged; write nothing
+  --allow-exec-paths  also write files other tools run or load as code (each is named)
+  -h, --help          show this help
 
 Examples:
   kiln setup k8s-web-app
@@ -34,7 +40,11 @@ Examples:
 `;
 
 export async function run(argv: string[], output: Output): Promise<number> {
-  const parsed = parse(argv, { force: { type: "boolean" }, "dry-run": { type: "boolean" } });
+  const parsed = parse(argv, {
+    force: { type: "boolean" },
+    "dry-run": { type: "boolean" },
+    "allow-exec-paths": { type: "boolean" },
+  });
   const [reference] = positionals(parsed, ["preset"]) as [string];
   const force = flag(parsed, "force");
   const dryRun = flag(parsed, "dry-run");
@@ -50,7 +60,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const { preset, files } = await renderWholePreset(reference, cwd);
   const outputDir = preset.project?.outputDir ?? DEFAULT_OUTPUT_DIR;
   // the output folder is part of every written path: a preset must not send files elsewhere
-  checkPathStaysInside(outputDir);
+  // (outside the project, into .git); links on its way are checked when the run is planned
+  checkOutputFolder(outputDir);
   const config = serializeProjectConfig({
     name: preset.project?.name ?? defaultProjectName(cwd),
     defaultNamespace: preset.project?.namespace ?? DEFAULT_NAMESPACE,
@@ -58,10 +69,10 @@ export async function run(argv: string[], output: Output): Promise<number> {
   });
   const steps = planRun(
     [
-      { root: resolve(cwd, outputDir), files },
-      { root: cwd, files: [{ path: PROJECT_FILE, content: config }] },
+      { root: resolve(cwd, outputDir), files, project: cwd },
+      { root: cwd, files: [{ path: PROJECT_FILE, content: config }], project: cwd },
     ],
-    { force, cwd },
+    { force, cwd, allowExecPaths: flag(parsed, "allow-exec-paths") },
   );
   if (!dryRun) commit(steps);
   reportSteps(output, steps, dryRun);
