@@ -26,14 +26,13 @@ import {
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import {
-  checkNoDuplicatePaths,
   checkOutputFolder,
-  checkRenderedPath,
+  checkPlannedPaths,
   collisionKey,
   gitRefusal,
   normalizeRelativePath,
   type PlannedFile,
-  planWrites,
+  planStatuses,
   shortPath,
   type WriteStatus,
 } from "../core/plan.ts";
@@ -341,8 +340,7 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
   const resolved: ResolvedGroup[] = [];
   const hits: ExecPathHit[] = [];
   for (const group of groups) {
-    checkNoDuplicatePaths(group.files);
-    for (const file of group.files) checkRenderedPath(file.path);
+    checkPlannedPaths(group.files);
     const display = displayFrom(options.cwd, group.root);
     const rootShown = displayPath(options.cwd, group.root, ".");
     const disk = new DiskView();
@@ -399,7 +397,7 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
   const steps: Step[] = [];
   for (const { group, display, found, rules } of resolved) {
     const originals = new Map<string, { bytes: Buffer; mode: number }>();
-    const planned = planWrites(group.files, {
+    const planned = planStatuses(group.files, {
       force: options.force,
       display,
       readExisting: (path) => {

@@ -91,6 +91,9 @@ export function shortPath(path: string): string {
   return path.length <= 160 ? path : `${path.slice(0, 100)}...${path.slice(-40)}`;
 }
 
+/** Printable ASCII only: no Unicode normalization needed. */
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+
 const FIX_TEMPLATE =
   "fix the path template of the registry item or preset that renders it, then run the command again";
 
@@ -107,13 +110,17 @@ function checkNoNul(path: string, what: string): void {
 
 /** A path or one of its names longer than file systems accept (ENAMETOOLONG). */
 function checkLength(path: string, what: string): void {
-  const bytes = utf8Length(path);
+  // a UTF-16 unit is at most 3 bytes of UTF-8 (a surrogate pair, 2 units, is 4): short paths
+  // and names need no counting
+  if (path.length * 3 <= MAX_NAME_BYTES) return;
+  const bytes = path.length * 3 <= MAX_PATH_BYTES ? 0 : utf8Length(path);
   if (bytes > MAX_PATH_BYTES) {
     refuse(
       `refusing to write ${what}\`${shortPath(path)}\` - the path is ${bytes} bytes long, more than the ${MAX_PATH_BYTES} file systems accept`,
     );
   }
   for (const segment of pathSegments(path)) {
+    if (segment.length * 3 <= MAX_NAME_BYTES) continue;
     const length = utf8Length(segment);
     if (length > MAX_NAME_BYTES) {
       refuse(
@@ -150,8 +157,9 @@ export function checkRenderedPath(path: string): void {
       `refusing to write \`${shortPath(path)}\` - the path ends in \`${path.slice(-1)}\`, so it names a folder, not a file`,
     );
   }
-  const last = path.split(/[/\\]/).pop();
-  if (last === "." || last === ".." || normalizeRelativePath(path) === "") {
+  // a path whose last segment is a name cannot come down to the target folder itself
+  const last = path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1);
+  if (last === "." || last === "..") {
     refuse(`refusing to write \`${shortPath(path)}\` - it names a folder, not a file`);
   }
   const git = gitSegmentIn(path);
@@ -177,7 +185,12 @@ export function checkOutputFolder(dir: string): void {
  * file. Upper then lower case folds `ß`/`SS` and `ſ`/`s` too.
  */
 export function collisionKey(path: string): string {
-  return normalizeRelativePath(path)
+  const normalized = normalizeRelativePath(path);
+  // the common case: printable ASCII, no name ending in a dot or a space
+  if (PLAIN_ASCII.test(normalized) && !/[. ](?:\/|$)/.test(normalized)) {
+    return normalized.toLowerCase();
+  }
+  return normalized
     .normalize("NFC")
     .split("/")
     .map((segment) => foldSegment(segment).toUpperCase().toLowerCase())
@@ -210,14 +223,19 @@ export interface PlanOptions {
   display?: (path: string) => string;
 }
 
-/**
- * Checks every rule for a whole run before anything is written: duplicates, absolute paths,
- * escapes, then existing files without `force`. Returns each file with what writing it does.
- */
-export function planWrites(files: readonly PlannedFile[], options: PlanOptions): WriteStep[] {
-  const display = options.display ?? ((path: string) => path);
+/** The rules that need no disk, for every file of a run: duplicates, then each path's rules. */
+export function checkPlannedPaths(files: readonly PlannedFile[]): void {
   checkNoDuplicatePaths(files);
   for (const file of files) checkRenderedPath(file.path);
+}
+
+/**
+ * What writing each file does - new, overwrite or unchanged - refusing an existing file
+ * without `force`. The second half of `planWrites`, for a caller that ran `checkPlannedPaths`
+ * (and its own checks on the disk) first.
+ */
+export function planStatuses(files: readonly PlannedFile[], options: PlanOptions): WriteStep[] {
+  const display = options.display ?? ((path: string) => path);
   return files.map((file) => {
     const existing = options.readExisting(file.path);
     if (existing === undefined) return { ...file, status: "new" };
@@ -229,4 +247,14 @@ export function planWrites(files: readonly PlannedFile[], options: PlanOptions):
     }
     return { ...file, status: existing === file.content ? "unchanged" : "overwrite" };
   });
+}
+
+/**
+ * Checks every rule for a whole run before anything is written: duplicates, absolute paths,
+ * escapes, names, `.git`, then existing files without `force`. Returns each file with what
+ * writing it does.
+ */
+export function planWrites(files: readonly PlannedFile[], options: PlanOptions): WriteStep[] {
+  checkPlannedPaths(files);
+  return planStatuses(files, options);
 }

@@ -11,6 +11,8 @@ import { KilnError } from "./errors.ts";
 
 /** Code points HFS+ ignores in file names (git's next_hfs_char). */
 const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+/** A name of printable ASCII only: nothing for HFS+ to ignore (the common case, checked fast). */
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * How one name reads where names are forgiving: HFS+'s ignorable code points dropped, NTFS's
@@ -18,7 +20,7 @@ const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  */
 export function foldSegment(segment: string): string {
   if (segment === "." || segment === "..") return segment;
-  const name = segment.replace(HFS_IGNORABLE, "");
+  const name = PLAIN_ASCII.test(segment) ? segment : segment.replace(HFS_IGNORABLE, "");
   let end = name.length;
   while (end > 0 && (name[end - 1] === "." || name[end - 1] === " ")) end -= 1;
   return name.slice(0, end).toLowerCase();
@@ -277,6 +279,13 @@ export const EXEC_PATH_RULES: readonly ExecPathRule[] = [
 export function execPathRuleFor(path: string): ExecPathRule | undefined {
   const raw = pathSegments(path);
   const segments = raw.map(canonicalSegment);
+  // every rule needs a name starting with `.` or `lefthook`, or an NTFS short name (`~`):
+  // most rendered paths (`roles/web/tasks/main.yml`) have none, and need no rule run
+  const candidate = segments.some(
+    (segment, index) =>
+      segment.startsWith(".") || segment.startsWith("lefthook") || raw[index]?.includes("~"),
+  );
+  if (!candidate) return undefined;
   return EXEC_PATH_RULES.find((rule) => rule.matches(segments, raw));
 }
 
