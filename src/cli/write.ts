@@ -315,6 +315,12 @@ function displayFrom(cwd: string, root: string): (path: string) => string {
   };
 }
 
+/**
+ * The longest real path of a file kiln writes: the system's 4096 bytes (PATH_MAX, with its
+ * closing NUL) less room for the temporary file's longer name in the same folder.
+ */
+const MAX_DESTINATION_BYTES = 4095 - 64;
+
 /** A group with its folder resolved and every file's destination looked up. */
 interface ResolvedGroup {
   group: WriteGroup;
@@ -376,6 +382,14 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
       const result = onDisk(shown, "file", () =>
         resolveDestination(rootReal, file.path, shown, disk),
       );
+      // the system's limit for a whole path, with room for the temporary file beside it
+      if (Buffer.byteLength(result.destination) > MAX_DESTINATION_BYTES) {
+        throw new KilnError(
+          "invalid_request",
+          `cannot write \`${shortPath(shown)}\` - ${reasonFor("ENAMETOOLONG")}`,
+          REMEDIES.ENAMETOOLONG,
+        );
+      }
       // `.git` anywhere in the real path: through a link, or above the project
       const git = gitSegmentIn(result.destination);
       if (git !== undefined) throw gitRefusal(shown, git);
@@ -571,7 +585,7 @@ export function commit(steps: readonly Step[]): void {
             : `these could not be undone - check them by hand:\n${failures.map((f) => `  ${f}`).join("\n")}`;
         throw new KilnError(
           "internal",
-          `could not write \`${step.display}\` - ${reason(error)}`,
+          `could not write \`${shortPath(step.display)}\` - ${reason(error)}`,
           detail,
         );
       }

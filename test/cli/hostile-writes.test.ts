@@ -555,6 +555,14 @@ describe("5. rendered paths that name no file are clear errors", () => {
       ["apply", presetOf(dir, [`${deep}/x.txt`])],
       /^error: refusing to write `d+\.\.\.d+\/x\.txt` - the path is 5025 bytes long, more than the 4096 file systems accept$/,
     );
+    // under 4096 bytes as rendered, over the system's limit once joined with the folder
+    const near = Array.from({ length: 16 }, () => "d".repeat(249)).join("/");
+    const tooLong = refused(
+      dir,
+      ["apply", presetOf(dir, [`${near}/x.txt`]), "--into", "e".repeat(120)],
+      /^error: cannot write `e{100}\.\.\.d+\/x\.txt` - the path is too long for this system \(ENAMETOOLONG\)$/,
+    );
+    assert.match(tooLong.stderr, /\n {2}shorten the file's path or the output folder/);
     // multi-byte: 86 three-byte letters are 258 bytes
     refused(
       dir,
