@@ -11,7 +11,7 @@ const SLICE_CHARS = 1 << 20;
 function tooLarge(maxBytes: number): KilnError {
   return new KilnError(
     "internal",
-    `the rendered output is larger than ${maxBytes} bytes as JSON - the service refuses to send it; render fewer or smaller files`,
+    `the rendered output is larger than ${maxBytes} bytes as JSON - kiln refuses it; render fewer or smaller files`,
   );
 }
 

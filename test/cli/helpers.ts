@@ -52,14 +52,31 @@ function isStale(): boolean {
 }
 
 /**
- * Builds dist/cli when it is missing or older than its sources; one builder at a time. With
- * `server`, first builds dist/server (build:core, tsc) when it is missing, as `kiln serve` needs.
+ * dist/server (tsc's output, with the core it imports) is what `kiln serve` runs and where the
+ * CLI's render worker for file and URL items comes from: stale when missing or older than
+ * src/core or src/server.
  */
-export function ensureBuilt(options: { server?: boolean } = {}): void {
+function isServerStale(): boolean {
+  let built: number;
+  try {
+    built = statSync(join(REPO, "dist", "server", "render-worker.js")).mtimeMs;
+  } catch {
+    return true;
+  }
+  return (
+    Math.max(...["src/core", "src/server"].map((path) => newestMtime(join(REPO, path)))) > built
+  );
+}
+
+/**
+ * Builds what the CLI tests run, one builder at a time: dist/server (build:core, tsc) when it is
+ * stale, as `kiln serve` and file or URL items need, then the dist/cli bundle when it is.
+ */
+export function ensureBuilt(): void {
   if (process.env.KILN_TEST_NO_BUILD === "1") return;
-  if (options.server && !existsSync(join(REPO, "dist", "server", "serve-command.js"))) {
+  if (isServerStale()) {
     withLock(() => {
-      if (existsSync(join(REPO, "dist", "server", "serve-command.js"))) return;
+      if (!isServerStale()) return;
       try {
         execFileSync("npm", ["run", "build:core"], { cwd: REPO, stdio: "pipe" });
       } catch (error) {

@@ -27,7 +27,7 @@ const RUN_TIMEOUT_MS = 60_000;
 /** An environment variable whose value must never show up in any output. */
 const SECRET = "kiln-test-secret-3f9a";
 
-before(() => ensureBuilt({ server: true }));
+before(() => ensureBuilt());
 after(cleanUp);
 
 /**

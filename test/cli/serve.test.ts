@@ -4,7 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { cleanUp, ensureBuilt, kilnBackground, tempDir } from "./helpers.ts";
 
 // the server is compiled by build:core (tsc), not bundled; `npm test` builds it first
-before(() => ensureBuilt({ server: true }));
+before(() => ensureBuilt());
 after(cleanUp);
 
 describe("kiln serve", () => {

@@ -66,7 +66,7 @@ describe("an answer is bounded by the bytes it really takes", () => {
       assert.equal(response.status, 500);
       assert.deepEqual(JSON.parse(response.body), {
         code: "internal",
-        error: `the rendered output is larger than ${16 * 1024 * 1024} bytes as JSON - the service refuses to send it; render fewer or smaller files`,
+        error: `the rendered output is larger than ${16 * 1024 * 1024} bytes as JSON - kiln refuses it; render fewer or smaller files`,
       });
       const health = await raw(service.url, { path: "/api/health" });
       assert.equal(health.body, "ok");
