@@ -11,10 +11,7 @@
 // stuck behind a slow one: once a worker's current job has run `slowMs`, the jobs it has not
 // started are taken back (see the claim cells in render-protocol.ts) and that worker gets no
 // more until it answers.
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import {
   KilnError,
@@ -24,20 +21,16 @@ import {
   type RenderResult,
 } from "../core/index.ts";
 import {
-  CLAIM_BASE,
   CLAIM_CELLS,
   type ItemSource,
   type JobRequest,
-  PROGRESS_JOB,
-  PROGRESS_STARTED_HIGH,
-  PROGRESS_STARTED_LOW,
   progressBuffer,
-  REVOKED,
   type WorkerData,
   type WorkerReady,
   type WorkerReply,
-  type WorkerRequest,
 } from "./render-protocol.ts";
+import { workerEntry } from "./worker-entry.ts";
+import { WorkerSlot } from "./worker-slot.ts";
 
 export interface RenderPoolOptions {
   /** Number of worker threads; default: the number of cores. */
@@ -112,60 +105,7 @@ interface Job {
   settled: boolean;
 }
 
-interface Slot {
-  worker: Worker;
-  ready: boolean;
-  /** Jobs sent to this worker and not answered, by id, in the order it runs them. */
-  jobs: Map<number, Job>;
-  /** Jobs given to this worker in this turn of the event loop, sent together by flush(). */
-  outbox: WorkerRequest[];
-  /** Shared with the worker: the job it runs, since when, and the claim cells. */
-  progress: Int32Array;
-  /** Next claim cell, cycling through CLAIM_CELLS. */
-  nextCell: number;
-  /** Checks the running job against the deadline (and slowMs) while the worker has jobs. */
-  timer: NodeJS.Timeout | undefined;
-  /** Its current job has run slowMs: it gets no more jobs until it answers. */
-  slow: boolean;
-  /** Set once the pool has given up on this worker (deadline, recycle, crash). */
-  retired: boolean;
-  /** It holds a job of an untrusted item (it holds no other job then). */
-  untrusted: boolean;
-  /** It has run a stranger's item, or a job that failed, since it started. */
-  ranUntrusted: boolean;
-  failed: boolean;
-}
-
-/**
- * How to start a render worker. Compiled (dist): `render-worker.js` next to this module (or at
- * `../server/render-worker.js` for a bundle that moved this module). From source (tsx, tests):
- * `render-worker.ts`, started through a tiny bootstrap that registers tsx inside the worker
- * first, because Node 20 does not apply `--import tsx` from a worker's execArgv to the
- * worker's own entry file.
- */
-/** tsx's ESM API (`register`), as an URL the bootstrap can import. */
-function tsxEsmApi(): string {
-  if (typeof import.meta.resolve === "function") return import.meta.resolve("tsx/esm/api");
-  // CommonJS-compiled callers (a test runner transpiling to CJS) have no import.meta.resolve.
-  const cjs = createRequire(import.meta.url).resolve("tsx/esm/api");
-  return pathToFileURL(cjs.replace(/\.cjs$/, ".mjs")).href;
-}
-
-export function workerEntry(): { entry: string | URL; eval: boolean } {
-  if (import.meta.url.endsWith(".ts")) {
-    const worker = new URL("./render-worker.ts", import.meta.url).href;
-    const tsx = tsxEsmApi();
-    const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(worker)}); });`;
-    return { entry: bootstrap, eval: true };
-  }
-  const candidates = [
-    new URL("./render-worker.js", import.meta.url),
-    new URL("../server/render-worker.js", import.meta.url),
-  ];
-  const url = candidates.find((candidate) => existsSync(fileURLToPath(candidate)));
-  if (!url) throw new Error(`render worker not found (looked for ${candidates.join(", ")})`);
-  return { entry: url, eval: false };
-}
+type Slot = WorkerSlot<Job>;
 
 /** The error of a job whose client went away before a worker started it. */
 function cancelled(): KilnError {
@@ -196,6 +136,8 @@ export class RenderPool {
   private closed = false;
   /** Why the last worker failed before it was ready, if one did. */
   private startError: Error | undefined;
+  /** Callers of ready() not answered yet. */
+  private readyWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
   /** Workers replaced so far (deadline, crash, recycle): for tests and diagnostics. */
   replaced = 0;
 
@@ -232,10 +174,23 @@ export class RenderPool {
   }
 
   /** Resolves once every worker has started (its engine built); rejects if one cannot start. */
-  async ready(): Promise<void> {
-    while (this.stats().ready < this.options.size && !this.closed) {
-      if (this.startError) throw this.startError;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+  ready(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.readyWaiters.push({ resolve, reject });
+      this.settleReadyWaiters();
+    });
+  }
+
+  /** Answers `ready()` callers once all workers are ready, one failed to start, or closing. */
+  private settleReadyWaiters(): void {
+    if (this.readyWaiters.length === 0) return;
+    const waiters = this.readyWaiters;
+    if (this.startError) {
+      this.readyWaiters = [];
+      for (const waiter of waiters) waiter.reject(this.startError);
+    } else if (this.closed || this.stats().ready >= this.options.size) {
+      this.readyWaiters = [];
+      for (const waiter of waiters) waiter.resolve();
     }
   }
 
@@ -328,11 +283,10 @@ export class RenderPool {
     }
     const slot = job.slot;
     if (!slot) return;
-    if (Atomics.compareExchange(slot.progress, job.cell, 0, REVOKED) !== 0) return; // running
+    if (!slot.revoke(job)) return; // running
     for (const [id, held] of slot.jobs) {
       if (held !== job) continue;
-      slot.jobs.delete(id);
-      if (slot.jobs.size === 0) slot.untrusted = false;
+      slot.drop(id);
       break;
     }
     job.slot = undefined;
@@ -368,6 +322,7 @@ export class RenderPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.settleReadyWaiters();
     if (this.queueTimer) clearTimeout(this.queueTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
     for (const job of [...this.queue.splice(0), ...this.untrustedQueue.splice(0)]) {
@@ -396,26 +351,14 @@ export class RenderPool {
         stackSizeMb: 4,
       },
     });
-    const slot: Slot = {
-      worker,
-      ready: false,
-      jobs: new Map(),
-      outbox: [],
-      progress: new Int32Array(workerData.progress),
-      nextCell: 0,
-      timer: undefined,
-      slow: false,
-      retired: false,
-      untrusted: false,
-      ranUntrusted: false,
-      failed: false,
-    };
+    const slot: Slot = new WorkerSlot(worker, workerData.progress);
     if (asSpare) this.spare = slot;
     else this.slots.add(slot);
     worker.on("message", (message: WorkerReply | WorkerReady) => {
       if ("ready" in message) {
         slot.ready = true;
         this.dispatch();
+        this.settleReadyWaiters();
       } else {
         this.finish(slot, message);
       }
@@ -439,8 +382,7 @@ export class RenderPool {
     while (this.queue.length > 0) {
       let best: Slot | undefined;
       for (const slot of this.slots) {
-        if (!slot.ready || slot.retired || slot.slow || slot.untrusted) continue;
-        if (slot.jobs.size >= this.options.pipeline) continue;
+        if (!slot.open || slot.jobs.size >= this.options.pipeline) continue;
         if (!best || slot.jobs.size < best.jobs.size) best = slot;
         if (slot.jobs.size === 0) break;
       }
@@ -464,9 +406,7 @@ export class RenderPool {
   /** Puts a job in a worker's outbox (sent by flush) and watches the worker. */
   private give(slot: Slot, job: Job): void {
     const id = this.nextId++;
-    const cell = CLAIM_BASE + slot.nextCell;
-    slot.nextCell = (slot.nextCell + 1) % CLAIM_CELLS;
-    Atomics.store(slot.progress, cell, 0);
+    const cell = slot.claimCell();
     job.cell = cell;
     job.slot = slot;
     slot.jobs.set(id, job);
@@ -491,17 +431,6 @@ export class RenderPool {
     }
   };
 
-  /** The id of the job the worker runs (or ran last) and when it started it. */
-  private current(slot: Slot): { id: number; startedAt: number } {
-    for (;;) {
-      const id = Atomics.load(slot.progress, PROGRESS_JOB);
-      const startedAt =
-        Atomics.load(slot.progress, PROGRESS_STARTED_HIGH) * 2 ** 31 +
-        Atomics.load(slot.progress, PROGRESS_STARTED_LOW);
-      if (Atomics.load(slot.progress, PROGRESS_JOB) === id) return { id, startedAt };
-    }
-  }
-
   private watch(slot: Slot, delayMs: number): void {
     slot.timer = setTimeout(() => this.check(slot), Math.max(1, delayMs));
   }
@@ -514,7 +443,7 @@ export class RenderPool {
     slot.timer = undefined;
     if (slot.retired || slot.jobs.size === 0) return;
     const { deadlineMs, slowMs } = this.options;
-    const { id, startedAt } = this.current(slot);
+    const { id, startedAt } = slot.current();
     if (!slot.jobs.has(id)) {
       // Between two jobs: the next one starts now at the earliest.
       this.watch(slot, Math.min(deadlineMs, slowMs));
@@ -537,7 +466,7 @@ export class RenderPool {
     const back: Job[] = [];
     for (const [id, job] of slot.jobs) {
       if (id === running) continue;
-      if (Atomics.compareExchange(slot.progress, job.cell, 0, REVOKED) !== 0) continue;
+      if (!slot.revoke(job)) continue;
       slot.jobs.delete(id);
       back.push(job);
     }
@@ -549,8 +478,7 @@ export class RenderPool {
   private finish(slot: Slot, reply: WorkerReply): void {
     const job = slot.jobs.get(reply.id);
     if (!job) return;
-    slot.jobs.delete(reply.id);
-    if (slot.jobs.size === 0) slot.untrusted = false;
+    slot.drop(reply.id);
     job.slot = undefined;
     slot.slow = false;
     if (reply.ok) {
@@ -603,9 +531,9 @@ export class RenderPool {
    */
   private fail(slot: Slot, reason: string, beforeReady: boolean): void {
     if (slot.retired) return;
-    const running = this.current(slot).id;
+    const running = slot.current().id;
     const job = slot.jobs.get(running);
-    if (job && Atomics.load(slot.progress, job.cell) !== 0) {
+    if (job && slot.started(job)) {
       slot.jobs.delete(running);
       job.slot = undefined;
       this.settle(job, { error: new KilnError("internal", reason) });
@@ -615,6 +543,7 @@ export class RenderPool {
     if (wasSpare) this.spare = undefined;
     if (beforeReady || wasSpare) {
       this.startError = new Error(`a render worker could not start: ${reason}`);
+      this.settleReadyWaiters();
       // A worker that cannot even start would fail again at once: back off instead of looping.
       void this.retire(slot);
       this.replaced += 1;
