@@ -1,6 +1,6 @@
 // kiln init: kiln.toml and the output folder.
 import assert from "node:assert/strict";
-import { statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, symlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { cleanUp, ensureBuilt, kiln, tempDir, tree, write } from "./helpers.ts";
@@ -9,6 +9,23 @@ before(() => ensureBuilt());
 after(cleanUp);
 
 describe("kiln init", () => {
+  it("never creates its output folder inside .git or through a link that leads out", () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".git"));
+    for (const folder of [".git", ".GIT/hooks", "k8s/.git", ".git."]) {
+      const run = kiln(["init", "--dir", folder], dir);
+      assert.equal(run.status, 1, `${folder}: ${run.stderr}`);
+      assert.match(run.stderr, /\.git/);
+    }
+    const outside = tempDir();
+    symlinkSync(outside, join(dir, "lnk"));
+    const linked = kiln(["init", "--dir", "lnk/sub"], dir);
+    assert.equal(linked.status, 1, linked.stderr);
+    assert.match(linked.stderr, /leads outside the project/);
+    assert.equal(existsSync(join(outside, "sub")), false);
+    assert.equal(existsSync(join(dir, "kiln.toml")), false);
+  });
+
   it("writes kiln.toml with the defaults and creates k8s/", () => {
     const dir = tempDir();
     const run = kiln(["init"], dir);

@@ -1,6 +1,6 @@
 // kiln init: writes kiln.toml and creates the output folder.
-import { mkdirSync, statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { mkdirSync, realpathSync, statSync } from "node:fs";
+import { basename, resolve, sep } from "node:path";
 import {
   DEFAULT_NAMESPACE,
   DEFAULT_OUTPUT_DIR,
@@ -8,11 +8,12 @@ import {
   PROJECT_FILE,
 } from "../../core/config.ts";
 import { KilnError } from "../../core/errors.ts";
+import { checkOutputFolder } from "../../core/plan.ts";
 import { serializeProjectConfig } from "../../core/project.ts";
 import { flag, parse, positionals, stringOption, UsageError } from "../args.ts";
 import type { Output } from "../output.ts";
 import { isFolderInsideProject } from "../project.ts";
-import { commit, planRun } from "../write.ts";
+import { commit, planRun, realPathOf } from "../write.ts";
 
 export const help = `kiln init - start a kiln project in the current folder
 
@@ -55,7 +56,17 @@ export async function run(argv: string[], output: Output): Promise<number> {
     defaultNamespace: stringOption(parsed, "namespace") ?? DEFAULT_NAMESPACE,
     outputDir,
   };
+  checkOutputFolder(outputDir); // never .git, in any spelling
   const folder = resolve(cwd, outputDir);
+  const projectReal = realpathSync(cwd);
+  const folderReal = realPathOf(folder);
+  if (folderReal !== projectReal && !folderReal.startsWith(projectReal + sep)) {
+    throw new KilnError(
+      "invalid_request",
+      `refusing to create the output folder \`${outputDir}\` - a symbolic link on the way leads outside the project`,
+      "pass a folder inside the project with --dir, or replace the link with a folder",
+    );
+  }
   if (statSync(folder, { throwIfNoEntry: false })?.isDirectory() === false) {
     throw new KilnError(
       "invalid_request",
