@@ -1,6 +1,6 @@
 // What add, setup and apply print about the files of a run: one line per file, then a count.
 import type { Output } from "./output.ts";
-import type { Step } from "./write.ts";
+import type { Step } from "./write-plan.ts";
 
 const DONE = { new: "created", overwrite: "overwrote", unchanged: "unchanged" } as const;
 

@@ -217,8 +217,8 @@ export function checkNoDuplicatePaths(files: readonly PlannedFile[]): void {
 
 export interface PlanOptions {
   force: boolean;
-  /** The current content of a target file, or undefined when it does not exist. */
-  readExisting: (path: string) => string | undefined;
+  /** The current content of each target file that exists, by rendered path. */
+  existing: ReadonlyMap<string, string>;
   /** How a path is shown to people in messages (e.g. with the output folder in front). */
   display?: (path: string) => string;
 }
@@ -237,7 +237,7 @@ export function checkPlannedPaths(files: readonly PlannedFile[]): void {
 export function planStatuses(files: readonly PlannedFile[], options: PlanOptions): WriteStep[] {
   const display = options.display ?? ((path: string) => path);
   return files.map((file) => {
-    const existing = options.readExisting(file.path);
+    const existing = options.existing.get(file.path);
     if (existing === undefined) return { ...file, status: "new" };
     if (!options.force) {
       throw new KilnError(

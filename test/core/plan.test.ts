@@ -88,7 +88,7 @@ describe("path rules", () => {
       message(() =>
         planWrites([file("new.yml"), file("web.yaml")], {
           force: false,
-          readExisting: (path) => (path === "web.yaml" ? "old" : undefined),
+          existing: new Map([["web.yaml", "old"]]),
           display: (path) => `k8s/${path}`,
         }),
       ),
@@ -97,10 +97,13 @@ describe("path rules", () => {
   });
 
   test("with force, each file is new, an overwrite or unchanged", () => {
-    const existing: Record<string, string> = { "same.yml": "x", "changed.yml": "old" };
+    const existing = new Map([
+      ["same.yml", "x"],
+      ["changed.yml", "old"],
+    ]);
     const plan = planWrites([file("same.yml"), file("changed.yml"), file("fresh.yml")], {
       force: true,
-      readExisting: (path) => existing[path],
+      existing,
     });
     assert.deepEqual(
       plan.map((step) => [step.path, step.status]),
@@ -117,7 +120,10 @@ describe("path rules", () => {
       message(() =>
         planWrites([file("exists.yml"), file("../out.yml")], {
           force: false,
-          readExisting: () => "x",
+          existing: new Map([
+            ["exists.yml", "x"],
+            ["../out.yml", "x"],
+          ]),
         }),
       ),
       /escapes the target directory/,

@@ -16,7 +16,8 @@ import type { Output } from "../output.ts";
 import { isFolderInsideProject, readProject } from "../project.ts";
 import { renderComponent } from "../render-component.ts";
 import { reportDryRun, reportSteps } from "../report.ts";
-import { commit, planRun } from "../write.ts";
+import { commit } from "../write-commit.ts";
+import { planRun } from "../write-plan.ts";
 
 export const help = `kiln add - render one component into the project's output folder
 

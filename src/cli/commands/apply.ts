@@ -5,7 +5,8 @@ import { flag, parse, positionals, stringOption, UsageError } from "../args.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
 import { plural, reportDryRun, reportSteps } from "../report.ts";
-import { commit, displayPath, planRun } from "../write.ts";
+import { commit } from "../write-commit.ts";
+import { displayPath, planRun } from "../write-plan.ts";
 
 export const help = `kiln apply - render a preset's files into a folder
 

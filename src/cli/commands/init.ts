@@ -13,7 +13,8 @@ import { serializeProjectConfig } from "../../core/project.ts";
 import { flag, parse, positionals, stringOption, UsageError } from "../args.ts";
 import type { Output } from "../output.ts";
 import { isFolderInsideProject } from "../project.ts";
-import { commit, planRun, realPathOf } from "../write.ts";
+import { commit } from "../write-commit.ts";
+import { planRun, realPathOf } from "../write-plan.ts";
 
 export const help = `kiln init - start a kiln project in the current folder
 

@@ -10,7 +10,8 @@ import { flag, parse, positionals } from "../args.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
 import { plural, reportDryRun, reportSteps } from "../report.ts";
-import { commit, planRun } from "../write.ts";
+import { commit } from "../write-commit.ts";
+import { planRun } from "../write-plan.ts";
 import { defaultProjectName } from "./init.ts";
 
 export const help = `kiln setup - start a project from a preset

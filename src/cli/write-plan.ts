@@ -1,28 +1,15 @@
-// Writing rendered files into the user's tree, all or nothing.
+// Planning a write of rendered files into the user's tree: every rule is checked for the whole
+// run before the first write (write-commit.ts then writes the plan, all or nothing).
 //
-// 1. plan: every rule is checked for the whole run before the first write - the spec's path
+// The plan: the spec's path
 //    rules and kiln's own (the core's planWrites: names that are no file, too long, in `.git`),
 //    an output folder that leads out of the project through a link, symbolic links that lead
 //    out of the target, `.git` in the real path, something in the way (a file where a folder is
 //    needed, a folder, FIFO, socket or device where a file goes), files other tools run as code
-//    (only with --allow-exec-paths);
-// 2. commit: each file is written atomically (a temporary file in the same folder, then a
-//    rename), and when any write fails the run is undone - new files and the folders made for
-//    them removed, overwritten files restored from the bytes read while planning.
-import {
-  chmodSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  renameSync,
-  rmdirSync,
-  type Stats,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+//    (only with --allow-exec-paths). What is on the disk is looked up first (each destination,
+//    then the bytes of the files that exist), and the statuses (new, overwrite, unchanged)
+//    are computed from what was read, by the core's pure planStatuses.
+import { lstatSync, readFileSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import {
@@ -73,7 +60,7 @@ export interface Step {
   execRule?: ExecPathRule | undefined;
 }
 
-function errorCode(error: unknown): string | undefined {
+export function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
@@ -237,8 +224,24 @@ function resolveOutputFolder(projectReal: string, folder: string, disk: DiskView
   return current;
 }
 
+/** What a system error code means, for people. */
+const REASONS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  ENOSPC: "no space left on device",
+  EDQUOT: "disk quota exceeded",
+  EROFS: "read-only file system",
+  ENOTDIR: "a file is in the way of a folder",
+  EISDIR: "a folder is in the way",
+  EEXIST: "it appeared while kiln was writing",
+  ELOOP: "the symbolic links on its way form a loop",
+  ENAMETOOLONG: "the path is too long for this system",
+  EMFILE: "too many open files",
+  EIO: "an input/output error",
+};
+
 /** The reason for a system error code, as messages give it. */
-function reasonFor(code: string): string {
+export function reasonFor(code: string): string {
   return `${REASONS[code] ?? "the system refused"} (${code})`;
 }
 
@@ -336,6 +339,28 @@ function fromProject(project: string, path: string): string {
 }
 
 /**
+ * The bytes and mode of every file of the group that exists: what the plan compares with and
+ * what a failed run restores.
+ */
+function readOriginals(
+  files: readonly PlannedFile[],
+  found: ResolvedGroup["found"],
+  display: (path: string) => string,
+): Map<string, { bytes: Buffer; mode: number }> {
+  const originals = new Map<string, { bytes: Buffer; mode: number }>();
+  for (const file of files) {
+    const { destination, stats } = found.get(file.path) as {
+      destination: string;
+      stats: Stats | undefined;
+    };
+    if (stats === undefined) continue;
+    const bytes = onDisk(display(file.path), "file", () => readFileSync(destination));
+    originals.set(file.path, { bytes, mode: stats.mode & 0o7777 });
+  }
+  return originals;
+}
+
+/**
  * Checks every rule for every file of the run and returns the steps in order. Nothing is
  * written. Throws the first rule that fails, with the spec's message; the order is: each
  * group's rendered paths (duplicates, absolute, `..`, names, `.git`), its output folder, then
@@ -410,20 +435,11 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
 
   const steps: Step[] = [];
   for (const { group, display, found, rules } of resolved) {
-    const originals = new Map<string, { bytes: Buffer; mode: number }>();
+    const originals = readOriginals(group.files, found, display);
     const planned = planStatuses(group.files, {
       force: options.force,
       display,
-      readExisting: (path) => {
-        const { destination, stats } = found.get(path) as {
-          destination: string;
-          stats: Stats | undefined;
-        };
-        if (stats === undefined) return undefined;
-        const bytes = onDisk(display(path), "file", () => readFileSync(destination));
-        originals.set(path, { bytes, mode: stats.mode & 0o7777 });
-        return bytes.toString("utf8");
-      },
+      existing: new Map([...originals].map(([path, { bytes }]) => [path, bytes.toString("utf8")])),
     });
     for (const step of planned) {
       steps.push({
@@ -451,147 +467,4 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
     seen.add(key);
   }
   return steps;
-}
-
-/** What the run did, to undo it in reverse order. */
-type Undo =
-  | { kind: "folder"; path: string }
-  | { kind: "new"; path: string }
-  | { kind: "overwritten"; path: string; bytes: Buffer; mode: number };
-
-let temporaryCounter = 0;
-
-/**
- * A name in the same folder (so the rename is atomic), hidden, unlikely to meet a real file.
- * A name near the 255-byte limit is not repeated in it, so the temporary name fits too.
- */
-function temporaryPath(destination: string): string {
-  temporaryCounter += 1;
-  const name = basename(destination);
-  const stem = Buffer.byteLength(name) <= 200 ? name : "long-name";
-  return join(dirname(destination), `.${stem}.kiln-${process.pid}-${temporaryCounter}.tmp`);
-}
-
-/** Writes `bytes` to `destination` atomically: readers see the old file or the new, never half. */
-function writeAtomically(destination: string, bytes: string | Buffer, mode?: number): void {
-  const temporary = temporaryPath(destination);
-  try {
-    writeFileSync(temporary, bytes, { flag: "wx" });
-    if (mode !== undefined) chmodSync(temporary, mode);
-    renameSync(temporary, destination);
-  } catch (error) {
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // the temporary file was never created
-    }
-    throw error;
-  }
-}
-
-/**
- * Creates the missing folders above `file` one by one, journalling each for the undo.
- * `folders` remembers the folders known to exist, so siblings cost no further lookups.
- */
-function makeParents(file: string, journal: Undo[], folders: Set<string>): void {
-  const missing: string[] = [];
-  for (let folder = dirname(file); !folders.has(folder); folder = dirname(folder)) {
-    if (statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
-      folders.add(folder);
-      break;
-    }
-    missing.push(folder);
-    if (dirname(folder) === folder) break;
-  }
-  for (const folder of missing.reverse()) {
-    mkdirSync(folder);
-    journal.push({ kind: "folder", path: folder });
-    folders.add(folder);
-  }
-}
-
-/** Undoes the journal in reverse; returns what could not be undone, for the error message. */
-function undo(journal: Undo[]): string[] {
-  const failures: string[] = [];
-  for (const entry of journal.reverse()) {
-    try {
-      if (entry.kind === "folder") rmdirSync(entry.path);
-      else if (entry.kind === "new") unlinkSync(entry.path);
-      else writeAtomically(entry.path, entry.bytes, entry.mode);
-    } catch (error) {
-      const shown = relative(process.cwd(), entry.path) || ".";
-      failures.push(`${shown} (${errorCode(error) ?? (error as Error).name})`);
-    }
-  }
-  return failures;
-}
-
-const REASONS: Record<string, string> = {
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  ENOSPC: "no space left on device",
-  EDQUOT: "disk quota exceeded",
-  EROFS: "read-only file system",
-  ENOTDIR: "a file is in the way of a folder",
-  EISDIR: "a folder is in the way",
-  EEXIST: "it appeared while kiln was writing",
-  ELOOP: "the symbolic links on its way form a loop",
-  ENAMETOOLONG: "the path is too long for this system",
-  EMFILE: "too many open files",
-  EIO: "an input/output error",
-};
-
-/** Why a write failed: a known reason, else the code; never the system's message with paths. */
-function reason(error: unknown): string {
-  const code = errorCode(error);
-  if (code) return reasonFor(code);
-  return `an unexpected error (${(error as Error).name})`;
-}
-
-/**
- * Writes the steps in order. On any failure everything already written is undone and a
- * KilnError says which file failed and why; the tree is as it was before the run.
- */
-export function commit(steps: readonly Step[]): void {
-  const journal: Undo[] = [];
-  const folders = new Set<string>();
-  // While writing, SIGINT/SIGTERM must not kill the process between two files. The writes are
-  // synchronous, so a listener only delays the signal until the run is complete (or undone).
-  const ignore = () => {};
-  process.on("SIGINT", ignore);
-  process.on("SIGTERM", ignore);
-  try {
-    for (const step of steps) {
-      if (step.status === "unchanged") continue;
-      try {
-        makeParents(step.destination, journal, folders);
-        if (step.status === "new") {
-          // a file that appeared since planning is not ours to replace
-          if (lstatSync(step.destination, { throwIfNoEntry: false })) {
-            throw Object.assign(new Error("file exists"), { code: "EEXIST" });
-          }
-          writeAtomically(step.destination, step.content);
-          journal.push({ kind: "new", path: step.destination });
-        } else {
-          const original = step.original as { bytes: Buffer; mode: number };
-          writeAtomically(step.destination, step.content, original.mode);
-          journal.push({ kind: "overwritten", path: step.destination, ...original });
-        }
-      } catch (error) {
-        const failures = undo(journal);
-        const detail =
-          failures.length === 0
-            ? "nothing was changed: the files written before it were removed or restored"
-            : `these could not be undone - check them by hand:\n${failures.map((f) => `  ${f}`).join("\n")}`;
-        throw new KilnError(
-          "internal",
-          `could not write \`${shortPath(step.display)}\` - ${reason(error)}`,
-          detail,
-        );
-      }
-    }
-  } finally {
-    process.off("SIGINT", ignore);
-    process.off("SIGTERM", ignore);
-  }
 }

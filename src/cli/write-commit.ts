@@ -1,0 +1,146 @@
+// Writing a plan (write-plan.ts) into the user's tree, all or nothing: each file is written
+// atomically (a temporary file in the same folder, then a rename), and when any write fails
+// the run is undone - new files and the folders made for them removed, overwritten files
+// restored from the bytes read while planning.
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import { KilnError } from "../core/errors.ts";
+import { shortPath } from "../core/plan.ts";
+import { errorCode, reasonFor, type Step } from "./write-plan.ts";
+
+/** What the run did, to undo it in reverse order. */
+type Undo =
+  | { kind: "folder"; path: string }
+  | { kind: "new"; path: string }
+  | { kind: "overwritten"; path: string; bytes: Buffer; mode: number };
+
+let temporaryCounter = 0;
+
+/**
+ * A name in the same folder (so the rename is atomic), hidden, unlikely to meet a real file.
+ * A name near the 255-byte limit is not repeated in it, so the temporary name fits too.
+ */
+function temporaryPath(destination: string): string {
+  temporaryCounter += 1;
+  const name = basename(destination);
+  const stem = Buffer.byteLength(name) <= 200 ? name : "long-name";
+  return join(dirname(destination), `.${stem}.kiln-${process.pid}-${temporaryCounter}.tmp`);
+}
+
+/** Writes `bytes` to `destination` atomically: readers see the old file or the new, never half. */
+function writeAtomically(destination: string, bytes: string | Buffer, mode?: number): void {
+  const temporary = temporaryPath(destination);
+  try {
+    writeFileSync(temporary, bytes, { flag: "wx" });
+    if (mode !== undefined) chmodSync(temporary, mode);
+    renameSync(temporary, destination);
+  } catch (error) {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // the temporary file was never created
+    }
+    throw error;
+  }
+}
+
+/**
+ * Creates the missing folders above `file` one by one, journalling each for the undo.
+ * `folders` remembers the folders known to exist, so siblings cost no further lookups.
+ */
+function makeParents(file: string, journal: Undo[], folders: Set<string>): void {
+  const missing: string[] = [];
+  for (let folder = dirname(file); !folders.has(folder); folder = dirname(folder)) {
+    if (statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+      folders.add(folder);
+      break;
+    }
+    missing.push(folder);
+    if (dirname(folder) === folder) break;
+  }
+  for (const folder of missing.reverse()) {
+    mkdirSync(folder);
+    journal.push({ kind: "folder", path: folder });
+    folders.add(folder);
+  }
+}
+
+/** Undoes the journal in reverse; returns what could not be undone, for the error message. */
+function undo(journal: Undo[]): string[] {
+  const failures: string[] = [];
+  for (const entry of journal.reverse()) {
+    try {
+      if (entry.kind === "folder") rmdirSync(entry.path);
+      else if (entry.kind === "new") unlinkSync(entry.path);
+      else writeAtomically(entry.path, entry.bytes, entry.mode);
+    } catch (error) {
+      const shown = relative(process.cwd(), entry.path) || ".";
+      failures.push(`${shown} (${errorCode(error) ?? (error as Error).name})`);
+    }
+  }
+  return failures;
+}
+
+/** Why a write failed: a known reason, else the code; never the system's message with paths. */
+function reason(error: unknown): string {
+  const code = errorCode(error);
+  if (code) return reasonFor(code);
+  return `an unexpected error (${(error as Error).name})`;
+}
+
+/**
+ * Writes the steps in order. On any failure everything already written is undone and a
+ * KilnError says which file failed and why; the tree is as it was before the run.
+ */
+export function commit(steps: readonly Step[]): void {
+  const journal: Undo[] = [];
+  const folders = new Set<string>();
+  // While writing, SIGINT/SIGTERM must not kill the process between two files. The writes are
+  // synchronous, so a listener only delays the signal until the run is complete (or undone).
+  const ignore = () => {};
+  process.on("SIGINT", ignore);
+  process.on("SIGTERM", ignore);
+  try {
+    for (const step of steps) {
+      if (step.status === "unchanged") continue;
+      try {
+        makeParents(step.destination, journal, folders);
+        if (step.status === "new") {
+          // a file that appeared since planning is not ours to replace
+          if (lstatSync(step.destination, { throwIfNoEntry: false })) {
+            throw Object.assign(new Error("file exists"), { code: "EEXIST" });
+          }
+          writeAtomically(step.destination, step.content);
+          journal.push({ kind: "new", path: step.destination });
+        } else {
+          const original = step.original as { bytes: Buffer; mode: number };
+          writeAtomically(step.destination, step.content, original.mode);
+          journal.push({ kind: "overwritten", path: step.destination, ...original });
+        }
+      } catch (error) {
+        const failures = undo(journal);
+        const detail =
+          failures.length === 0
+            ? "nothing was changed: the files written before it were removed or restored"
+            : `these could not be undone - check them by hand:\n${failures.map((f) => `  ${f}`).join("\n")}`;
+        throw new KilnError(
+          "internal",
+          `could not write \`${shortPath(step.display)}\` - ${reason(error)}`,
+          detail,
+        );
+      }
+    }
+  } finally {
+    process.off("SIGINT", ignore);
+    process.off("SIGTERM", ignore);
+  }
+}
