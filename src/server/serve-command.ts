@@ -1,6 +1,7 @@
 // `kiln serve`: flags and environment (decisions section 4), one start-up line, graceful stop
 // on SIGINT/SIGTERM. A flag beats the environment.
 import { parseArgs } from "node:util";
+import { KilnError } from "../core/index.ts";
 import { parseOriginList } from "./cors.ts";
 import { DEFAULT_RENDER_CACHE_BYTES } from "./render-cache.ts";
 import { DEFAULT_POOL_OPTIONS, MAX_FUEL } from "./render-pool.ts";
@@ -31,7 +32,16 @@ Options:
   -h, --help                show this help
 `;
 
-class UsageError extends Error {}
+/** A wrong flag or value: the CLI answers exit status 2 (it tells usage errors by this name). */
+class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** Where the start-up line goes: the CLI's output, written at once by flush(). */
+export interface ServeOutput {
+  line(text: string): void;
+  flush(): void;
+}
 
 function integer(name: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value.trim()))
@@ -115,38 +125,39 @@ export function parseServeArgs(
   return options;
 }
 
-/** Runs the service until SIGINT/SIGTERM; resolves with the exit status. */
-export async function serveCommand(argv: string[]): Promise<number> {
-  let options: ServerOptions | "help";
-  try {
-    options = parseServeArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`error: ${error.message}\n\n${SERVE_USAGE}`);
-    return 2;
-  }
+/**
+ * Runs the service until SIGINT/SIGTERM; resolves with the exit status. Errors are thrown, for
+ * the CLI to print and map to an exit status like every other command's: a UsageError for a
+ * wrong flag or value, a KilnError when the service cannot start or stop.
+ */
+export async function serveCommand(argv: string[], output: ServeOutput): Promise<number> {
+  const options = parseServeArgs(argv);
   if (options === "help") {
-    process.stdout.write(SERVE_USAGE);
+    output.line(SERVE_USAGE.trimEnd());
+    output.flush();
     return 0;
   }
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer(options);
   } catch (error) {
-    process.stderr.write(`error: could not start the service: ${(error as Error).message}\n`);
-    return 1;
+    throw new KilnError("internal", `could not start the service: ${(error as Error).message}`);
   }
-  process.stdout.write(`kiln listening on ${server.url}\n`);
-  return new Promise<number>((resolve) => {
+  output.line(`kiln listening on ${server.url}`);
+  output.flush();
+  return new Promise<number>((resolve, reject) => {
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
       server.close().then(
         () => resolve(0),
-        (error: unknown) => {
-          process.stderr.write(`error: ${(error as Error).message}\n`);
-          resolve(1);
-        },
+        (error: unknown) =>
+          reject(
+            new KilnError(
+              "internal",
+              `the service did not stop cleanly: ${(error as Error).message}`,
+            ),
+          ),
       );
     };
     process.on("SIGINT", stop);

@@ -155,6 +155,8 @@ describe("start-up", () => {
       const result = await runChild(args);
       assert.equal(result.code, 2, args.join(" "));
       assert.match(result.stderr, /^error: /);
+      // the same shape as every other command's usage error
+      assert.match(result.stderr, /run `kiln serve --help` for usage/);
       assert.equal(result.stdout, "");
     }
     const env = await runChild([], { SERVICE_PORT: "x" });

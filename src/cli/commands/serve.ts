@@ -5,7 +5,7 @@ import { KilnError } from "../../core/errors.ts";
 import type { Output } from "../output.ts";
 
 interface ServeModule {
-  serveCommand(argv: string[]): Promise<number>;
+  serveCommand(argv: string[], output: Output): Promise<number>;
   SERVE_USAGE: string;
 }
 
@@ -37,7 +37,8 @@ export async function help(): Promise<string> {
   return `${SERVE_USAGE}${EXAMPLES}`;
 }
 
-export async function run(argv: string[], _output: Output): Promise<number> {
+/** Errors come back thrown, so the CLI prints them and maps them to exit statuses as always. */
+export async function run(argv: string[], output: Output): Promise<number> {
   const server = await loadServer();
-  return server.serveCommand(argv);
+  return server.serveCommand(argv, output);
 }
