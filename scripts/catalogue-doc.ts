@@ -21,6 +21,7 @@ exactly:
 | filter | writes | used for |
 |---|---|---|
 | \`yaml\` | a one-line YAML scalar that YAML 1.1 and 1.2 read back as exactly the string: quoted only when needed (\`yes\`, \`0755\`, \`a: b\`, \`*.example.com\`, \`""\`, \`---\`, \`<<\`, \`=\`), with the line breaks of YAML 1.1 (U+0085, U+2028, U+2029) escaped; lists and maps as flow collections | Kubernetes manifests, playbooks, roles, group vars |
+| \`yaml_var\` | an automation variable's value: a whole number as typed (\`"8080"\` gives \`8080\`, as the original tool writes group vars), anything else as \`yaml\` writes it (\`1.20\`, \`0755\`, \`yes\` stay quoted strings) | group vars, role vars in plays |
 | \`yaml_key\` | a mapping key, as \`yaml\` writes it | labels, group vars, role vars |
 | \`yaml_json\` | \`tojson\`'s JSON made safe for YAML 1.1 readers (\`{{ v \\| tojson \\| yaml_json }}\`) | lists and maps in playbooks and group vars |
 | \`hcl\` / \`hcl_escape\` | a quoted HCL string (or its inside), with \`\${\` and \`%{\` doubled so a value never interpolates | Terraform files |

@@ -88,8 +88,12 @@ const NEEDS_ESCAPES = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff
  * line breaks (eating the spaces after them); U+FEFF is escaped too.
  */
 const RAW_IN_JSON_UNSAFE_FOR_YAML = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g;
-/** Plain scalars that YAML 1.1 readers take as something else: a merge key, a "value" tag. */
-const YAML11_INDICATOR_WORD = /^(?:<<|=)$/;
+/**
+ * Plain scalars the yaml library (in YAML 1.1 mode) leaves bare that a reader takes as
+ * something else: YAML 1.1's merge key and "value" tag, and YAML 1.2's octal `0o17` (15 to a
+ * YAML 1.2 reader, a string to a YAML 1.1 one). Always quoted.
+ */
+const YAML11_INDICATOR_WORD = /^(?:<<|=|[-+]?0o[0-7]+)$/;
 /** The longest implicit key YAML readers accept: the `:` at most 1024 characters after its start. */
 export const YAML_MAX_KEY_LENGTH = 1024;
 
@@ -107,6 +111,25 @@ export function yamlScalar(value: unknown, field?: unknown): string {
     return yamlFlow(value, field, 0);
   }
   return yamlScalarByLibrary(value);
+}
+
+/**
+ * A whole number as people type it: no leading zeros, optionally negative. YAML 1.1 and 1.2
+ * readers (the automation tool's PyYAML among them) read it as that number, exactly. Others
+ * stay quoted strings: `0755`, `1_000`, `1e3` or `+1` read differently in YAML 1.1 and 1.2 or
+ * as something else, and a decimal would lose its meaning (`1.20`, a version, reads as 1.2).
+ */
+const TYPED_NUMBER = /^-?(?:0|[1-9][0-9]*)$/;
+
+/**
+ * `{{ value | yaml_var }}`: an automation variable's value. A whole number is written as typed
+ * (`"8080"` gives `8080`, as the original tool writes group vars), so the tool sees a number;
+ * everything else as `yaml` writes it, quoted whenever YAML would read it as something other
+ * than the text (`yes`, `null`, `~`, ``, `0755`, `1.20`, `*x`, `a: b`, ...).
+ */
+export function yamlVar(value: unknown, field?: unknown): string {
+  if (typeof value === "string" && TYPED_NUMBER.test(value)) return value;
+  return yamlScalar(value, field);
 }
 
 /** A string as a one-line YAML double-quoted scalar: JSON, plus escapes YAML 1.1 readers need. */
@@ -733,6 +756,7 @@ export function yamlBlock(given: unknown, indent?: unknown, field?: unknown): st
 /** The filters every template may use, by name. */
 export const KILN_FILTERS: Record<string, Filter> = {
   yaml: yamlScalar,
+  yaml_var: yamlVar,
   yaml_key: yamlKey,
   yaml_json: yamlJson,
   yaml_block: yamlBlock,

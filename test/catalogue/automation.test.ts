@@ -682,7 +682,7 @@ describe("automation/group-vars", () => {
       `---
 listen: "*"
 max_connections: 200
-postgres_version: "16"
+postgres_version: 16
 ssl: true
 postgres_databases:
   - name: app
@@ -692,10 +692,22 @@ postgres_databases:
     assert.deepEqual(yamlDoc(file.content), {
       listen: "*",
       max_connections: 200,
-      postgres_version: "16",
+      postgres_version: 16,
       ssl: true,
       postgres_databases: [{ name: "app", owner: "app" }],
     });
+  });
+
+  it("a var that is a whole number as typed is that number; decimals, 0755 and the like stay strings", async () => {
+    const typed = { port: "8080", neg: "-1", zero: "0" };
+    const strings = { version: "1.20", octal: "0755", big: "1e3", plus: "+1", under: "1_000" };
+    const file = await renderOne("automation/group-vars", "g", {
+      group: "g",
+      vars: json({ ...typed, ...strings }),
+    });
+    assert.match(file.content, /^port: 8080$/m);
+    assert.match(file.content, /^version: "1\.20"$/m);
+    assert.deepEqual(yamlDoc(file.content), { port: 8080, neg: -1, zero: 0, ...strings });
   });
 
   it("layout dir writes group_vars/<group>/main.yml; anything else a file", async () => {

@@ -737,6 +737,11 @@ describe("hostile values in the automation components' YAML files", () => {
     assert.equal(tally.refused, 0, "no site value needs refusing");
   });
 
+  /** How the automation tool reads a var's value: a whole number as typed is that number. */
+  function asVarReads(value: unknown): unknown {
+    return typeof value === "string" && /^-?(?:0|[1-9][0-9]*)$/.test(value) ? Number(value) : value;
+  }
+
   it("automation/group-vars: var keys and values read back exactly; raw YAML stays in place or is refused", async () => {
     const tally = new Tally();
     const python: PythonCheck[] = [];
@@ -752,8 +757,12 @@ describe("hostile values in the automation components' YAML files", () => {
     });
     assert.ok(!refusedFor(all, "automation/group-vars", "vars", "every value", tally));
     const content = (all.files[0] as RenderedFile).content;
-    assert.deepEqual(yamlDoc(content, "vars"), vars);
-    python.push(readsAs("yaml", content, vars, "vars"));
+    // a var's value that is a whole number as typed is written as that number (yaml_var)
+    const read = Object.fromEntries(
+      Object.entries(vars).map(([key, value]) => [key, asVarReads(value)]),
+    );
+    assert.deepEqual(yamlDoc(content, "vars"), read);
+    python.push(readsAs("yaml", content, read, "vars"));
     // a key too long for YAML readers is refused, one that fits is written
     const long = await attempt("automation/group-vars", {
       fields: { group: "g", vars: json({ ["k".repeat(1025)]: 1 }) },
@@ -818,7 +827,14 @@ describe("hostile values in the automation components' YAML files", () => {
       });
       if (refusedFor(result, "automation/playbook", "plays", what, tally)) continue;
       const content = (result.files[0] as RenderedFile).content;
-      const expected = [{ ...plays[0], become: true }];
+      const roleVars = { [value]: asVarReads(value), v: [value] };
+      const expected = [
+        {
+          ...plays[0],
+          roles: [value, { role: value, when: value, tags: [value], vars: roleVars }],
+          become: true,
+        },
+      ];
       assert.deepEqual(yamlDoc(content, what), expected, what);
       python.push(readsAs("yaml", content, expected, what));
       // the legacy fields

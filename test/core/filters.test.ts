@@ -29,6 +29,7 @@ import {
   yamlKey,
   yamlScalar,
   yamlScalarByLibrary,
+  yamlVar,
 } from "../../src/core/filters.ts";
 import { parseRegistryItem } from "../../src/core/item.ts";
 import { renderItem } from "../../src/core/render.ts";
@@ -155,6 +156,26 @@ describe("yaml filter fast path", () => {
     }
     assert.deepEqual(mismatches.slice(0, 20), []);
     assert.ok(fast > total * 0.8, `the fast path took only ${fast} of ${total} strings`);
+  });
+
+  test("yaml_var: a whole number as typed reads as that number, everything else as its text, under YAML 1.1 and 1.2", () => {
+    const wrong: string[] = [];
+    for (const text of strings()) {
+      const written = yamlVar(text);
+      const expected = /^-?(?:0|[1-9][0-9]*)$/.test(text) ? Number(text) : text;
+      for (const version of ["1.1", "1.2"] as const) {
+        const read = parseDocument(`v: ${written}\n`, { version }).toJS() as { v: unknown };
+        if (!Object.is(read.v, expected)) {
+          wrong.push(
+            `${version} ${JSON.stringify(text)} -> ${written} -> ${JSON.stringify(read.v)}`,
+          );
+        }
+      }
+    }
+    assert.deepEqual(wrong.slice(0, 20), []);
+    assert.equal(yamlVar("8080"), "8080");
+    assert.equal(yamlVar("1.20"), '"1.20"');
+    assert.equal(yamlVar("0755"), '"0755"');
   });
 
   test("pinned examples", () => {
