@@ -2,6 +2,7 @@
 // and https only, at most 5 redirects, one overall deadline, a cap on the body size. A caller
 // may add its own stop (the client that asked has gone) and a check of every address the
 // fetch goes to, redirects included (the service refuses to fetch itself).
+import { KilnError } from "./errors.ts";
 
 export interface FetchLimits {
   timeoutMs: number;
@@ -37,6 +38,20 @@ export function isUrl(reference: string): boolean {
 
 /** Why a fetch failed, for people; the caller decides the error message. */
 export class FetchFailure extends Error {}
+
+/**
+ * A reference that is a URL kiln could not fetch (a registry item, a preset): the message the
+ * spec fixes, `failed to fetch <what> from <url>`, and why as the detail. Anything that is not
+ * a FetchFailure is not a fetch's failure and is returned as it is.
+ */
+export function fetchFailed(
+  what: "registry item" | "preset",
+  url: string,
+  error: unknown,
+): unknown {
+  if (!(error instanceof FetchFailure)) return error;
+  return new KilnError("invalid_request", `failed to fetch ${what} from ${url}`, error.message);
+}
 
 /** GETs `url` as text within the limits, or throws FetchFailure. */
 export async function fetchText(

@@ -12,9 +12,9 @@ import { resolve as resolvePath } from "node:path";
 import { KilnError } from "./errors.ts";
 import {
   DEFAULT_FETCH_LIMITS,
-  FetchFailure,
   type FetchOptions,
   fetchBytes,
+  fetchFailed,
   isUrl,
 } from "./fetch.ts";
 import { parseRegistryItemText, type RegistryItem } from "./item.ts";
@@ -160,15 +160,6 @@ export async function readLocalFile(reference: string, cwd: string): Promise<str
   return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
 }
 
-function fetchError(reference: string, error: unknown): unknown {
-  if (!(error instanceof FetchFailure)) return error;
-  return new KilnError(
-    "invalid_request",
-    `failed to fetch registry item from ${reference}`,
-    error.message,
-  );
-}
-
 /**
  * What `reference` names, without parsing it: the built-in item, or the bytes of the URL or
  * local file (read without blocking). Throws the unknown-reference error for anything else.
@@ -190,7 +181,7 @@ export async function locateReference(
       });
       return { bytes, origin: reference };
     } catch (error) {
-      throw fetchError(reference, error);
+      throw fetchFailed("registry item", reference, error);
     }
   }
   const file = await readRegularFile(reference, options.cwd ?? process.cwd(), MAX_LOCAL_FILE_BYTES);

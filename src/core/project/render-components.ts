@@ -1,0 +1,184 @@
+// Rendering a project's components: every component of a preset (or, later, of kiln.lock) goes
+// through one injected renderer, in order, into per-component results. Two ways to meet a
+// failure, because the fronts need both: `setup` and `apply` stop at the first error and show
+// it exactly as the renderer threw it; `check` and the dashboard go on and keep each error
+// beside the component that caused it. The renderer of one component is the caller's (the CLI
+// renders built-ins in its thread and other items in a sandboxed worker; the dashboard asks the
+// HTTP API), so this module knows no engine, worker or network and runs in the browser.
+import type { RenderInput } from "../context.ts";
+import { checkNoDuplicatePaths, type PlannedFile } from "../plan.ts";
+import type { PresetComponent } from "./preset.ts";
+
+/** What rendering one component gives: its files (a core `RenderResult` fits). */
+export interface ComponentFiles {
+  files: PlannedFile[];
+}
+
+/** Renders one component with its input; throws with the reason when it cannot. */
+export type RenderOne<C extends PresetComponent = PresetComponent> = (
+  component: C,
+  input: RenderInput,
+) => Promise<ComponentFiles> | ComponentFiles;
+
+/** The outcome of one render, as the dashboard keeps it per component. */
+export type RenderOutcome = { ok: true; files: PlannedFile[] } | { ok: false; error: string };
+
+/** Which component an outcome belongs to: the component itself and its place in the list. */
+export interface ComponentOf<C extends PresetComponent = PresetComponent> {
+  index: number;
+  component: C;
+}
+
+export type RenderedComponent<C extends PresetComponent = PresetComponent> = ComponentOf<C> & {
+  ok: true;
+  files: PlannedFile[];
+};
+
+export type FailedComponent<C extends PresetComponent = PresetComponent> = ComponentOf<C> & {
+  ok: false;
+  /** The renderer's message. */
+  error: string;
+  /** What the renderer threw, for a front that maps error kinds. */
+  cause: unknown;
+};
+
+export type ComponentRender<C extends PresetComponent = PresetComponent> =
+  | RenderedComponent<C>
+  | FailedComponent<C>;
+
+export interface RenderComponentsOptions<C extends PresetComponent> {
+  /** The project's namespace: a component without a `namespace` field renders in it. */
+  defaultNamespace: string;
+  render: RenderOne<C>;
+}
+
+export interface CollectOptions<C extends PresetComponent> extends RenderComponentsOptions<C> {
+  /**
+   * Render all at once (the dashboard: each render is an HTTP request) instead of one after
+   * the other (the CLI: one worker thread, and a limit stop should stop the rest).
+   */
+  concurrent?: boolean | undefined;
+  /**
+   * An error that ends the whole run instead of being kept with its component (the CLI: a
+   * render stopped by a time or memory limit, which each further render could hit again).
+   */
+  isFatal?: ((error: unknown) => boolean) | undefined;
+}
+
+/** The render input of one component: its values, with the project's namespace as default. */
+export function componentInput(component: PresetComponent, defaultNamespace: string): RenderInput {
+  return {
+    name: component.name,
+    fields: component.fields,
+    labels: component.labels,
+    defaultNamespace,
+  };
+}
+
+/**
+ * Renders every component in order and stops at the first that fails, throwing what the
+ * renderer threw, unchanged: its message is what `setup` and `apply` print.
+ */
+export async function renderUntilError<C extends PresetComponent>(
+  components: readonly C[],
+  options: RenderComponentsOptions<C>,
+): Promise<RenderedComponent<C>[]> {
+  const rendered: RenderedComponent<C>[] = [];
+  for (const [index, component] of components.entries()) {
+    const { files } = await options.render(
+      component,
+      componentInput(component, options.defaultNamespace),
+    );
+    rendered.push({ index, component, ok: true, files });
+  }
+  return rendered;
+}
+
+/** One component's render, its failure caught and kept with it unless it is fatal. */
+async function renderKeepingError<C extends PresetComponent>(
+  component: C,
+  index: number,
+  options: CollectOptions<C>,
+): Promise<ComponentRender<C>> {
+  try {
+    const { files } = await options.render(
+      component,
+      componentInput(component, options.defaultNamespace),
+    );
+    return { index, component, ok: true, files };
+  } catch (error) {
+    if (options.isFatal?.(error)) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    return { index, component, ok: false, error: message, cause: error };
+  }
+}
+
+/**
+ * Renders every component and keeps each failure with its component, so every problem of the
+ * project shows at once. Results are in component order, whether rendered concurrently or not.
+ */
+export async function renderCollectingErrors<C extends PresetComponent>(
+  components: readonly C[],
+  options: CollectOptions<C>,
+): Promise<ComponentRender<C>[]> {
+  if (options.concurrent) {
+    return Promise.all(
+      components.map((component, index) => renderKeepingError(component, index, options)),
+    );
+  }
+  const results: ComponentRender<C>[] = [];
+  for (const [index, component] of components.entries()) {
+    results.push(await renderKeepingError(component, index, options));
+  }
+  return results;
+}
+
+/** Did this component render? (A type guard, for `filter`.) */
+export function isRendered<C extends PresetComponent>(
+  result: ComponentRender<C>,
+): result is RenderedComponent<C> {
+  return result.ok;
+}
+
+/** The first component that did not render, if any. */
+export function firstFailure<C extends PresetComponent>(
+  results: readonly ComponentRender<C>[],
+): FailedComponent<C> | undefined {
+  return results.find((result): result is FailedComponent<C> => !result.ok);
+}
+
+/**
+ * The files of one run, component by component, after the run's first rule: no two files
+ * share a path, also not in two spellings one file system reads as one file.
+ */
+export function runFiles(rendered: readonly ComponentFiles[]): PlannedFile[] {
+  const files = rendered.flatMap((result) => result.files);
+  checkNoDuplicatePaths(files);
+  return files;
+}
+
+/** A component with what its render gave, as the checks read it. */
+export interface ComponentWithPaths extends PresetComponent {
+  /** Rendered paths, relative to the output folder; absent when not (or not yet) rendered. */
+  files?: readonly string[] | undefined;
+  /** Why rendering failed, when it did. */
+  renderError?: string | undefined;
+}
+
+/**
+ * `component` and the paths it writes, or why it did not render; neither while its render is
+ * still to come (the dashboard renders a moment after each change).
+ */
+export function withRenderedPaths(
+  component: PresetComponent,
+  outcome: RenderOutcome | undefined,
+): ComponentWithPaths {
+  return {
+    reference: component.reference,
+    name: component.name,
+    fields: component.fields,
+    labels: component.labels,
+    files: outcome?.ok ? outcome.files.map((file) => file.path) : undefined,
+    renderError: outcome && !outcome.ok ? outcome.error : undefined,
+  };
+}
