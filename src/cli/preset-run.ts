@@ -1,9 +1,18 @@
-// What setup and apply share: find the preset, render every component, print the plan.
-import { TemplateEngine } from "../core/engine.ts";
+// What setup, apply and check share: find the preset and hand its components to the core's
+// project pipeline (src/core/project/) with the CLI's renderer of one component.
 import type { PlannedFile } from "../core/plan.ts";
-import { loadPreset, type Preset, renderPreset } from "../core/preset.ts";
+import { loadPreset, type Preset, type PresetComponent } from "../core/preset.ts";
+import { presetNamespace } from "../core/project/preset.ts";
+import {
+  type ComponentRender,
+  type RenderComponentsOptions,
+  type RenderOne,
+  renderCollectingErrors,
+  renderUntilError,
+  runFiles,
+} from "../core/project/render-components.ts";
 import { preferFastStart } from "./fast-start.ts";
-import { ComponentRenderer } from "./render-component.ts";
+import { ComponentRenderer, RenderStopped } from "./render-component.ts";
 
 export interface RenderedPreset {
   preset: Preset;
@@ -11,28 +20,68 @@ export interface RenderedPreset {
 }
 
 /**
- * Loads the preset and renders all of its components before anything is written: a failing
- * component or two files with one path stop the run here. Built-in components render in this
- * thread; components from files and URLs in a worker with a deadline (render-component.ts).
+ * The CLI's renderer of one component: built-ins in this thread, components from files and
+ * URLs in a worker with a deadline (render-component.ts), named by reference and name when a
+ * limit stops them.
  */
-export async function renderWholePreset(reference: string, cwd: string): Promise<RenderedPreset> {
+export function renderWith(renderer: ComponentRenderer): RenderOne {
+  return (component, input) =>
+    renderer.render(component.reference, input, componentLabel(component));
+}
+
+/**
+ * Loads the preset, then runs `render` with the pipeline's options for it (the preset's
+ * namespace, the CLI's renderer) and stops the worker, if one was started, whatever happens.
+ */
+async function withPreset<T>(
+  reference: string,
+  cwd: string,
+  render: (preset: Preset, options: RenderComponentsOptions<PresetComponent>) => Promise<T>,
+): Promise<{ preset: Preset; rendered: T }> {
   const preset = await loadPreset(reference, { cwd });
   preferFastStart();
   const renderer = new ComponentRenderer(cwd);
   try {
-    const rendered = await renderPreset(preset, {
-      engine: new TemplateEngine(),
-      cwd,
-      renderOther: (component, input) =>
-        renderer.render(component.reference, input, componentLabel(component)),
-    });
-    return {
-      preset,
-      files: rendered.map((file) => ({ path: file.path, content: file.content })),
-    };
+    const options = { defaultNamespace: presetNamespace(preset), render: renderWith(renderer) };
+    return { preset, rendered: await render(preset, options) };
   } finally {
     await renderer.close();
   }
+}
+
+/**
+ * Loads the preset and renders all of its components before anything is written (setup,
+ * apply): the first failing component or two files with one path stop the run here, with the
+ * error as it was thrown.
+ */
+export async function renderWholePreset(reference: string, cwd: string): Promise<RenderedPreset> {
+  const { preset, rendered } = await withPreset(reference, cwd, (preset, options) =>
+    renderUntilError(preset.components, options),
+  );
+  return { preset, files: runFiles(rendered) };
+}
+
+export interface CheckedPreset {
+  preset: Preset;
+  results: ComponentRender<PresetComponent>[];
+}
+
+/**
+ * Loads the preset and renders every component, keeping each failure with its component
+ * (check). A render stopped by a limit ends the run with that error instead: a finding would
+ * hide it, and each further render of an untrusted item could take as long again.
+ */
+export async function renderPresetForChecks(
+  reference: string,
+  cwd: string,
+): Promise<CheckedPreset> {
+  const { preset, rendered } = await withPreset(reference, cwd, (preset, options) =>
+    renderCollectingErrors(preset.components, {
+      ...options,
+      isFatal: (error) => error instanceof RenderStopped,
+    }),
+  );
+  return { preset, results: rendered };
 }
 
 /** How a preset's component is named in errors: its reference and name. */

@@ -1,14 +1,14 @@
 // kiln check: the cross-component checks of the dashboard (src/core/checks.ts) on a preset, for
-// scripts and CI. Renders every component to learn the paths it writes (as setup would, with the
-// same namespace default), writes nothing, and fails when any finding is an error.
-import { CHECK_RULES, checkPreset, countFindings, formatFinding } from "../../core/checks.ts";
-import { loadPreset } from "../../core/preset.ts";
+// scripts and CI. Renders every component through the project pipeline to learn the paths it
+// writes (as setup would, with the same namespace default, but keeping every failure), writes
+// nothing, and fails when any finding is an error.
+import { CHECK_RULES, checkProject, countFindings, formatFinding } from "../../core/checks.ts";
+import { presetNamespace } from "../../core/project/preset.ts";
+import { withRenderedPaths } from "../../core/project/render-components.ts";
 import { flag, parse, positionals } from "../args.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";
-import { preferFastStart } from "../fast-start.ts";
 import type { Output } from "../output.ts";
-import { componentLabel, presetLabel } from "../preset-run.ts";
-import { ComponentRenderer, RenderStopped } from "../render-component.ts";
+import { presetLabel, renderPresetForChecks } from "../preset-run.ts";
 import { plural } from "../report.ts";
 
 const width = Math.max(...CHECK_RULES.map((rule) => rule.id.length));
@@ -39,36 +39,13 @@ Examples:
 export async function run(argv: string[], output: Output): Promise<number> {
   const parsed = parse(argv, { json: { type: "boolean" } });
   const [reference] = positionals(parsed, ["preset"]) as [string];
-  const cwd = process.cwd();
-  const preset = await loadPreset(reference, { cwd });
-  preferFastStart();
   // built-ins render here; components from files and URLs in a worker with a deadline. A
-  // render stopped by a limit ends the check with that error (and no more such renders):
-  // a finding would hide it, and each further one could take as long again.
-  const renderer = new ComponentRenderer(cwd);
-  let stopped: RenderStopped | undefined;
-  let findings: Awaited<ReturnType<typeof checkPreset>>;
-  try {
-    findings = await checkPreset(preset, async (component, namespace) => {
-      if (stopped && !renderer.builtin(component.reference)) throw stopped;
-      const input = {
-        name: component.name,
-        fields: component.fields,
-        labels: component.labels,
-        defaultNamespace: namespace,
-      };
-      try {
-        const result = await renderer.render(component.reference, input, componentLabel(component));
-        return result.files.map((file) => file.path);
-      } catch (error) {
-        if (error instanceof RenderStopped) stopped ??= error;
-        throw error;
-      }
-    });
-  } finally {
-    await renderer.close();
-  }
-  if (stopped) throw stopped;
+  // render stopped by a limit ends the check with that error (see renderPresetForChecks)
+  const { preset, results } = await renderPresetForChecks(reference, process.cwd());
+  const findings = checkProject({
+    namespace: presetNamespace(preset),
+    components: results.map((result) => withRenderedPaths(result.component, result)),
+  });
   const { errors, warnings } = countFindings(findings);
   const status = errors > 0 ? EXIT_FAILED : EXIT_OK;
   if (flag(parsed, "json")) {

@@ -2,10 +2,10 @@
 // then kiln.toml (written last, so a failed run leaves no project file behind).
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
+import { DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
 import { KilnError } from "../../core/errors.ts";
-import { checkOutputFolder } from "../../core/plan.ts";
-import { serializeProjectConfig } from "../../core/project.ts";
+import { layoutProject } from "../../core/project/layout.ts";
+import { presetConfig } from "../../core/project/preset.ts";
 import { flag, parse, positionals } from "../args.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
@@ -59,19 +59,15 @@ export async function run(argv: string[], output: Output): Promise<number> {
     );
   }
   const { preset, files } = await renderWholePreset(reference, cwd);
-  const outputDir = preset.project?.outputDir ?? DEFAULT_OUTPUT_DIR;
-  // the output folder is part of every written path: a preset must not send files elsewhere
-  // (outside the project, into .git); links on its way are checked when the run is planned
-  checkOutputFolder(outputDir);
-  const config = serializeProjectConfig({
-    name: preset.project?.name ?? defaultProjectName(cwd),
-    defaultNamespace: preset.project?.namespace ?? DEFAULT_NAMESPACE,
-    outputDir,
-  });
+  // the project's layout (the dashboard's zip is the same): the files under the output folder,
+  // kiln.toml at the root. The output folder is part of every written path, so the layout
+  // refuses one that leaves the project or is .git; links on its way are checked by the plan
+  const layout = layoutProject(presetConfig(preset, defaultProjectName(cwd)), files);
+  const { outputDir } = layout;
   const steps = planRun(
     [
-      { root: resolve(cwd, outputDir), files, project: cwd },
-      { root: cwd, files: [{ path: PROJECT_FILE, content: config }], project: cwd },
+      { root: resolve(cwd, outputDir), files: layout.files, project: cwd },
+      { root: cwd, files: layout.rootFiles, project: cwd },
     ],
     { force, cwd, allowExecPaths: flag(parsed, "allow-exec-paths") },
   );
