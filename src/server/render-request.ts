@@ -4,6 +4,7 @@ import {
   array,
   DEFAULT_NAMESPACE,
   type Decoder,
+  type FieldSpec,
   optional,
   type RenderInput,
   record,
@@ -13,9 +14,25 @@ import {
   struct,
   unsigned,
 } from "../core/index.ts";
+import { FIELD_SHORTCUTS, type Shortcut } from "../core/project/shortcuts.ts";
 import { FrameworkError, MESSAGES } from "./errors.ts";
 
 const decodeLabel = struct("Label", { key: required(string), value: required(string) });
+
+/** Each shortcut key and what it decodes to, from the table (Object.fromEntries loses both). */
+type ShortcutSpecs = {
+  [S in Shortcut as S["key"]]: FieldSpec<S extends { bits: number } ? number : string> & {
+    optional: true;
+  };
+};
+
+/** The top-level shortcut keys (`image`, `targetPort`, ...), from the core's one table. */
+const shortcutSpecs = Object.fromEntries(
+  FIELD_SHORTCUTS.map((shortcut): [string, FieldSpec<unknown>] => [
+    shortcut.key,
+    "bits" in shortcut ? optional(unsigned(shortcut.bits)) : optional(string),
+  ]),
+) as unknown as ShortcutSpecs;
 
 const decodeRequest = struct("RenderRequest", {
   reference: required(string),
@@ -23,29 +40,10 @@ const decodeRequest = struct("RenderRequest", {
   fields: optional(record(string)),
   labels: optional(array(decodeLabel)),
   defaultNamespace: optional(string),
-  image: optional(string),
-  replicas: optional(unsigned(32)),
-  port: optional(unsigned(16)),
-  targetPort: optional(unsigned(16)),
-  namespace: optional(string),
-  host: optional(string),
-  path: optional(string),
-  service: optional(string),
+  ...shortcutSpecs,
 });
 
 type DecodedRequest = ReturnType<typeof decodeRequest>;
-
-/** Top-level shortcut keys and the field each sets. */
-const SHORTCUTS = [
-  ["image", "image"],
-  ["replicas", "replicas"],
-  ["port", "port"],
-  ["targetPort", "target_port"],
-  ["namespace", "namespace"],
-  ["host", "host"],
-  ["path", "path"],
-  ["service", "service"],
-] as const satisfies readonly (readonly [keyof DecodedRequest, string])[];
 
 export interface RenderRequest extends RenderInput {
   reference: string;
@@ -66,7 +64,7 @@ function put(target: Record<string, string>, key: string, value: string): void {
 /** Shortcuts set fields; a key in `fields` wins; numbers become strings; labels become a map. */
 export function toRenderRequest(decoded: DecodedRequest): RenderRequest {
   const fields: Record<string, string> = {};
-  for (const [key, field] of SHORTCUTS) {
+  for (const { key, field } of FIELD_SHORTCUTS) {
     const value = decoded[key];
     if (value !== undefined) put(fields, field, String(value));
   }

@@ -1,6 +1,7 @@
 // kiln add: renders one component into the project's output folder (from kiln.toml).
 import { resolve } from "node:path";
 import { KilnError } from "../../core/errors.ts";
+import { FIELD_SHORTCUTS, shortcutMax } from "../../core/project/shortcuts.ts";
 import {
   flag,
   keyValues,
@@ -58,25 +59,18 @@ Examples:
   kiln add ./my-component.json --name thing --dry-run
 `;
 
-/** Shortcut options and the field each sets; numbers are checked like the HTTP API's. */
-const SHORTCUTS: { option: string; field: string; max?: number }[] = [
-  { option: "image", field: "image" },
-  { option: "replicas", field: "replicas", max: 4294967295 },
-  { option: "port", field: "port", max: 65535 },
-  { option: "target-port", field: "target_port", max: 65535 },
-  { option: "namespace", field: "namespace" },
-  { option: "host", field: "host" },
-  { option: "path", field: "path" },
-  { option: "service", field: "service" },
-];
+/** Shortcut options and the field each sets (the core's table, shared with the HTTP API). */
+const SHORTCUTS = FIELD_SHORTCUTS;
 
-/** Shortcut options first, then `--set`, so `--set` wins. */
+/** Shortcut options first, then `--set`, so `--set` wins; numbers are checked like the API's. */
 export function fieldValues(parsed: Parsed): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (const { option, field, max } of SHORTCUTS) {
-    const value = stringOption(parsed, option);
+  for (const shortcut of SHORTCUTS) {
+    const value = stringOption(parsed, shortcut.option);
     if (value === undefined) continue;
-    fields[field] = max === undefined ? value : wholeNumber(value, `--${option}`, max);
+    const max = shortcutMax(shortcut);
+    fields[shortcut.field] =
+      max === undefined ? value : wholeNumber(value, `--${shortcut.option}`, max);
   }
   return { ...fields, ...keyValues(listOption(parsed, "set"), "--set") };
 }
