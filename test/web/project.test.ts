@@ -3,25 +3,32 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { parsePreset } from "../../src/core/project/preset.ts";
 import { serializeProjectConfig } from "../../src/core/project.ts";
 import { findConflicts } from "../../web/src/model/conflicts.ts";
-import { kilnToml, projectFiles, zipFileName } from "../../web/src/model/files.ts";
+import {
+  projectConfig,
+  projectFiles,
+  renderProjectFiles,
+  zipFileName,
+} from "../../web/src/model/files.ts";
 import { buildGraph, traceFrom } from "../../web/src/model/graph.ts";
 import {
   blankProject,
   presetFileName,
   presetFromProject,
+  presetText,
   projectFromPreset,
   stageOf,
   uniqueName,
 } from "../../web/src/model/project.ts";
 
-const presetText = (name: string) =>
+const presetSource = (name: string) =>
   readFileSync(new URL(`../../src/core/presets/${name}.preset.json`, import.meta.url), "utf8");
 
 describe("project model", () => {
   it("a preset goes in and comes out with the same components and settings", () => {
-    const text = presetText("web-and-database");
+    const text = presetSource("web-and-database");
     const project = projectFromPreset(text);
     const original = JSON.parse(text) as Record<string, unknown> & {
       components: Record<string, unknown>[];
@@ -35,16 +42,32 @@ describe("project model", () => {
     assert.equal(out.name, original.name);
   });
 
-  it("rejects what is not a preset, with the reason", () => {
-    assert.throws(() => projectFromPreset("[]"), /JSON object/);
-    assert.throws(() => projectFromPreset("{}"), /components/);
+  it("rejects what is not a preset with the core's reason (the CLI's detail)", () => {
+    assert.throws(
+      () => projectFromPreset("[]"),
+      /^ShapeError: invalid type: sequence, expected struct Preset$/,
+    );
+    assert.throws(() => projectFromPreset("{}"), /missing field `components`/);
+    assert.throws(() => projectFromPreset('{"components": ['), /line 1, column 17/);
     assert.throws(
       () =>
         projectFromPreset({
           components: [{ reference: "k8s/service", name: "s", fields: { port: 80 } }],
         }),
-      /fields\.port: invalid type: 80, expected a string/,
+      /components\[0\]\.fields\.port: invalid type: integer `80`, expected a string/,
     );
+  });
+
+  it("a file the dashboard writes is the preset setup reads", () => {
+    const project = projectFromPreset(presetSource("multi-tier-platform"), {});
+    const text = presetText(project);
+    assert.deepEqual(parsePreset(text, "x"), presetFromProject(project));
+    assert.equal(projectFromPreset(text).components.length, 35);
+  });
+
+  it("a preset without settings takes the defaults it is opened with", () => {
+    const project = projectFromPreset('{"components": []}', { outputDir: "deploy" });
+    assert.deepEqual(project.project, { name: null, namespace: "default", outputDir: "deploy" });
   });
 
   it("names downloads after the project, kiln-project when unnamed", () => {
@@ -66,7 +89,7 @@ describe("project model", () => {
     assert.equal(stageOf("automation/k8s-bootstrap"), "configure");
     assert.equal(stageOf("k8s/ingress"), "deploy");
     assert.equal(stageOf("https://example.com/x.json"), "other");
-    const project = projectFromPreset(presetText("k8s-web-app"));
+    const project = projectFromPreset(presetSource("k8s-web-app"));
     assert.equal(uniqueName(project, "k8s/deployment", "api"), "api-2");
     assert.equal(uniqueName(project, "k8s/deployment", "new"), "new");
   });
@@ -75,33 +98,64 @@ describe("project model", () => {
 describe("project files (the zip)", () => {
   const project = blankProject({ name: "demo", namespace: "web", outputDir: "out/" });
 
+  const one = (path: string, content = "") => ({ files: [{ path, content }] });
+
   it("puts files under the output folder and kiln.toml as setup writes it", () => {
-    const files = projectFiles(project, [
-      [{ path: "./a.yaml", content: "a\n" }],
-      [{ path: "b/c.yml", content: "c" }],
-    ]);
+    const files = projectFiles(project, [one("./a.yaml", "a\n"), one("b/c.yml", "c")]);
     assert.deepEqual(
       files.map((f) => f.path),
       ["out/a.yaml", "out/b/c.yml", "kiln.toml"],
     );
     assert.equal(
-      kilnToml(project),
+      files.at(-1)?.content,
       serializeProjectConfig({ name: "demo", defaultNamespace: "web", outputDir: "out/" }),
+    );
+    assert.equal(
+      projectConfig({ ...project, project: { ...project.project, name: null } }).name,
+      "kiln-project",
     );
   });
 
   it("applies setup's path rules", () => {
     assert.throws(
-      () => projectFiles(project, [[{ path: "a", content: "" }], [{ path: "./a", content: "" }]]),
+      () => projectFiles(project, [one("a"), one("./a")]),
       /two files rendered to the same path: `\.\/a`/,
     );
+    assert.throws(() => projectFiles(project, [one("/etc/x")]), /absolute paths are not allowed/);
+    assert.throws(() => projectFiles(project, [one("a/../../x")]), /escapes the target directory/);
     assert.throws(
-      () => projectFiles(project, [[{ path: "/etc/x", content: "" }]]),
-      /absolute paths are not allowed/,
+      () =>
+        projectFiles({ ...project, project: { ...project.project, outputDir: ".git" } }, [
+          one("a"),
+        ]),
+      /refusing to write into `\.git`/,
     );
-    assert.throws(
-      () => projectFiles(project, [[{ path: "a/../../x", content: "" }]]),
-      /escapes the target directory/,
+  });
+
+  it("renders through the renderer it is given; the first failure names its component", async () => {
+    const withTwo = projectFromPreset({
+      project: { outputDir: "k8s", namespace: "shop" },
+      components: [
+        { reference: "k8s/service", name: "api" },
+        { reference: "https://example.com/x.json", name: "x" },
+      ],
+    });
+    const seen: string[] = [];
+    const files = await renderProjectFiles(withTwo, async (component, input) => {
+      seen.push(`${component.name} ${input.defaultNamespace}`);
+      return { files: [{ path: `${component.name}.yaml`, content: component.reference }] };
+    });
+    assert.deepEqual(seen, ["api shop", "x shop"]);
+    assert.deepEqual(
+      files.map((f) => f.path),
+      ["k8s/api.yaml", "k8s/x.yaml", "kiln.toml"],
+    );
+    await assert.rejects(
+      renderProjectFiles(withTwo, async (component) => {
+        if (component.name === "x") throw new Error("failed to fetch registry item");
+        return { files: [] };
+      }),
+      { message: "https://example.com/x.json “x” does not render: failed to fetch registry item" },
     );
   });
 });

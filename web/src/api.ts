@@ -1,5 +1,8 @@
 // The HTTP API the dashboard talks to (same origin: `kiln serve --ui`). Renders are cached by
-// request, so re-rendering an unchanged component costs nothing.
+// request, so re-rendering an unchanged component costs nothing. `renderThroughApi` is the
+// dashboard's renderer of one component for the core's project pipeline.
+import type { PresetComponent } from "../../src/core/project/preset.ts";
+import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
 
 export interface FieldView {
   name: string;
@@ -41,9 +44,8 @@ export interface RenderRequest {
   defaultNamespace: string;
 }
 
-export type RenderResult =
-  | { ok: true; files: { path: string; content: string }[] }
-  | { ok: false; error: string };
+/** What POST /api/render gave: the files, or the service's message (the pipeline's outcome). */
+export type RenderResult = RenderOutcome;
 
 async function errorText(response: Response): Promise<string> {
   const text = await response.text();
@@ -126,3 +128,19 @@ export function inspect(ref: string): Promise<RegistryItemView> {
   }
   return hit;
 }
+
+/**
+ * The project pipeline's renderer of one component: POST /api/render (cached), the service's
+ * message thrown when it fails, so the pipeline keeps it with the component.
+ */
+export const renderThroughApi: RenderOne<PresetComponent> = async (component, input) => {
+  const result = await render({
+    reference: component.reference,
+    name: input.name,
+    fields: input.fields ?? {},
+    labels: input.labels ?? {},
+    defaultNamespace: input.defaultNamespace,
+  });
+  if (!result.ok) throw new Error(result.error);
+  return result;
+};

@@ -10,16 +10,20 @@ import {
   componentKind,
 } from "../../src/core/checks.ts";
 import {
+  renderCollectingErrors,
+  withRenderedPaths,
+} from "../../src/core/project/render-components.ts";
+import {
   api,
   type ConfigView,
   inspect,
   type PresetSummary,
   type RegistryItemView,
   type RenderResult,
-  render,
+  renderThroughApi,
 } from "./api.ts";
 import { findConflicts } from "./model/conflicts.ts";
-import { projectFiles, zipFileName } from "./model/files.ts";
+import { renderProjectFiles, zipFileName } from "./model/files.ts";
 import {
   blankProject,
   newId,
@@ -137,21 +141,13 @@ export function App(): JSX.Element {
     const current = ++generation.current;
     setPending(true);
     const timer = setTimeout(async () => {
-      const results = await Promise.all(
-        project.components.map((component) =>
-          render({
-            reference: component.reference,
-            name: component.name,
-            fields: component.fields,
-            labels: component.labels,
-            defaultNamespace: project.project.namespace,
-          }),
-        ),
-      );
+      const results = await renderCollectingErrors(project.components, {
+        defaultNamespace: project.project.namespace,
+        render: renderThroughApi,
+        concurrent: true,
+      });
       if (current !== generation.current) return;
-      setRenders(
-        Object.fromEntries(project.components.map((c, i) => [c.id, results[i] as RenderResult])),
-      );
+      setRenders(Object.fromEntries(results.map((result) => [result.component.id, result])));
       setPending(false);
     }, 120);
     return () => clearTimeout(timer);
@@ -159,17 +155,9 @@ export function App(): JSX.Element {
 
   const checkComponents: CheckComponent[] = useMemo(
     () =>
-      (project?.components ?? []).map((component) => {
-        const result = renders[component.id];
-        return {
-          reference: component.reference,
-          name: component.name,
-          fields: component.fields,
-          labels: component.labels,
-          files: result?.ok ? result.files.map((file) => file.path) : undefined,
-          renderError: result && !result.ok ? result.error : undefined,
-        };
-      }),
+      (project?.components ?? []).map((component) =>
+        withRenderedPaths(component, renders[component.id]),
+      ),
     [project, renders],
   );
   const findings = useMemo(
@@ -227,29 +215,7 @@ export function App(): JSX.Element {
     if (!project) return;
     setDownloading(true);
     try {
-      const results = await Promise.all(
-        project.components.map((component) =>
-          render({
-            reference: component.reference,
-            name: component.name,
-            fields: component.fields,
-            labels: component.labels,
-            defaultNamespace: project.project.namespace,
-          }),
-        ),
-      );
-      const failed = results.findIndex((result) => !result.ok);
-      if (failed >= 0) {
-        const component = project.components[failed] as ProjectComponent;
-        const result = results[failed] as { ok: false; error: string };
-        throw new Error(
-          `${component.reference} “${component.name}” does not render: ${result.error}`,
-        );
-      }
-      const files = projectFiles(
-        project,
-        results.map((result) => (result.ok ? result.files : [])),
-      );
+      const files = await renderProjectFiles(project, renderThroughApi);
       const entries: Record<string, [Uint8Array, { mtime: Date }]> = {};
       const mtime = new Date(2000, 0, 1);
       for (const file of files) entries[file.path] = [strToU8(file.content), { mtime }];

@@ -1,17 +1,26 @@
-// What the project writes: every component's rendered files under the output folder plus
-// `kiln.toml`, exactly as `kiln setup <preset>` writes them, checked with setup's path rules.
+// What the project's zip holds: the core's project layout (src/core/project/layout.ts) - every
+// component's rendered files under the output folder, then `kiln.toml` - exactly as
+// `kiln setup <preset>` writes them, checked with setup's path rules. Rendering goes through
+// the core's pipeline with the renderer the caller passes (the app: the HTTP API).
+import type { ProjectConfig } from "../../../src/core/project/kiln-toml.ts";
+import { layoutEntries, layoutProject } from "../../../src/core/project/layout.ts";
 import {
-  checkNoDuplicatePaths,
-  checkPathStaysInside,
-  normalizeRelativePath,
-} from "../../../src/core/plan.ts";
-import { serializeProjectConfig } from "../../../src/core/project.ts";
-import { DEFAULT_PROJECT_NAME, type Project } from "./project.ts";
+  type ComponentFiles,
+  firstFailure,
+  isRendered,
+  type RenderOne,
+  renderCollectingErrors,
+  runFiles,
+} from "../../../src/core/project/render-components.ts";
+import {
+  DEFAULT_PROJECT_NAME,
+  downloadName,
+  type Project,
+  type ProjectComponent,
+} from "./project.ts";
 
-export interface RenderedFile {
-  path: string;
-  content: string;
-}
+/** A rendered file, path relative to the output folder (conflicts.ts compares them). */
+export type { PlannedFile as RenderedFile } from "../../../src/core/plan.ts";
 
 export interface ProjectFile {
   /** Path inside the zip: `kiln.toml`, or `<outputDir>/<rendered path>`. */
@@ -19,36 +28,49 @@ export interface ProjectFile {
   content: string;
 }
 
-/** `kiln.toml` as setup writes it. */
-export function kilnToml(project: Project): string {
-  return serializeProjectConfig({
+/**
+ * The project's kiln.toml settings. An unnamed project is `kiln-project` in the zip (setup
+ * names it after the folder it runs in, which a download cannot know).
+ */
+export function projectConfig(project: Project): ProjectConfig {
+  return {
     name: project.project.name ?? DEFAULT_PROJECT_NAME,
     defaultNamespace: project.project.namespace,
     outputDir: project.project.outputDir,
-  });
+  };
 }
 
 /**
- * All files of the project, `kiln.toml` last, after setup's checks: a rendered path that is
- * absolute, escapes the output folder, or is written twice is an error (the message setup gives).
+ * All files of the project from each component's rendered files, `kiln.toml` last, after
+ * setup's checks: a rendered path that is absolute, escapes the output folder, or is written
+ * twice is an error (the message setup gives).
  */
-export function projectFiles(
+export function projectFiles(project: Project, rendered: readonly ComponentFiles[]): ProjectFile[] {
+  return layoutEntries(layoutProject(projectConfig(project), runFiles(rendered)));
+}
+
+/**
+ * Renders every component with `render` and lays the project out. The first component that
+ * does not render stops the zip, named by reference and name with the renderer's message.
+ */
+export async function renderProjectFiles(
   project: Project,
-  rendered: readonly (readonly RenderedFile[])[],
-): ProjectFile[] {
-  const all = rendered.flat();
-  checkNoDuplicatePaths(all);
-  for (const file of all) checkPathStaysInside(file.path);
-  const out: ProjectFile[] = all.map((file) => ({
-    path: normalizeRelativePath(`${project.project.outputDir}/${file.path}`),
-    content: file.content,
-  }));
-  out.push({ path: "kiln.toml", content: kilnToml(project) });
-  return out;
+  render: RenderOne<ProjectComponent>,
+): Promise<ProjectFile[]> {
+  const results = await renderCollectingErrors(project.components, {
+    defaultNamespace: project.project.namespace,
+    render,
+    concurrent: true,
+  });
+  const failed = firstFailure(results);
+  if (failed) {
+    const { reference, name } = failed.component;
+    throw new Error(`${reference} “${name}” does not render: ${failed.error}`);
+  }
+  return projectFiles(project, results.filter(isRendered));
 }
 
 /** `<project name>.zip`. */
 export function zipFileName(project: Project): string {
-  const name = (project.project.name ?? "").trim().replace(/[\\/:*?"<>|]+/g, "-");
-  return `${name || DEFAULT_PROJECT_NAME}.zip`;
+  return downloadName(project, ".zip");
 }

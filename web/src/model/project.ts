@@ -1,13 +1,24 @@
 // The project the dashboard edits: preset settings plus components with stable ids. Reads and
-// writes the preset manifest format, so a downloaded `.preset.json` works with `kiln setup`.
+// writes the preset manifest with the core's schema (src/core/project/preset.ts), so a
+// downloaded `.preset.json` works with `kiln setup` and a file setup reads opens here.
 import { componentKind } from "../../../src/core/checks.ts";
+import {
+  DEFAULT_NAMESPACE,
+  DEFAULT_OUTPUT_DIR,
+  DEFAULT_PROJECT_NAME,
+} from "../../../src/core/config.ts";
+import { parseJsonText } from "../../../src/core/json-text.ts";
+import {
+  decodePreset,
+  manifestComponent,
+  type Preset,
+  type PresetComponent,
+  serializePreset,
+} from "../../../src/core/project/preset.ts";
 
-export interface ProjectComponent {
+/** A component of the preset manifest, with an id that stays while it is edited or moved. */
+export interface ProjectComponent extends PresetComponent {
   id: string;
-  reference: string;
-  name: string;
-  fields: Record<string, string>;
-  labels: Record<string, string>;
 }
 
 export interface ProjectSettings {
@@ -26,7 +37,7 @@ export interface Project {
   components: ProjectComponent[];
 }
 
-export const DEFAULT_PROJECT_NAME = "kiln-project";
+export { DEFAULT_PROJECT_NAME };
 
 let counter = 0;
 export function newId(): string {
@@ -34,86 +45,56 @@ export function newId(): string {
   return `c${Date.now().toString(36)}${counter.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 }
 
-function stringRecord(value: unknown, what: string): Record<string, string> {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== "object" || Array.isArray(value))
-    throw new Error(`${what} must be an object`);
-  const out: Record<string, string> = {};
-  for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof entry !== "string") {
-      throw new Error(`${what}.${key}: invalid type: ${JSON.stringify(entry)}, expected a string`);
-    }
-    out[key] = entry;
-  }
-  return out;
-}
-
-/** A preset manifest (JSON text or parsed) → a project. Throws with a reason when it is not one. */
+/**
+ * A preset manifest (JSON text, or JSON already parsed) → a project, decoded by the core's
+ * preset schema. Throws with the reason - where the text stops being JSON, or the key path and
+ * what was wrong there - when it is not one. `defaults` fill the settings the preset leaves out.
+ */
 export function projectFromPreset(input: unknown, defaults?: Partial<ProjectSettings>): Project {
-  const json = typeof input === "string" ? (JSON.parse(input) as unknown) : input;
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw new Error("a preset manifest is a JSON object");
-  }
-  const preset = json as Record<string, unknown>;
-  if (!Array.isArray(preset.components)) throw new Error("missing field `components`");
-  const settings = (preset.project ?? {}) as Record<string, unknown>;
-  const text = (value: unknown, fallback: string) => (typeof value === "string" ? value : fallback);
+  const preset = decodePreset(typeof input === "string" ? parseJsonText(input) : input, "");
+  const settings = preset.project;
   return {
-    presetName: text(preset.name, ""),
-    title: text(preset.title, ""),
-    description: text(preset.description, ""),
+    presetName: preset.name,
+    title: preset.title,
+    description: preset.description,
     project: {
-      name: typeof settings.name === "string" ? settings.name : (defaults?.name ?? null),
-      namespace: text(settings.namespace, defaults?.namespace ?? "default"),
-      outputDir: text(settings.outputDir, defaults?.outputDir ?? "k8s"),
+      name: settings?.name ?? defaults?.name ?? null,
+      namespace: settings?.namespace ?? defaults?.namespace ?? DEFAULT_NAMESPACE,
+      outputDir: settings?.outputDir ?? defaults?.outputDir ?? DEFAULT_OUTPUT_DIR,
     },
-    components: preset.components.map((raw, index) => {
-      const component = (raw ?? {}) as Record<string, unknown>;
-      if (typeof component.reference !== "string") {
-        throw new Error(`components[${index}]: missing field \`reference\``);
-      }
-      if (typeof component.name !== "string") {
-        throw new Error(`components[${index}]: missing field \`name\``);
-      }
-      return {
-        id: newId(),
-        reference: component.reference,
-        name: component.name,
-        fields: stringRecord(component.fields, `components[${index}].fields`),
-        labels: stringRecord(component.labels, `components[${index}].labels`),
-      };
-    }),
+    components: preset.components.map((component) => ({ id: newId(), ...component })),
   };
 }
 
 /** The project as a preset manifest (what `<name>.preset.json` holds). */
-export function presetFromProject(project: Project): Record<string, unknown> {
-  const settings: Record<string, string> = {};
-  if (project.project.name !== null) settings.name = project.project.name;
-  settings.namespace = project.project.namespace;
-  settings.outputDir = project.project.outputDir;
+export function presetFromProject(project: Project): Preset {
   return {
     name: project.presetName || project.project.name || DEFAULT_PROJECT_NAME,
     title: project.title,
     description: project.description,
-    project: settings,
-    components: project.components.map((component) => ({
-      reference: component.reference,
-      name: component.name,
-      fields: component.fields,
-      labels: component.labels,
-    })),
+    project: {
+      ...(project.project.name === null ? {} : { name: project.project.name }),
+      namespace: project.project.namespace,
+      outputDir: project.project.outputDir,
+    },
+    components: project.components.map(manifestComponent),
   };
 }
 
+/** The `.preset.json` text, as the core writes a preset. */
 export function presetText(project: Project): string {
-  return `${JSON.stringify(presetFromProject(project), null, 2)}\n`;
+  return serializePreset(presetFromProject(project));
+}
+
+/** A download's file name: the project's name made safe for file systems, else kiln-project. */
+export function downloadName(project: Project, suffix: string): string {
+  const name = (project.project.name ?? "").trim().replace(/[\\/:*?"<>|]+/g, "-");
+  return `${name || DEFAULT_PROJECT_NAME}${suffix}`;
 }
 
 /** `<project name>.preset.json`, `kiln-project.preset.json` when unnamed. */
 export function presetFileName(project: Project): string {
-  const name = (project.project.name ?? "").trim().replace(/[\\/:*?"<>|]+/g, "-");
-  return `${name || DEFAULT_PROJECT_NAME}.preset.json`;
+  return downloadName(project, ".preset.json");
 }
 
 export function blankProject(settings: ProjectSettings): Project {
