@@ -55,6 +55,28 @@ export function escapesTarget(path: string): boolean {
   return false;
 }
 
+/** The spec's message for a path that leads out of the folder it is written into. */
+export function escapeRefusal(path: string): KilnError {
+  return new KilnError(
+    "invalid_request",
+    `refusing to write \`${path}\` - it escapes the target directory`,
+  );
+}
+
+/** The message for two files of one run on one path; `shown` is the later one's path. */
+export function duplicatePathRefusal(shown: string): KilnError {
+  return new KilnError("invalid_request", `two files rendered to the same path: \`${shown}\``);
+}
+
+/** A file (or kiln.toml) that exists and may be replaced only with `--force`. */
+export function alreadyExists(shown: string, detail?: string): KilnError {
+  return new KilnError(
+    "already_exists",
+    `${shown} already exists - pass --force to overwrite`,
+    detail,
+  );
+}
+
 /** The absolute-path and escape rules for one rendered path. */
 export function checkPathStaysInside(path: string): void {
   if (isAbsolutePath(path)) {
@@ -63,12 +85,7 @@ export function checkPathStaysInside(path: string): void {
       `refusing to write \`${path}\` - absolute paths are not allowed`,
     );
   }
-  if (escapesTarget(path)) {
-    throw new KilnError(
-      "invalid_request",
-      `refusing to write \`${path}\` - it escapes the target directory`,
-    );
-  }
+  if (escapesTarget(path)) throw escapeRefusal(path);
 }
 
 /** The longest file or folder name file systems accept (ext4, APFS, NTFS: 255 bytes). */
@@ -205,12 +222,7 @@ export function checkNoDuplicatePaths(files: readonly PlannedFile[]): void {
   const seen = new Set<string>();
   for (const file of files) {
     const key = collisionKey(file.path);
-    if (seen.has(key)) {
-      throw new KilnError(
-        "invalid_request",
-        `two files rendered to the same path: \`${file.path}\``,
-      );
-    }
+    if (seen.has(key)) throw duplicatePathRefusal(file.path);
     seen.add(key);
   }
 }
@@ -239,12 +251,7 @@ export function planStatuses(files: readonly PlannedFile[], options: PlanOptions
   return files.map((file) => {
     const existing = options.existing.get(file.path);
     if (existing === undefined) return { ...file, status: "new" };
-    if (!options.force) {
-      throw new KilnError(
-        "already_exists",
-        `${display(file.path)} already exists - pass --force to overwrite`,
-      );
-    }
+    if (!options.force) throw alreadyExists(display(file.path));
     return { ...file, status: existing === file.content ? "unchanged" : "overwrite" };
   });
 }

@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
-import { KilnError } from "../../core/errors.ts";
+import { alreadyExists } from "../../core/plan.ts";
 import { layoutProject } from "../../core/project/layout.ts";
 import { presetConfig } from "../../core/project/preset.ts";
 import { flag, parse, positionals } from "../args.ts";
@@ -52,9 +52,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const cwd = process.cwd();
   // the cheapest refusal first: an existing project is not set up again by accident
   if (!force && existsSync(resolve(cwd, PROJECT_FILE))) {
-    throw new KilnError(
-      "already_exists",
-      `${PROJECT_FILE} already exists - pass --force to overwrite`,
+    throw alreadyExists(
+      PROJECT_FILE,
       "this folder is already a kiln project: `kiln apply <preset>` adds a preset's files without touching it",
     );
   }
