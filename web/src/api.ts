@@ -1,46 +1,19 @@
 // The HTTP API the dashboard talks to (same origin: `kiln serve --ui`). Renders are cached by
 // request, so re-rendering an unchanged component costs nothing. `renderThroughApi` is the
 // dashboard's renderer of one component for the core's project pipeline.
-import type { PresetComponent } from "../../src/core/project/preset.ts";
+import type { ConfigView } from "../../src/core/config.ts";
+import type { RegistryItemView } from "../../src/core/item.ts";
+import type { PresetComponent, PresetSummary } from "../../src/core/project/preset.ts";
 import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
 
-export interface FieldView {
-  name: string;
-  required: boolean;
-  default: string | null;
-  description: string | null;
-  example: string | null;
-  options: { value: string; label: string }[];
-}
+// the answers' shapes are the core's, which the service serializes
+export type { ConfigView, PresetSummary, RegistryItemView };
 
-export interface RegistryItemView {
-  name: string;
-  category: string;
-  title: string;
-  description: string;
-  reference: string;
-  fields: FieldView[];
-  files: string[];
-}
+/** One field of an item, as GET /api/registry gives it. */
+export type FieldView = RegistryItemView["fields"][number];
 
-export interface PresetSummary {
-  name: string;
-  title: string;
-  description: string;
-  componentCount: number;
-}
-
-export interface ConfigView {
-  defaultNamespace: string;
-  defaultOutputDir: string;
-  defaultProjectName: string;
-}
-
-export interface RenderRequest {
-  reference: string;
-  name: string;
-  fields: Record<string, string>;
-  labels: Record<string, string>;
+/** POST /api/render's body, as the dashboard holds it (labels as a map). */
+export interface RenderRequest extends PresetComponent {
   defaultNamespace: string;
 }
 
