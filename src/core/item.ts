@@ -1,5 +1,9 @@
 // The registry item: what a component declares (fields) and renders (files). One shape for
 // built-in components, local files and URLs; validated the same way wherever it comes from.
+// Besides the spec's keys an item may carry kiln's catalogue metadata (the `kiln` object and the
+// per-field `editor` and `format` keys): the dashboard stage, the structured editors, and which
+// fields hold the facts the checks and the architecture graph read. It is parsed leniently and
+// never part of the API view, so the spec's readers see exactly what they saw before.
 import { KilnError } from "./errors.ts";
 import { parseJsonText } from "./json-text.ts";
 import {
@@ -42,6 +46,78 @@ export interface RegistryItem {
   description: string;
   fields: FieldDefinition[];
   files: FileTemplate[];
+  /** kiln's catalogue metadata; absent on items built in code, read as `itemMeta(item)`. */
+  meta?: ItemMeta | undefined;
+}
+
+/** The dashboard's stages, in the order it shows them. */
+export const STAGE_IDS = ["provision", "inventory", "configure", "deploy", "other"] as const;
+export type StageId = (typeof STAGE_IDS)[number];
+
+/**
+ * What a component is, for the facts: checks and the graph read a component's fields as the
+ * facts of its kind (see `facts` below and src/core/project/facts.ts).
+ */
+export const COMPONENT_KINDS = [
+  "inventory",
+  "group-vars",
+  "playbook",
+  "site",
+  "role",
+  "config",
+  "servers",
+  "deployment",
+  "service",
+  "ingress",
+] as const;
+export type ComponentKind = (typeof COMPONENT_KINDS)[number];
+
+/** The structured editors the dashboard has for JSON-valued fields. */
+export const EDITOR_KINDS = ["inventory", "plays", "site", "vars"] as const;
+export type EditorKind = (typeof EDITOR_KINDS)[number];
+
+/**
+ * Value formats a field may declare: `cidr`, one or more address ranges (CIDR notation, which
+ * the checks compare); `yaml`, raw YAML text (edited in a multi-line box).
+ */
+export const FIELD_FORMATS = ["cidr", "yaml"] as const;
+export type FieldFormat = (typeof FIELD_FORMATS)[number];
+
+/**
+ * kiln's catalogue metadata of one item, as parsed from its JSON:
+ *
+ * ```json
+ * { "kiln": { "stage": "configure", "kind": "playbook", "suggest": true,
+ *             "writes": "{folder}/{name}.yml",
+ *             "facts": { "plays": "plays", "hosts": "hosts", "roles": "roles" } },
+ *   "fields": [ { "name": "plays", "editor": "plays" }, { "name": "subnet", "format": "cidr" } ] }
+ * ```
+ */
+export interface ItemMeta {
+  /** Dashboard stage; `other` when undeclared or unknown. */
+  stage: StageId;
+  /** What the component is for the facts; null when undeclared or unknown. */
+  kind: ComponentKind | null;
+  /** The component checks name (and fixes add) when a project lacks one of its kind. */
+  suggest: boolean;
+  /**
+   * The path of the component's main file for checks made before it renders: `{name}` is the
+   * component name, `{field}` that field's value; empty segments are dropped.
+   */
+  writes: string | null;
+  /** Fact name → the field holding it (names per kind: docs in README, "Catalogue metadata"). */
+  facts: Record<string, string>;
+  /** Field → structured editor. */
+  editors: Record<string, EditorKind>;
+  /** Field → value format. */
+  formats: Record<string, FieldFormat>;
+  /** Field → default value, so facts read a field as the template would. */
+  defaults: Record<string, string>;
+}
+
+/** The metadata as GET /api/registry/meta returns it: the item's reference, then its meta. */
+export interface ItemMetaView extends ItemMeta {
+  reference: string;
 }
 
 /** The item as GET /api/registry and /api/registry/inspect return it: no template bodies. */
@@ -87,6 +163,77 @@ const decodeItem: Decoder<RegistryItem> = struct("RegistryItem", {
   files: required(array(decodeFile)),
 });
 
+function oneOf<T extends string>(values: readonly T[], value: unknown): T | undefined {
+  return typeof value === "string" && (values as readonly string[]).includes(value)
+    ? (value as T)
+    : undefined;
+}
+
+function plainObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** Sets an own key; defineProperty keeps a key named `__proto__` an ordinary key. */
+function put<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * Reads kiln's metadata from an item's JSON (already validated as an item). Lenient on purpose:
+ * an older kiln ignores these keys, so a value this one does not know (a future stage, a typo)
+ * is left out rather than making the item invalid; an item that declares nothing gets the
+ * defaults, which is how every item behaved before the metadata existed.
+ */
+export function parseItemMeta(json: unknown, fields: readonly FieldDefinition[]): ItemMeta {
+  const root = plainObject(json) ?? {};
+  const kiln = plainObject(root.kiln) ?? {};
+  const facts: Record<string, string> = {};
+  for (const [fact, field] of Object.entries(plainObject(kiln.facts) ?? {})) {
+    if (typeof field === "string" && field !== "") put(facts, fact, field);
+  }
+  const editors: Record<string, EditorKind> = {};
+  const formats: Record<string, FieldFormat> = {};
+  const rawFields = Array.isArray(root.fields) ? root.fields : [];
+  for (const raw of rawFields) {
+    const field = plainObject(raw);
+    if (!field || typeof field.name !== "string") continue;
+    const editor = oneOf(EDITOR_KINDS, field.editor);
+    if (editor) put(editors, field.name, editor);
+    const format = oneOf(FIELD_FORMATS, field.format);
+    if (format) put(formats, field.name, format);
+  }
+  const defaults: Record<string, string> = {};
+  for (const field of fields)
+    if (field.default !== undefined) put(defaults, field.name, field.default);
+  return {
+    stage: oneOf(STAGE_IDS, kiln.stage) ?? "other",
+    kind: oneOf(COMPONENT_KINDS, kiln.kind) ?? null,
+    suggest: kiln.suggest === true,
+    writes: typeof kiln.writes === "string" && kiln.writes !== "" ? kiln.writes : null,
+    facts,
+    editors,
+    formats,
+    defaults,
+  };
+}
+
+/** An item's metadata; an item built in code without any reads as one that declares nothing. */
+export function itemMeta(item: RegistryItem): ItemMeta {
+  return item.meta ?? parseItemMeta({}, item.fields);
+}
+
+/** The metadata view of an item (GET /api/registry/meta). */
+export function toItemMetaView(item: RegistryItem): ItemMetaView {
+  return { reference: referenceOf(item), ...itemMeta(item) };
+}
+
 export function referenceOf(item: Pick<RegistryItem, "category" | "name">): string {
   return `${item.category}/${item.name}`;
 }
@@ -98,7 +245,9 @@ export function referenceOf(item: Pick<RegistryItem, "category" | "name">): stri
  */
 export function parseRegistryItem(json: unknown, reference: string): RegistryItem {
   try {
-    return decodeItem(json, "");
+    const item = decodeItem(json, "");
+    item.meta = parseItemMeta(json, item.fields);
+    return item;
   } catch (error) {
     if (error instanceof ShapeError) {
       throw new KilnError(

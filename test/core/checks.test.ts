@@ -4,14 +4,21 @@ import { describe, it } from "node:test";
 import {
   CHECK_RULES,
   type CheckComponent,
-  checkPreset,
+  type CheckProject,
   checkProject,
-  componentKind,
   formatFinding,
   hostPatternTargets,
   normalizePath,
   yamlTopLevelKeys,
 } from "../../src/core/checks.ts";
+import { parseRegistryItem, toItemMetaView } from "../../src/core/item.ts";
+import { builtinRegistry } from "../../src/core/registry.ts";
+
+/** The built-in catalogue's metadata, as GET /api/registry/meta gives it to the dashboard. */
+const catalogue = builtinRegistry().items.map(toItemMetaView);
+
+/** Checks a project against the built-in catalogue. */
+const check = (project: Omit<CheckProject, "catalogue">) => checkProject({ ...project, catalogue });
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -28,14 +35,9 @@ const inventory = (groups: unknown[], files?: string[]) =>
   component("automation/inventory", "site", { hosts: json(groups) }, files ? { files } : {});
 
 const rules = (components: CheckComponent[], namespace?: string) =>
-  checkProject({ namespace, components }).map((finding) => finding.rule);
+  check({ namespace, components }).map((finding) => finding.rule);
 
 describe("checks: helpers", () => {
-  it("kind is the part after the last slash, as reference resolution matches built-ins", () => {
-    assert.equal(componentKind("automation/playbook"), "playbook");
-    assert.equal(componentKind("other/deployment"), "deployment");
-    assert.equal(componentKind("https://example.com/items/custom"), undefined);
-  });
   it("normalizes paths", () => {
     assert.equal(normalizePath("./a//b/../c.yml"), "c.yml".replace(/^/, "a/"));
     assert.equal(normalizePath("../x"), "../x");
@@ -57,7 +59,7 @@ describe("checks: helpers", () => {
 
 describe("checks: rules", () => {
   it("a clean automation project has no findings", () => {
-    const findings = checkProject({
+    const findings = check({
       components: [
         inventory([
           { group: "web", members: [{ name: "w1", cm_host: "10.0.0.1" }] },
@@ -83,7 +85,7 @@ describe("checks: rules", () => {
   });
 
   it("host-two-addresses: one host, two cm_host values", () => {
-    const findings = checkProject({
+    const findings = check({
       components: [
         inventory([
           { group: "web", members: [{ name: "h1", cm_host: "10.0.0.1" }] },
@@ -114,7 +116,7 @@ describe("checks: rules", () => {
         ]),
       }),
     ];
-    const findings = checkProject({ components });
+    const findings = check({ components });
     assert.deepEqual(
       findings.map((f) => f.rule),
       ["play-unknown-group"],
@@ -138,12 +140,15 @@ describe("checks: rules", () => {
 
   it("bootstrap-unknown-group", () => {
     const components = [
-      inventory([{ group: "k8s", children: ["cp"] }]),
+      inventory([
+        { group: "k8s", children: ["cp"] },
+        { group: "cp", members: [{ name: "cp1" }] },
+      ]),
       component("automation/k8s-bootstrap", "a", { hosts: "cp", k8s_version: "1.31" }),
       component("automation/k8s-bootstrap", "b", { hosts: "all", k8s_version: "1.31" }),
       component("automation/k8s-bootstrap", "c", { hosts: "workers", k8s_version: "1.31" }),
     ];
-    const findings = checkProject({ components });
+    const findings = check({ components });
     assert.deepEqual(
       findings.map((f) => [f.rule, f.components[0]?.name]),
       [["bootstrap-unknown-group", "c"]],
@@ -151,7 +156,7 @@ describe("checks: rules", () => {
   });
 
   it("children-cycle: reported once per cycle", () => {
-    const findings = checkProject({
+    const findings = check({
       components: [
         inventory([
           { group: "a", children: ["b"] },
@@ -170,7 +175,7 @@ describe("checks: rules", () => {
   });
 
   it("group-vars-unknown-group and group-vars-key-twice", () => {
-    const findings = checkProject({
+    const findings = check({
       components: [
         inventory([{ group: "web" }]),
         component("automation/group-vars", "all", { group: "all" }),
@@ -193,7 +198,7 @@ describe("checks: rules", () => {
   });
 
   it("site-missing-playbook: resolved against the site's folder", () => {
-    const findings = checkProject({
+    const findings = check({
       components: [
         component(
           "automation/playbook",
@@ -243,7 +248,7 @@ describe("checks: rules", () => {
   });
 
   it("role-not-vendored: one finding per role with a fix that adds it", () => {
-    const findings = checkProject({
+    const findings = check({
       components: [
         inventory([{ group: "web" }]),
         component("automation/playbook", "a", {
@@ -282,7 +287,7 @@ describe("checks: rules", () => {
   });
 
   it("service-selects-nothing: labels and namespace must match a deployment", () => {
-    const findings = checkProject({
+    const findings = check({
       namespace: "web",
       components: [
         component("k8s/deployment", "api", { image: "x" }, { labels: { tier: "b" } }),
@@ -302,7 +307,7 @@ describe("checks: rules", () => {
 
   it("ingress-missing-service: the service field, else the ingress name", () => {
     assert.deepEqual(
-      checkProject({
+      check({
         components: [
           component("k8s/deployment", "front", { image: "x" }),
           component("k8s/service", "front"),
@@ -316,7 +321,7 @@ describe("checks: rules", () => {
   });
 
   it("duplicate-path, invalid-json and render-error", () => {
-    const findings = checkProject({
+    const findings = check({
       components: [
         component("k8s/deployment", "a", { image: "x" }, { files: ["a-deployment.yaml"] }),
         component("k8s/deployment", "b", { image: "x" }, { files: ["./a-deployment.yaml"] }),
@@ -334,28 +339,298 @@ describe("checks: rules", () => {
     );
     assert.match(formatFinding(findings[1] as never), /^error\[invalid-json\] /);
   });
+});
 
-  it("checkPreset renders each component and turns failures into render-error", async () => {
-    const findings = await checkPreset(
+describe("checks: the rules users of the original tool rely on", () => {
+  it("hosts-share-address: two host names, one address and port (a warning)", () => {
+    const findings = check({
+      components: [
+        inventory([
+          {
+            group: "web",
+            members: [
+              { name: "web-1", cm_host: "10.0.0.1" },
+              { name: "web-2", cm_host: "10.0.0.1" },
+              { name: "nat-a", cm_host: "203.0.113.9", cm_port: 2201 },
+              { name: "nat-b", cm_host: "203.0.113.9", cm_port: 2202 },
+            ],
+          },
+          { group: "all-web", members: [{ name: "web-1", cm_host: "10.0.0.1" }] },
+        ]),
+      ],
+    });
+    assert.deepEqual(
+      findings.map((f) => [f.rule, f.severity]),
+      [["hosts-share-address", "warning"]],
+    );
+    assert.match(
+      findings[0]?.message ?? "",
+      /^automation\/inventory `site`: hosts `web-1` and `web-2` share the address `10\.0\.0\.1`/,
+    );
+  });
+
+  it("host-var-overrides-group-var: in the inventory's group vars and in group vars of a parent group", () => {
+    const findings = check({
+      components: [
+        inventory([
+          {
+            group: "web",
+            members: [{ name: "w1", vars: { http_port: 8080, tls: "on", own: 1 } }],
+            vars: { http_port: 80 },
+          },
+          { group: "app", children: ["web"] },
+          { group: "db", members: [{ name: "d1", vars: { tls: "off" } }] },
+        ]),
+        component("automation/group-vars", "app", { group: "app", yaml: "tls: on\n" }),
+      ],
+    });
+    assert.deepEqual(
+      findings.map((f) => [f.rule, f.severity, f.components.map((c) => c.index)]),
+      [["host-var-overrides-group-var", "warning", [0, 1]]],
+    );
+    assert.equal(
+      findings[0]?.message,
+      "automation/inventory `site`: host `w1` sets `http_port` (also set for group `web` in the inventory), `tls` (also set for group `app` by automation/group-vars `app`) - the host's value wins for this host; remove it from the host or the group unless that is meant",
+    );
+  });
+
+  it("group-vars-key-in-inventory: one key for one group in group vars and in the inventory", () => {
+    const findings = check({
+      components: [
+        inventory([{ group: "web", members: [{ name: "w1" }], vars: { port: 80, name: "x" } }]),
+        component("automation/group-vars", "web", {
+          group: "web",
+          vars: json({ port: "81" }),
+          yaml: "name: y\nother: 1\n",
+        }),
+        component("automation/group-vars", "all", { group: "all", vars: json({ port: "1" }) }),
+      ],
+    });
+    assert.deepEqual(
+      findings.map((f) => [f.rule, f.severity, f.components.map((c) => c.index)]),
+      [["group-vars-key-in-inventory", "warning", [1, 0]]],
+    );
+    assert.match(
+      findings[0]?.message ?? "",
+      /sets `port`, `name` for group `web`, which automation\/inventory `site` also sets/,
+    );
+  });
+
+  it("empty-child-group: a child with no hosts and no children", () => {
+    const findings = check({
+      components: [
+        inventory([
+          { group: "web", members: [{ name: "w1" }] },
+          { group: "app", children: ["web", "wbe"] },
+          { group: "top", children: ["app", "wbe"] },
+        ]),
+      ],
+    });
+    assert.deepEqual(
+      findings.map((f) => [f.rule, f.severity]),
+      [["empty-child-group", "warning"]],
+    );
+    assert.match(
+      findings[0]?.message ?? "",
+      /group `wbe` is a child of `app`, `top` but has no hosts/,
+    );
+  });
+
+  it("group-vars-both-layouts: group_vars/<group>.yml and group_vars/<group>/", () => {
+    const findings = check({
+      components: [
+        inventory([{ group: "web", members: [{ name: "w1" }] }]),
+        component(
+          "automation/group-vars",
+          "a",
+          { group: "web" },
+          { files: ["group_vars/web.yml"] },
+        ),
+        component(
+          "automation/group-vars",
+          "b",
+          { group: "web", layout: "dir" },
+          { files: ["group_vars/web/main.yml"] },
+        ),
+        // another inventory folder's group_vars is another set
+        component(
+          "https://example.com/vault.json",
+          "v",
+          {},
+          { files: ["prod/group_vars/web/vault.yml"] },
+        ),
+      ],
+    });
+    assert.deepEqual(
+      findings.map((f) => [f.rule, f.severity, f.components.map((c) => c.index)]),
+      [["group-vars-both-layouts", "warning", [1, 2]]],
+    );
+    assert.match(
+      findings[0]?.message ?? "",
+      /`group_vars\/web\.yml` by automation\/group-vars `a` and `group_vars\/web\/main\.yml` by automation\/group-vars `b`/,
+    );
+  });
+
+  it("two-inventories: a warning naming both", () => {
+    const findings = check({
+      components: [
+        inventory([{ group: "web", members: [{ name: "w1" }] }]),
+        component("automation/inventory", "staging", {
+          hosts: json([{ group: "web", members: [{ name: "s1" }] }]),
+        }),
+      ],
+    });
+    assert.deepEqual(
+      findings.map((f) => [f.rule, f.severity, f.components.map((c) => c.index)]),
+      [["two-inventories", "warning", [1, 0]]],
+    );
+  });
+
+  it("playbook-not-imported: only in a project with a site", () => {
+    const playbooks = [
+      component("automation/playbook", "web", { folder: "playbooks", hosts: "all" }),
+      component("automation/playbook", "upgrade", { folder: "playbooks", hosts: "all" }),
+      component("automation/k8s-bootstrap", "nodes", { hosts: "all", k8s_version: "1.31" }),
+    ];
+    assert.deepEqual(rules(playbooks), []);
+    const findings = check({
+      components: [
+        ...playbooks,
+        component("automation/site", "site", {
+          playbooks: json([{ name: "web", path: "playbooks/web.yml" }]),
+        }),
+      ],
+    });
+    assert.deepEqual(
+      findings.map((f) => [f.rule, f.severity, f.components[0]?.name]),
+      [
+        ["playbook-not-imported", "warning", "upgrade"],
+        ["playbook-not-imported", "warning", "nodes"],
+      ],
+    );
+    assert.match(
+      findings[1]?.message ?? "",
+      /writes `nodes-k8s-bootstrap\.yml`, which no site imports/,
+    );
+  });
+
+  it("cidr-overlap: fields declared `format: cidr` by a custom item", () => {
+    const network = parseRegistryItem(
       {
-        project: { namespace: "web" },
-        components: [
-          { reference: "k8s/service", name: "s", fields: {}, labels: {} },
-          { reference: "k8s/deployment", name: "d", fields: {}, labels: {} },
+        name: "network",
+        category: "custom",
+        fields: [
+          { name: "cidr", format: "cidr" },
+          { name: "allow", format: "cidr" },
+          { name: "note" },
         ],
+        files: [{ path: "{{ name }}.tf", template: "" }],
+        kiln: { stage: "provision" },
       },
-      (component, namespace) => {
-        assert.equal(namespace, "web");
-        if (component.reference === "k8s/deployment") {
-          throw new Error("--image is required for k8s/deployment");
-        }
-        return [`${component.name}-service.yaml`];
-      },
+      "./network.json",
+    );
+    const net = (name: string, fields: Record<string, string>) =>
+      component("./network.json", name, fields, { meta: network.meta });
+    const findings = check({
+      components: [
+        net("a", { cidr: "10.0.0.0/16", note: "10.0.0.0/8" }),
+        net("b", { cidr: "10.0.1.0/24" }),
+        net("c", { cidr: "10.1.0.0/16", allow: json(["192.0.2.0/24", "2001:db8::/32"]) }),
+        net("d", { cidr: "2001:db8:1::/48, 198.51.100.7" }),
+      ],
+    });
+    assert.deepEqual(
+      findings.map((f) => [f.rule, f.severity, f.components.map((c) => c.name)]),
+      [
+        ["cidr-overlap", "warning", ["a", "b"]],
+        ["cidr-overlap", "warning", ["c", "d"]],
+      ],
+    );
+    assert.equal(
+      findings[0]?.message,
+      "./network.json `a` (cidr `10.0.0.0/16`) and ./network.json `b` (cidr `10.0.1.0/24`) overlap - addresses in both ranges are ambiguous; give each its own range",
+    );
+    // the same fields without the declaration are plain text
+    const plain = parseRegistryItem(
+      { ...network, meta: undefined, fields: [{ name: "cidr" }] },
+      "p",
     );
     assert.deepEqual(
-      findings.map((f) => f.rule),
-      ["render-error", "service-selects-nothing"],
+      rules([
+        component("./p.json", "a", { cidr: "10.0.0.0/16" }, { meta: plain.meta }),
+        component("./p.json", "b", { cidr: "10.0.0.0/16" }, { meta: plain.meta }),
+      ]),
+      [],
     );
+  });
+});
+
+describe("checks: the catalogue decides what a component is", () => {
+  /** An inventory-like item from a file: hosts under another field name, declared an inventory. */
+  const machines = parseRegistryItem(
+    {
+      name: "machines",
+      category: "custom",
+      fields: [{ name: "machines", required: true, editor: "inventory" }],
+      files: [{ path: "{{ name }}.ini", template: "" }],
+      kiln: { stage: "inventory", kind: "inventory", facts: { groups: "machines" } },
+    },
+    "./machines.json",
+  );
+  const groups = json([
+    { group: "web", members: [{ name: "h1", cm_host: "10.0.0.1" }] },
+    { group: "db", members: [{ name: "h1", cm_host: "10.0.0.2" }] },
+    { group: "app", children: ["nowhere"] },
+  ]);
+
+  it("a custom item declared an inventory gets the inventory checks", () => {
+    const findings = check({
+      components: [
+        component("./items/machines.json", "prod", { machines: groups }, { meta: machines.meta }),
+        component("automation/playbook", "pb", { hosts: "web:db:nope" }),
+      ],
+    });
+    assert.deepEqual(
+      findings.map((f) => f.rule),
+      ["host-two-addresses", "play-unknown-group", "empty-child-group"],
+    );
+    assert.match(
+      findings[1]?.message ?? "",
+      /aimed at `nope`.*\(groups: all, web, db, app, nowhere\)/,
+    );
+  });
+
+  it("the same item without the declaration is checked by its paths alone", () => {
+    const plain = parseRegistryItem({ ...machines, meta: undefined, kiln: undefined }, "x");
+    assert.equal(plain.meta?.kind, null);
+    assert.deepEqual(
+      rules([
+        component("./items/machines.json", "prod", { machines: groups }, { meta: plain.meta }),
+      ]),
+      [],
+    );
+  });
+
+  it("a built-in reference resolves by its name; without a catalogue messages use plain words", () => {
+    const components = [
+      component("automation/playbook", "pb", { plays: json([{ hosts: "all", roles: ["nginx"] }]) }),
+    ];
+    assert.deepEqual(
+      check({ components: [component("other/playbook", "pb", components[0]?.fields)] }).map(
+        (f) => f.rule,
+      ),
+      ["role-not-vendored"],
+    );
+    assert.deepEqual(checkProject({ components }), [], "nothing says what automation/playbook is");
+    const playbook = catalogue.find((entry) => entry.reference === "automation/playbook");
+    const [finding] = checkProject({
+      components: components.map((c) => ({ ...c, meta: playbook })),
+    });
+    assert.equal(
+      finding?.message,
+      "role `nginx` is used by automation/playbook `pb` but no component writes roles/nginx/ - add a role named `nginx`",
+    );
+    assert.equal(finding?.fix, undefined, "no catalogue, no component to add");
   });
 });
 
@@ -368,19 +643,19 @@ describe("checks: the built-in presets", () => {
     names = [];
   }
   for (const name of names) {
-    it(`${name} has no error findings`, () => {
+    it(`${name} has no findings (kiln check passes it clean)`, () => {
       const preset = JSON.parse(readFileSync(new URL(`${name}.preset.json`, dir), "utf8")) as {
         project?: { namespace?: string };
         components: CheckComponent[];
       };
-      const findings = checkProject({
+      const findings = check({
         namespace: preset.project?.namespace,
         components: preset.components.map((c) => ({
           ...c,
           fields: c.fields ?? {},
           labels: c.labels ?? {},
         })),
-      }).filter((finding) => finding.severity === "error");
+      });
       assert.deepEqual(findings.map(formatFinding), []);
     });
   }

@@ -3,8 +3,10 @@
 // writes (as setup would, with the same namespace default, but keeping every failure), writes
 // nothing, and fails when any finding is an error.
 import { CHECK_RULES, checkProject, countFindings, formatFinding } from "../../core/checks.ts";
+import { toItemMetaView } from "../../core/item.ts";
 import { presetNamespace } from "../../core/project/preset.ts";
 import { withRenderedPaths } from "../../core/project/render-components.ts";
+import { builtinRegistry } from "../../core/registry.ts";
 import { flag, parse, positionals } from "../args.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";
 import type { Output } from "../output.ts";
@@ -45,6 +47,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const findings = checkProject({
     namespace: presetNamespace(preset),
     components: results.map((result) => withRenderedPaths(result.component, result)),
+    // what each built-in is (inventory, playbook, ...) is catalogue data: component.json's `kiln`
+    catalogue: builtinRegistry().items.map(toItemMetaView),
   });
   const { errors, warnings } = countFindings(findings);
   const status = errors > 0 ? EXIT_FAILED : EXIT_OK;

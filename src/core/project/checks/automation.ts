@@ -1,0 +1,142 @@
+// Rules about what the automation runs: plays and the groups they target, the site and the
+// playbooks it imports, and the roles plays use.
+import { hostPatternTargets, type ProjectFacts } from "../facts.ts";
+import { groupHint, inventoryIndexes } from "./inventory.ts";
+import { aComponent, defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
+
+/** Targets of a host pattern no inventory defines, as a group or as a host. */
+function unknownTargets(facts: ProjectFacts, pattern: string): string[] {
+  const known = new Set(facts.knownGroups);
+  return hostPatternTargets(pattern).filter(
+    (target) => !known.has(target) && !facts.knownHosts.has(target),
+  );
+}
+
+/** A play aimed at a group nobody defines runs on no host, and the tool only warns. */
+function playUnknownGroup(facts: ProjectFacts, context: RuleContext): Issue[] {
+  const issues: Issue[] = [];
+  for (const playbook of facts.playbooks) {
+    for (const play of playbook.plays) {
+      if (play.hosts === undefined) continue;
+      for (const target of unknownTargets(facts, play.hosts)) {
+        issues.push({
+          message: `${context.who(playbook.component)}: play ${quote(play.name)} is aimed at ${quote(target)}, which no inventory defines - ${groupHint(facts, context)}, or change the play's hosts`,
+          components: [playbook.component, ...inventoryIndexes(facts)],
+        });
+      }
+    }
+  }
+  return issues;
+}
+
+export const PLAY_UNKNOWN_GROUP = defineRule({
+  id: "play-unknown-group",
+  severity: "error",
+  summary: "a play is aimed at a group or host no inventory defines",
+  check: playUnknownGroup,
+});
+
+/** The same for a component aimed at one host pattern as a whole (such as a node bootstrap). */
+function targetUnknownGroup(facts: ProjectFacts, context: RuleContext): Issue[] {
+  const issues: Issue[] = [];
+  for (const playbook of facts.playbooks) {
+    if (playbook.target === undefined) continue;
+    const field = facts.components[playbook.component]?.meta?.facts.target ?? "hosts";
+    for (const target of unknownTargets(facts, playbook.target)) {
+      issues.push({
+        message: `${context.who(playbook.component)} is aimed at ${quote(target)}, which no inventory defines - ${groupHint(facts, context)}, or set ${field} to an existing group or \`all\``,
+        components: [playbook.component, ...inventoryIndexes(facts)],
+      });
+    }
+  }
+  return issues;
+}
+
+export const BOOTSTRAP_UNKNOWN_GROUP = defineRule({
+  id: "bootstrap-unknown-group",
+  severity: "error",
+  summary:
+    "a component aimed at one group as a whole (such as a k8s-bootstrap) names a group no inventory defines",
+  check: targetUnknownGroup,
+});
+
+/** The site imports by path; a path nothing writes fails the whole run at start. */
+function siteMissingPlaybook(facts: ProjectFacts, context: RuleContext): Issue[] {
+  const issues: Issue[] = [];
+  for (const site of facts.sites) {
+    for (const entry of site.imports) {
+      if (facts.knownPaths.has(entry.resolved)) continue;
+      issues.push({
+        message: `${context.who(site.component)} imports ${quote(entry.path)}, which no component writes - add ${aComponent(context, "playbook", "playbook")} that writes ${quote(entry.resolved)} or fix the path`,
+        components: [site.component],
+      });
+    }
+  }
+  return issues;
+}
+
+export const SITE_MISSING_PLAYBOOK = defineRule({
+  id: "site-missing-playbook",
+  severity: "error",
+  summary: "the site imports a playbook no component writes",
+  check: siteMissingPlaybook,
+});
+
+/**
+ * A playbook the site does not import never runs when the site runs. Only in projects with a
+ * site (without one, each playbook is run by hand), and a warning: a playbook run on its own
+ * now and then (an upgrade, a restore) is a deliberate layout.
+ */
+function playbookNotImported(facts: ProjectFacts, context: RuleContext): Issue[] {
+  const [site] = facts.sites;
+  if (!site) return [];
+  const imported = new Set(facts.sites.flatMap((entry) => entry.imports.map((i) => i.resolved)));
+  const issues: Issue[] = [];
+  for (const playbook of facts.playbooks) {
+    if (playbook.path === undefined || imported.has(playbook.path)) continue;
+    issues.push({
+      message: `${context.who(playbook.component)} writes ${quote(playbook.path)}, which no site imports, so running the site skips it - add it to the playbooks of ${context.who(site.component)}, or run it on its own on purpose`,
+      components: [playbook.component, site.component],
+    });
+  }
+  return issues;
+}
+
+export const PLAYBOOK_NOT_IMPORTED = defineRule({
+  id: "playbook-not-imported",
+  severity: "warning",
+  summary: "a playbook no site imports",
+  check: playbookNotImported,
+});
+
+/** A role a play uses must be in a roles folder; roles from collections (`ns.col.role`) are not. */
+function roleNotVendored(facts: ProjectFacts, context: RuleContext): Issue[] {
+  const missing = new Map<string, number[]>();
+  for (const use of facts.roleUses) {
+    if (facts.vendoredRoles.has(use.role) || use.role.includes(".") || use.role.includes("{{")) {
+      continue;
+    }
+    const users = missing.get(use.role) ?? [];
+    if (!users.includes(use.component)) users.push(use.component);
+    missing.set(use.role, users);
+  }
+  const reference = context.suggestion("role");
+  return [...missing].map(([role, users]) => ({
+    message: `role ${quote(role)} is used by ${users.map(context.who).join(", ")} but no component writes roles/${role}/ - add ${aComponent(context, "role", "role")} named ${quote(role)}`,
+    components: users,
+    fix:
+      reference === undefined
+        ? undefined
+        : {
+            label: `Add role ${role}`,
+            add: [{ reference, name: role, fields: {}, labels: {} }],
+          },
+  }));
+}
+
+export const ROLE_NOT_VENDORED = defineRule({
+  id: "role-not-vendored",
+  severity: "error",
+  summary: "a play uses a role no component writes",
+  check: roleNotVendored,
+});

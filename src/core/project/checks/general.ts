@@ -1,0 +1,74 @@
+// Rules that hold for any component, whatever it is: it renders, its JSON-looking fields are
+// JSON, and no two components write one path.
+import type { ProjectFacts } from "../facts.ts";
+import { defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
+
+/** A component that does not render writes nothing; everything else about it is a guess. */
+function renderErrors(_facts: ProjectFacts, context: RuleContext): Issue[] {
+  const issues: Issue[] = [];
+  context.project.components.forEach((component, index) => {
+    if (component.renderError === undefined) return;
+    issues.push({
+      message: `${context.who(index)} does not render: ${component.renderError} - fix its fields`,
+      components: [index],
+    });
+  });
+  return issues;
+}
+
+export const RENDER_ERROR = defineRule({
+  id: "render-error",
+  severity: "error",
+  summary: "a component does not render",
+  check: renderErrors,
+});
+
+/**
+ * A value that starts like JSON but is not reaches the template as plain text, so a list or
+ * map the template expects silently becomes a string.
+ */
+function invalidJson(_facts: ProjectFacts, context: RuleContext): Issue[] {
+  const issues: Issue[] = [];
+  context.project.components.forEach((component, index) => {
+    for (const [field, value] of Object.entries(component.fields)) {
+      const first = value.trimStart()[0];
+      if (first !== "[" && first !== "{") continue;
+      try {
+        JSON.parse(value);
+      } catch (error) {
+        issues.push({
+          message: `${context.who(index)}: field ${quote(field)} starts with ${quote(first)} but is not valid JSON (${(error as Error).message}), so the template gets it as plain text - fix the JSON`,
+          components: [index],
+        });
+      }
+    }
+  });
+  return issues;
+}
+
+export const INVALID_JSON = defineRule({
+  id: "invalid-json",
+  severity: "error",
+  summary: "a field starts with `[` or `{` but is not valid JSON",
+  check: invalidJson,
+});
+
+/** Two components writing one path: setup refuses the run, so say which ones before it does. */
+function duplicatePaths(facts: ProjectFacts, context: RuleContext): Issue[] {
+  const issues: Issue[] = [];
+  for (const { path, components } of facts.written.values()) {
+    if (components.length < 2) continue;
+    issues.push({
+      message: `${components.map(context.who).join(" and ")} all write ${quote(path)} - rename one of them or change the field that sets its path`,
+      components,
+    });
+  }
+  return issues;
+}
+
+export const DUPLICATE_PATH = defineRule({
+  id: "duplicate-path",
+  severity: "error",
+  summary: "two components write one path",
+  check: duplicatePaths,
+});
