@@ -98,10 +98,10 @@ export interface RenderPresetOptions {
 
 /**
  * Renders a component in this process with `engine`: a built-in item as it is, any other
- * reference resolved first (URL or file). For tests, benchmarks and tools; the CLI renders
- * items from files and URLs in a sandboxed worker instead (src/cli/render-component.ts).
+ * reference resolved first (URL or file). For tests and tools; the CLI renders items from
+ * files and URLs in a sandboxed worker instead (src/cli/render-component.ts).
  */
-export function engineRenderer(options: RenderPresetOptions): RenderOne {
+function engineRenderer(options: RenderPresetOptions): RenderOne {
   const registry = options.registry ?? builtinRegistry();
   return async (component: PresetComponent, input: RenderInput): Promise<RenderResult> => {
     const builtin = builtinFor(component.reference, registry);
@@ -133,7 +133,7 @@ export async function renderPreset(
     defaultNamespace: presetNamespace(preset),
     render: engineRenderer(options),
   });
-  runFiles(rendered);
+  runFiles(rendered); // the run's rule: no two files on one path
   return rendered.flatMap(({ component, files }) =>
     files.map((file) => ({ ...file, component: `${component.reference} ${component.name}` })),
   );

@@ -111,7 +111,7 @@ export function presetNamespace(preset: Pick<Preset, "project">): string {
 }
 
 /** The folder the preset's files go to in a project: its `outputDir`, else `k8s`. */
-export function presetOutputDir(preset: Pick<Preset, "project">): string {
+function presetOutputDir(preset: Pick<Preset, "project">): string {
   return preset.project?.outputDir ?? DEFAULT_OUTPUT_DIR;
 }
 
