@@ -225,6 +225,11 @@ export class RenderPool {
     return this.run({ task: "inspect", source }, false, signal);
   }
 
+  /** Parses and validates the bytes of an item file or URL in a worker: its metadata as JSON. */
+  metaSource(source: ItemSource, signal?: AbortSignal): Promise<Buffer> {
+    return this.run({ task: "meta", source }, false, signal);
+  }
+
   /**
    * Queues a job. When `signal` aborts before a worker starts it, the job is dropped (its
    * client has gone); a job already running finishes within the deadline and is not awaited.

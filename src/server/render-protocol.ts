@@ -41,8 +41,11 @@ export interface ItemSource {
 
 /** What a job asks for; exactly one of `preloaded`, `item` and `source` names the item. */
 export interface JobRequest {
-  /** `render` (the default): the render answer; `inspect`: the item's API view. */
-  task?: "inspect";
+  /**
+   * `render` (the default): the render answer; `inspect`: the item's API view; `meta`: its
+   * catalogue metadata (GET /api/registry/meta?ref=).
+   */
+  task?: "inspect" | "meta";
   /** Index into `preloadedItems`. */
   preloaded?: number;
   item?: RegistryItem;

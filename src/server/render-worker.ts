@@ -15,6 +15,7 @@ import {
   type RenderInput,
   renderItem,
   TemplateEngine,
+  toItemMetaView,
   toItemView,
   trustAsCatalogueItem,
 } from "../core/index.ts";
@@ -57,6 +58,7 @@ function itemOf(request: WorkerRequest): RegistryItem {
 function answer(request: WorkerRequest): Uint8Array {
   const item = itemOf(request);
   if (request.task === "inspect") return encodeJson(toItemView(item), data.maxOutputBytes);
+  if (request.task === "meta") return encodeJson(toItemMetaView(item), data.maxOutputBytes);
   if (!request.input) throw new KilnError("internal", "render worker got no render input");
   const result = renderItem(engine, item, request.input satisfies RenderInput);
   return encodeRenderAnswer(result, data.maxOutputBytes);

@@ -1,5 +1,6 @@
-// The route table: eight routes, matched on the raw path. GET routes also answer HEAD; another
-// method on a known path is 405 with `allow`; an unknown path is 404 with an empty body.
+// The route table: the spec's eight routes and kiln's /api/registry/meta, matched on the raw
+// path. GET routes also answer HEAD; another method on a known path is 405 with `allow`; an
+// unknown path is 404 with an empty body.
 
 import type { Handler } from "./handlers.ts";
 import * as handlers from "./handlers.ts";
@@ -30,6 +31,7 @@ export const ROUTES: readonly Route[] = [
   route("/api/presets", "GET", handlers.presets),
   route("/api/presets/{name}", "GET", handlers.preset),
   route("/api/registry/inspect", "GET", handlers.inspect),
+  route("/api/registry/meta", "GET", handlers.registryMeta),
   route("/api/render", "POST", handlers.render),
 ];
 
