@@ -1,5 +1,5 @@
-// The dashboard's project model: preset in and out, file names, the files the zip holds, the
-// architecture graph, conflicts.
+// The dashboard's project model: preset in and out, file names, the files the zip holds,
+// conflicts. (Stages, editors and the graph: catalogue-meta.test.ts.)
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
@@ -12,14 +12,12 @@ import {
   renderProjectFiles,
   zipFileName,
 } from "../../web/src/model/files.ts";
-import { buildGraph, traceFrom } from "../../web/src/model/graph.ts";
 import {
   blankProject,
   presetFileName,
   presetFromProject,
   presetText,
   projectFromPreset,
-  stageOf,
   uniqueName,
 } from "../../web/src/model/project.ts";
 
@@ -83,12 +81,7 @@ describe("project model", () => {
     });
   });
 
-  it("stages and unique names", () => {
-    assert.equal(stageOf("infra/cloud-a"), "provision");
-    assert.equal(stageOf("automation/group-vars"), "inventory");
-    assert.equal(stageOf("automation/k8s-bootstrap"), "configure");
-    assert.equal(stageOf("k8s/ingress"), "deploy");
-    assert.equal(stageOf("https://example.com/x.json"), "other");
+  it("unique names", () => {
     const project = projectFromPreset(presetSource("k8s-web-app"));
     assert.equal(uniqueName(project, "k8s/deployment", "api"), "api-2");
     assert.equal(uniqueName(project, "k8s/deployment", "new"), "new");
@@ -171,57 +164,5 @@ describe("conflicts", () => {
       { path: "./a.yaml", existing: 0, existingContent: "old", incomingContent: "new" },
     ]);
     assert.deepEqual(findConflicts([{ path: "a.yaml", content: "new" }], others, 0), []);
-  });
-});
-
-describe("architecture graph", () => {
-  it("links groups, group vars, plays, site, roles and the k8s chain", () => {
-    const json = (value: unknown) => JSON.stringify(value);
-    const graph = buildGraph([
-      {
-        reference: "automation/inventory",
-        name: "inv",
-        fields: {
-          hosts: json([
-            { group: "web", members: [{ name: "w" }] },
-            { group: "app", children: ["web"] },
-          ]),
-        },
-        labels: {},
-      },
-      { reference: "automation/group-vars", name: "web", fields: { group: "web" }, labels: {} },
-      {
-        reference: "automation/playbook",
-        name: "deploy",
-        fields: {
-          folder: "playbooks",
-          plays: json([{ hosts: "app", roles: ["nginx", "missing"] }]),
-        },
-        labels: {},
-      },
-      { reference: "automation/role", name: "nginx", fields: {}, labels: {} },
-      {
-        reference: "automation/site",
-        name: "site",
-        fields: { playbooks: json([{ name: "d", path: "playbooks/deploy.yml" }]) },
-        labels: {},
-      },
-      { reference: "k8s/deployment", name: "api", fields: { image: "x" }, labels: {} },
-      { reference: "k8s/service", name: "api", fields: {}, labels: {} },
-      { reference: "k8s/ingress", name: "api", fields: {}, labels: {} },
-    ]);
-    const edges = graph.edges.map((e) => `${e.source} ${e.target}`).sort();
-    assert.deepEqual(edges, [
-      "c:1 group:web",
-      "c:2 c:3",
-      "c:2 group:app",
-      "c:2 missing:role:missing",
-      "c:4 c:2",
-      "c:6 c:5",
-      "c:7 c:6",
-      "group:app group:web",
-    ]);
-    assert.equal(graph.nodes.find((n) => n.id === "group:web")?.component, 0);
-    assert.deepEqual([...traceFrom(graph, "c:6")].sort(), ["c:5", "c:6", "c:7"]);
   });
 });

@@ -3,12 +3,8 @@
 import { strToU8, zipSync } from "fflate";
 import type { JSX } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
-import {
-  type CheckComponent,
-  type ComponentToAdd,
-  checkProject,
-  componentKind,
-} from "../../src/core/checks.ts";
+import { type CheckComponent, type ComponentToAdd, checkProject } from "../../src/core/checks.ts";
+import { projectFacts } from "../../src/core/project/facts.ts";
 import {
   renderCollectingErrors,
   withRenderedPaths,
@@ -39,11 +35,12 @@ import {
 import { AddDialog } from "./ui/add-dialog.tsx";
 import { ChecksView } from "./ui/checks-view.tsx";
 import { download, IconButton, TextInput, type Toast, Toasts } from "./ui/common.tsx";
-import { ComponentForm } from "./ui/component-form.tsx";
+import { ComponentForm, formContext } from "./ui/component-form.tsx";
 import { GraphView } from "./ui/graph-view.tsx";
 import { Home } from "./ui/home.tsx";
 import { IniImportDialog } from "./ui/ini-dialog.tsx";
 import { Preview } from "./ui/preview.tsx";
+import { useItemMeta } from "./ui/use-item-meta.ts";
 
 const STORAGE_KEY = "kiln.dashboard.v1";
 
@@ -92,6 +89,8 @@ export function App(): JSX.Element {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const [items, setItems] = useState<Record<string, RegistryItemView | string>>({});
   const [downloading, setDownloading] = useState(false);
+  // what each component is (stage, editors, facts): catalogue data, not code
+  const itemMeta = useItemMeta(project?.components.map((component) => component.reference) ?? []);
 
   const toast = useCallback(
     (text: string, tone: Toast["tone"] = "info", action?: Toast["action"]) => {
@@ -155,17 +154,22 @@ export function App(): JSX.Element {
 
   const checkComponents: CheckComponent[] = useMemo(
     () =>
-      (project?.components ?? []).map((component) =>
-        withRenderedPaths(component, renders[component.id]),
-      ),
-    [project, renders],
+      (project?.components ?? []).map((component) => ({
+        ...withRenderedPaths(component, renders[component.id]),
+        meta: itemMeta.metaOf(component.reference),
+      })),
+    [project, renders, itemMeta],
   );
   const findings = useMemo(
     () =>
       project
-        ? checkProject({ namespace: project.project.namespace, components: checkComponents })
+        ? checkProject({
+            namespace: project.project.namespace,
+            components: checkComponents,
+            catalogue: itemMeta.catalogue,
+          })
         : [],
-    [project, checkComponents],
+    [project, checkComponents, itemMeta],
   );
 
   const update = (change: (project: Project) => Project) =>
@@ -292,32 +296,10 @@ export function App(): JSX.Element {
     errors: findings.filter((f) => f.severity === "error").length,
     warnings: findings.filter((f) => f.severity === "warning").length,
   };
-  const groups = [
-    ...new Set(
-      checkComponents
-        .filter((c) => componentKind(c.reference) === "inventory")
-        .flatMap((c) => {
-          try {
-            const value = JSON.parse(c.fields.hosts ?? "[]") as { group?: string }[];
-            return Array.isArray(value) ? value.map((g) => g.group ?? "") : [];
-          } catch {
-            return [];
-          }
-        })
-        .filter(Boolean),
-    ),
-  ];
-  const roles = project.components
-    .filter((c) => ["role", "common-role"].includes(componentKind(c.reference) ?? ""))
-    .map((c) => c.name);
-  const sitePath = (result?.ok && result.files[0]?.path) || "";
-  const depth = sitePath.split("/").length - 1;
-  const playbookPaths = project.components.flatMap((c) => {
-    const kind = componentKind(c.reference);
-    const r = renders[c.id];
-    if ((kind !== "playbook" && kind !== "k8s-bootstrap") || !r?.ok) return [];
-    return r.files.map((file) => `${"../".repeat(Math.max(0, depth))}${file.path}`);
-  });
+  const context = formContext(
+    projectFacts({ namespace: project.project.namespace, components: checkComponents }),
+    (result?.ok && result.files[0]?.path) || "",
+  );
   const settings = project.project;
 
   return (
@@ -392,7 +374,7 @@ export function App(): JSX.Element {
             {STAGES.map((stage) => {
               const members = project.components
                 .map((c, i) => ({ c, i }))
-                .filter(({ c }) => stageOf(c.reference) === stage.id);
+                .filter(({ c }) => stageOf(itemMeta.metaOf(c.reference)) === stage.id);
               if (stage.id === "other" && members.length === 0) {
                 return (
                   <button
@@ -502,12 +484,13 @@ export function App(): JSX.Element {
                 key={component.id}
                 component={component}
                 item={itemOf(component.reference)}
+                meta={itemMeta.metaOf(component.reference)}
                 itemError={
                   typeof items[component.reference] === "string"
                     ? (items[component.reference] as string)
                     : undefined
                 }
-                context={{ groups, roles, playbookPaths }}
+                context={context}
                 onChange={(next) =>
                   update((p) => ({
                     ...p,
@@ -581,6 +564,7 @@ export function App(): JSX.Element {
         <AddDialog
           stage={adding}
           registry={registry}
+          metaOf={itemMeta.metaOf}
           project={project}
           renders={project.components.map((c) => renders[c.id])}
           onClose={() => setAdding(undefined)}

@@ -1,14 +1,15 @@
 // The architecture graph: what the project holds and how it connects. Groups and their children,
-// group vars → group, plays → group, site → playbooks, playbooks → roles, bootstrap → group,
-// config → inventory, ingress → service → deployment. Pure data; the view lays it out with elkjs.
+// group vars → group, plays → group, site → playbooks, playbooks → roles, a targeted playbook →
+// group, config → inventory, ingress → service → deployment. Drawn from the core's project facts
+// (src/core/project/facts.ts), the same facts the checks read, so the graph and the findings
+// never disagree about what connects to what. Pure data; the view lays it out with elkjs.
 import {
-  componentKind,
+  type CheckComponent,
   hostPatternTargets,
-  inventoryGroups,
   normalizePath,
-  parseJsonField,
-  playbookPlays,
-} from "../../../src/core/checks.ts";
+  type ProjectFacts,
+  projectFacts,
+} from "../../../src/core/project/facts.ts";
 
 export type NodeKind =
   | "group"
@@ -46,214 +47,231 @@ export interface Graph {
   edges: GraphEdge[];
 }
 
-export interface GraphComponent {
-  reference: string;
-  name: string;
-  fields: Record<string, string>;
-  labels: Record<string, string>;
-  files?: readonly string[] | undefined;
+/** A component as the graph needs it: the checks' shape, with its catalogue metadata. */
+export type GraphComponent = CheckComponent;
+
+/** Nodes and edges, each kept once (the first one added wins). */
+class GraphBuilder {
+  readonly nodes = new Map<string, GraphNode>();
+  readonly edges = new Map<string, GraphEdge>();
+
+  node(value: GraphNode): string {
+    if (!this.nodes.has(value.id)) this.nodes.set(value.id, value);
+    return value.id;
+  }
+
+  edge(source: string, target: string, label?: string): void {
+    const id = `${source}->${target}`;
+    if (!this.edges.has(id)) this.edges.set(id, { id, source, target, label });
+  }
+
+  missing(id: string, label: string, detail: string): string {
+    return this.node({ id: `missing:${id}`, kind: "missing", label, detail });
+  }
+
+  graph(): Graph {
+    return {
+      nodes: [...this.nodes.values()],
+      edges: [...this.edges.values()].filter(
+        (e) => this.nodes.has(e.source) && this.nodes.has(e.target),
+      ),
+    };
+  }
 }
 
-export function buildGraph(components: readonly GraphComponent[], namespace = "default"): Graph {
-  const nodes = new Map<string, GraphNode>();
-  const edges = new Map<string, GraphEdge>();
-  const node = (value: GraphNode) => {
-    if (!nodes.has(value.id)) nodes.set(value.id, value);
-    return value.id;
-  };
-  const edge = (source: string, target: string, label?: string) => {
-    const id = `${source}->${target}`;
-    if (!edges.has(id)) edges.set(id, { id, source, target, label });
-  };
-  const groupNode = (name: string, component?: number) =>
-    node({ id: `group:${name}`, kind: "group", label: name, detail: "group", component });
-  const missing = (id: string, label: string, detail: string) =>
-    node({ id: `missing:${id}`, kind: "missing", label, detail });
-  const kinds = components.map((component) => componentKind(component.reference));
-
-  // inventories first, so group nodes point at their inventory
-  const knownGroups = new Set<string>(["all"]);
-  components.forEach((component, index) => {
-    if (kinds[index] !== "inventory") return;
-    for (const group of inventoryGroups(component)) {
-      knownGroups.add(group.name);
+/** Inventory groups first, so a group node points at the inventory defining it. */
+function addGroups(graph: GraphBuilder, facts: ProjectFacts): void {
+  for (const inventory of facts.inventories) {
+    for (const group of inventory.groups) {
       const hosts = group.hosts.length;
-      nodes.set(`group:${group.name}`, {
+      graph.nodes.set(`group:${group.name}`, {
         id: `group:${group.name}`,
         kind: "group",
         label: group.name,
         detail: hosts > 0 ? `group · ${hosts} host${hosts === 1 ? "" : "s"}` : "group",
-        component: index,
+        component: inventory.component,
       });
     }
-    for (const group of inventoryGroups(component)) {
+    for (const group of inventory.groups) {
       for (const child of group.children) {
-        groupNode(child, index);
-        knownGroups.add(child);
-        edge(`group:${group.name}`, `group:${child}`, "child");
+        graph.node({
+          id: `group:${child}`,
+          kind: "group",
+          label: child,
+          detail: "group",
+          component: inventory.component,
+        });
+        graph.edge(`group:${group.name}`, `group:${child}`, "child");
       }
     }
-  });
+  }
+}
+
+/** Plays → groups and roles, a targeted playbook → its group, group vars → group. */
+function addAutomation(graph: GraphBuilder, facts: ProjectFacts): Map<string, string> {
+  const known = new Set(facts.knownGroups);
   const targetNode = (target: string) =>
-    knownGroups.has(target)
-      ? groupNode(target)
-      : missing(`group:${target}`, target, "unknown group");
-
-  const playbookByPath = new Map<string, string>();
+    known.has(target)
+      ? graph.node({ id: `group:${target}`, kind: "group", label: target, detail: "group" })
+      : graph.missing(`group:${target}`, target, "unknown group");
   const roleComponents = new Map<string, number>();
-  components.forEach((component, index) => {
-    const kind = kinds[index];
-    if (kind === "role" || kind === "common-role") roleComponents.set(component.name, index);
-  });
+  for (const component of facts.components) {
+    if (component.kind === "role") roleComponents.set(component.name, component.index);
+  }
+  for (const groupVars of facts.groupVars) {
+    if (groupVars.group)
+      graph.edge(`c:${groupVars.component}`, targetNode(groupVars.group), "vars");
+  }
+  const playbookByPath = new Map<string, string>();
+  for (const playbook of facts.playbooks) {
+    const id = `c:${playbook.component}`;
+    if (playbook.path !== undefined) playbookByPath.set(playbook.path, id);
+    for (const target of hostPatternTargets(playbook.target ?? "")) {
+      graph.edge(id, targetNode(target), "runs on");
+    }
+    for (const play of playbook.plays) {
+      for (const target of hostPatternTargets(play.hosts ?? "")) {
+        graph.edge(id, targetNode(target), "plays on");
+      }
+      for (const role of play.roles) {
+        const roleIndex = roleComponents.get(role);
+        const roleId =
+          roleIndex === undefined
+            ? graph.missing(`role:${role}`, role, "role not vendored")
+            : `c:${roleIndex}`;
+        graph.edge(id, roleId, "role");
+      }
+    }
+  }
+  return playbookByPath;
+}
 
-  components.forEach((component, index) => {
-    const kind = kinds[index];
-    const id = `c:${index}`;
-    const base = { id, label: component.name, component: index };
-    switch (kind) {
-      case "group-vars": {
-        node({ ...base, kind: "group-vars", detail: "group vars" });
-        const group = component.fields.group;
-        if (group) edge(id, targetNode(group), "vars");
+/** One node per component that is not a group list or a site, by what its metadata says it is. */
+function addComponents(graph: GraphBuilder, facts: ProjectFacts): void {
+  const playbooks = new Map(facts.playbooks.map((playbook) => [playbook.component, playbook]));
+  const servers = new Map(facts.servers.map((server) => [server.component, server]));
+  const ingresses = new Map(facts.ingresses.map((ingress) => [ingress.component, ingress]));
+  for (const component of facts.components) {
+    const base = { id: `c:${component.index}`, label: component.name, component: component.index };
+    switch (component.kind) {
+      case "group-vars":
+        graph.node({ ...base, kind: "group-vars", detail: "group vars" });
         break;
-      }
       case "playbook": {
-        node({ ...base, kind: "playbook", detail: "playbook" });
-        const folder = component.fields.folder ?? "";
-        const path =
-          component.files?.[0] ??
-          (folder ? `${folder}/${component.name}.yml` : `${component.name}.yml`);
-        playbookByPath.set(normalizePath(path), id);
-        for (const play of playbookPlays(component)) {
-          for (const target of hostPatternTargets(play.hosts ?? ""))
-            edge(id, targetNode(target), "plays on");
-          for (const role of play.roles) {
-            const roleIndex = roleComponents.get(role);
-            const roleId =
-              roleIndex === undefined
-                ? missing(`role:${role}`, role, "role not vendored")
-                : node({
-                    id: `c:${roleIndex}`,
-                    kind: "role",
-                    label: role,
-                    detail: "role",
-                    component: roleIndex,
-                  });
-            edge(id, roleId, "role");
-          }
-        }
-        break;
-      }
-      case "k8s-bootstrap": {
-        node({ ...base, kind: "bootstrap", detail: "k8s bootstrap" });
-        playbookByPath.set(
-          normalizePath(component.files?.[0] ?? `${component.name}-k8s-bootstrap.yml`),
-          id,
+        const target = playbooks.get(component.index)?.target;
+        graph.node(
+          target === undefined
+            ? { ...base, kind: "playbook", detail: "playbook" }
+            : { ...base, kind: "bootstrap", detail: `runs on ${target}` },
         );
-        for (const target of hostPatternTargets(component.fields.hosts ?? ""))
-          edge(id, targetNode(target), "bootstraps");
         break;
       }
       case "role":
-      case "common-role":
-        node({ ...base, kind: "role", detail: kind === "role" ? "role" : "common role" });
+        graph.node({ ...base, kind: "role", detail: "role" });
         break;
       case "config":
-        node({ ...base, kind: "config", detail: "cm.cfg" });
+        graph.node({ ...base, kind: "config", detail: component.path ?? "config" });
         break;
-      case "cloud-a":
-      case "cloud-b":
-        node({ ...base, kind: "server", detail: `servers × ${component.fields.count || "1"}` });
+      case "servers":
+        graph.node({
+          ...base,
+          kind: "server",
+          detail: `servers × ${servers.get(component.index)?.count ?? "1"}`,
+        });
         break;
       case "deployment":
-        node({ ...base, kind: "deployment", detail: "deployment" });
-        break;
       case "service":
-        node({ ...base, kind: "service", detail: "service" });
+        graph.node({ ...base, kind: component.kind, detail: component.kind });
         break;
       case "ingress":
-        node({ ...base, kind: "ingress", detail: component.fields.host || "ingress" });
+        graph.node({
+          ...base,
+          kind: "ingress",
+          detail: ingresses.get(component.index)?.host ?? "ingress",
+        });
         break;
       case "site":
       case "inventory":
         break;
       default:
-        node({ ...base, kind: "other", detail: component.reference });
+        graph.node({ ...base, kind: "other", detail: component.reference });
     }
-  });
+  }
+}
 
-  components.forEach((component, index) => {
-    const kind = kinds[index];
-    const id = `c:${index}`;
-    if (kind === "site") {
-      node({ id, kind: "site", label: component.name, detail: "site", component: index });
-      const sitePath = component.files?.[0] ?? `${component.name}.yml`;
-      const dir = normalizePath(sitePath).split("/").slice(0, -1).join("/");
-      const entries = parseJsonField(component.fields.playbooks);
-      if (Array.isArray(entries)) {
-        for (const entry of entries as { path?: unknown }[]) {
-          if (typeof entry?.path !== "string") continue;
-          const path = normalizePath(dir ? `${dir}/${entry.path}` : entry.path);
-          edge(
-            id,
-            playbookByPath.get(path) ?? missing(`pb:${path}`, entry.path, "playbook not written"),
-            "imports",
-          );
-        }
-      }
-    }
-    if (kind === "config") {
-      const inventory = component.fields.inventory;
-      components.forEach((other, otherIndex) => {
-        if (kinds[otherIndex] !== "inventory") return;
-        const path = other.files?.[0] ?? `${other.name}-inventory.ini`;
-        if (inventory && normalizePath(path) === normalizePath(inventory)) {
-          const groups = inventoryGroups(other);
-          const top = groups.find((group) => !groups.some((g) => g.children.includes(group.name)));
-          if (top) edge(id, `group:${top.name}`, "inventory");
-        }
-      });
-    }
-  });
-
-  // Kubernetes: ingress → service → deployment (same namespace, selector ⊆ pod labels)
-  const namespaceOf = (component: GraphComponent) => component.fields.namespace ?? namespace;
-  const podLabels = (component: GraphComponent): Record<string, string> => ({
-    app: component.name,
-    ...component.labels,
-  });
-  components.forEach((component, index) => {
-    if (kinds[index] === "service") {
-      const selector = podLabels(component);
-      components.forEach((other, otherIndex) => {
-        if (kinds[otherIndex] !== "deployment" || namespaceOf(other) !== namespaceOf(component))
-          return;
-        const labels = podLabels(other);
-        if (Object.entries(selector).every(([key, value]) => labels[key] === value)) {
-          edge(`c:${index}`, `c:${otherIndex}`, "selects");
-        }
-      });
-    }
-    if (kinds[index] === "ingress") {
-      const target = component.fields.service || component.name;
-      const service = components.findIndex(
-        (other, otherIndex) =>
-          kinds[otherIndex] === "service" &&
-          other.name === target &&
-          namespaceOf(other) === namespaceOf(component),
-      );
-      edge(
-        `c:${index}`,
-        service >= 0 ? `c:${service}` : missing(`svc:${target}`, target, "service missing"),
-        "routes to",
+/** Site → the playbooks it imports; config → the top group of the inventory it names. */
+function addEntryPoints(
+  graph: GraphBuilder,
+  facts: ProjectFacts,
+  playbookByPath: Map<string, string>,
+): void {
+  for (const site of facts.sites) {
+    const component = facts.components[site.component];
+    const id = `c:${site.component}`;
+    graph.node({
+      id,
+      kind: "site",
+      label: component?.name ?? "",
+      detail: "site",
+      component: site.component,
+    });
+    for (const entry of site.imports) {
+      graph.edge(
+        id,
+        playbookByPath.get(entry.resolved) ??
+          graph.missing(`pb:${entry.resolved}`, entry.path, "playbook not written"),
+        "imports",
       );
     }
-  });
+  }
+  for (const config of facts.configs) {
+    if (!config.inventory) continue;
+    const wanted = normalizePath(config.inventory);
+    for (const inventory of facts.inventories) {
+      if (facts.components[inventory.component]?.path !== wanted) continue;
+      const groups = inventory.groups;
+      const top = groups.find((group) => !groups.some((g) => g.children.includes(group.name)));
+      if (top) graph.edge(`c:${config.component}`, `group:${top.name}`, "inventory");
+    }
+  }
+}
 
-  return {
-    nodes: [...nodes.values()],
-    edges: [...edges.values()].filter((e) => nodes.has(e.source) && nodes.has(e.target)),
-  };
+/** Kubernetes: ingress → service → deployment (same namespace, selector ⊆ pod labels). */
+function addKubernetes(graph: GraphBuilder, facts: ProjectFacts): void {
+  for (const service of facts.services) {
+    for (const deployment of facts.deployments) {
+      if (deployment.namespace !== service.namespace) continue;
+      const selects = Object.entries(service.selector).every(
+        ([key, value]) => deployment.podLabels[key] === value,
+      );
+      if (selects) graph.edge(`c:${service.component}`, `c:${deployment.component}`, "selects");
+    }
+  }
+  for (const ingress of facts.ingresses) {
+    const service = facts.services.find(
+      (candidate) =>
+        candidate.name === ingress.service && candidate.namespace === ingress.namespace,
+    );
+    graph.edge(
+      `c:${ingress.component}`,
+      service
+        ? `c:${service.component}`
+        : graph.missing(`svc:${ingress.service}`, ingress.service, "service missing"),
+      "routes to",
+    );
+  }
+}
+
+/** The graph of a project's components; each carries its catalogue metadata (`meta`). */
+export function buildGraph(components: readonly GraphComponent[], namespace = "default"): Graph {
+  const facts = projectFacts({ namespace, components });
+  const graph = new GraphBuilder();
+  addGroups(graph, facts);
+  addComponents(graph, facts);
+  const playbookByPath = addAutomation(graph, facts);
+  addEntryPoints(graph, facts, playbookByPath);
+  addKubernetes(graph, facts);
+  return graph.graph();
 }
 
 /** Nodes reachable from `start` following edges forwards and backwards (for hover tracing). */

@@ -1,12 +1,12 @@
 // The project the dashboard edits: preset settings plus components with stable ids. Reads and
 // writes the preset manifest with the core's schema (src/core/project/preset.ts), so a
 // downloaded `.preset.json` works with `kiln setup` and a file setup reads opens here.
-import { componentKind } from "../../../src/core/checks.ts";
 import {
   DEFAULT_NAMESPACE,
   DEFAULT_OUTPUT_DIR,
   DEFAULT_PROJECT_NAME,
 } from "../../../src/core/config.ts";
+import type { ItemMeta } from "../../../src/core/item.ts";
 import { parseJsonText } from "../../../src/core/json-text.ts";
 import {
   decodePreset,
@@ -101,7 +101,8 @@ export function blankProject(settings: ProjectSettings): Project {
   return { presetName: "", title: "", description: "", project: settings, components: [] };
 }
 
-export type StageId = "provision" | "inventory" | "configure" | "deploy" | "other";
+/** The dashboard stages; which component goes where is catalogue data (`kiln.stage`). */
+export type StageId = ItemMeta["stage"];
 
 export const STAGES: readonly { id: StageId; title: string; hint: string }[] = [
   { id: "provision", title: "Provision", hint: "Cloud servers (Terraform)" },
@@ -111,30 +112,12 @@ export const STAGES: readonly { id: StageId; title: string; hint: string }[] = [
   { id: "other", title: "From a URL or file", hint: "Any registry item" },
 ];
 
-/** The stage a component belongs to: by built-in kind, else by category. */
-export function stageOf(reference: string): StageId {
-  const kind = componentKind(reference);
-  switch (kind) {
-    case "cloud-a":
-    case "cloud-b":
-      return "provision";
-    case "inventory":
-    case "group-vars":
-      return "inventory";
-    case "playbook":
-    case "site":
-    case "role":
-    case "common-role":
-    case "config":
-    case "k8s-bootstrap":
-      return "configure";
-    case "deployment":
-    case "service":
-    case "ingress":
-      return "deploy";
-    default:
-      return "other";
-  }
+/**
+ * The stage a component belongs to: what its item's catalogue metadata says (`kiln.stage` in
+ * component.json or a registry-item file), `other` when it says nothing.
+ */
+export function stageOf(meta: Pick<ItemMeta, "stage"> | undefined): StageId {
+  return meta?.stage ?? "other";
 }
 
 /** A name not used by another component of the same reference: `web`, `web-2`, … */

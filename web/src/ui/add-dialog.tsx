@@ -1,8 +1,10 @@
 // Adding a component: pick it from the registry (or a URL/file), name it, fill its required
 // fields; what it would write is rendered first, and a path another component already writes is
-// shown side by side and blocks the add until the name (or field) changes.
+// shown side by side and blocks the add until the name (or field) changes. The registry's
+// components are sorted into stages by their catalogue metadata (`kiln.stage`).
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import type { ItemMeta } from "../../../src/core/item.ts";
 import { inspect, type RegistryItemView, type RenderResult, render } from "../api.ts";
 import { type Conflict, findConflicts } from "../model/conflicts.ts";
 import {
@@ -18,6 +20,8 @@ import { Modal, TextInput } from "./common.tsx";
 export interface AddDialogProps {
   stage: StageId;
   registry: RegistryItemView[];
+  /** The catalogue metadata of a reference, for its stage. */
+  metaOf: (reference: string) => ItemMeta | undefined;
   project: Project;
   renders: (RenderResult | undefined)[];
   onAdd: (component: Omit<ProjectComponent, "id">) => void;
@@ -30,7 +34,7 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
   const [ref, setRef] = useState("");
   const [refError, setRefError] = useState("");
   const [loading, setLoading] = useState(false);
-  const items = props.registry.filter((entry) => stageOf(entry.reference) === stage);
+  const items = props.registry.filter((entry) => stageOf(props.metaOf(entry.reference)) === stage);
   const title = item ? `Add ${item.title || item.reference}` : "Add a component";
   return (
     <Modal title={title} onClose={props.onClose} wide testId="add-dialog">

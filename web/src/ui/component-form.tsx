@@ -1,25 +1,46 @@
 // The form for one component, generated from its field metadata: required marks, defaults,
-// examples as placeholders, options as suggestions, structured editors for JSON-valued fields.
+// examples as placeholders, options as suggestions, and what the item's catalogue metadata
+// declares per field: a structured editor (`"editor"`) or a multi-line box (`"format": "yaml"`).
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { componentKind } from "../../../src/core/checks.ts";
+import type { ItemMeta } from "../../../src/core/item.ts";
+import type { ProjectFacts } from "../../../src/core/project/facts.ts";
 import type { FieldView, RegistryItemView } from "../api.ts";
 import { withKey } from "../model/json-style.ts";
 import type { ProjectComponent } from "../model/project.ts";
 import { IconButton, KvEditor, TextArea, TextInput } from "./common.tsx";
-import { JsonField, structuredKind } from "./editors.tsx";
+import { JsonField } from "./editors/json-field.tsx";
+import { structuredKind } from "./editors/kind.ts";
 
-const MULTILINE = new Set(["yaml", "pre_tasks", "post_tasks"]);
-
+/** What the structured editors suggest: the project's groups, roles and playbook paths. */
 export interface FormContext {
   groups: string[];
   roles: string[];
   playbookPaths: string[];
 }
 
+/**
+ * The suggestions, from the project's facts: inventory groups, vendored roles, and the paths of
+ * the playbooks the project writes, relative to the folder of `sitePath` (the file of the
+ * component being edited, for a site's imports).
+ */
+export function formContext(facts: ProjectFacts, sitePath: string): FormContext {
+  const depth = Math.max(0, sitePath.split("/").length - 1);
+  const groups = facts.inventories.flatMap((inventory) => inventory.groups.map((g) => g.name));
+  return {
+    groups: [...new Set(groups.filter(Boolean))],
+    roles: [...facts.vendoredRoles.keys()],
+    playbookPaths: facts.playbooks.flatMap((playbook) =>
+      playbook.path === undefined ? [] : [`${"../".repeat(depth)}${playbook.path}`],
+    ),
+  };
+}
+
 export function ComponentForm(props: {
   component: ProjectComponent;
   item: RegistryItemView | undefined;
+  /** The item's catalogue metadata (editors, formats); undefined while it loads. */
+  meta: ItemMeta | undefined;
   itemError: string | undefined;
   context: FormContext;
   onChange: (component: ProjectComponent) => void;
@@ -27,7 +48,6 @@ export function ComponentForm(props: {
   onImportIni: () => void;
 }): JSX.Element {
   const { component, item } = props;
-  const kind = componentKind(component.reference);
   const setField = (name: string, value: string | undefined) =>
     props.onChange({ ...component, fields: withKey(component.fields, name, value) });
   const declared = new Set(item?.fields.map((field) => field.name) ?? []);
@@ -75,7 +95,7 @@ export function ComponentForm(props: {
         <Field
           key={field.name}
           field={field}
-          kind={kind}
+          meta={props.meta}
           value={component.fields[field.name]}
           onChange={(value) => setField(field.name, value)}
           context={props.context}
@@ -156,14 +176,15 @@ export function ComponentForm(props: {
 
 function Field(props: {
   field: FieldView;
-  kind: string | undefined;
+  meta: ItemMeta | undefined;
   value: string | undefined;
   onChange: (value: string | undefined) => void;
   context: FormContext;
   onImportIni: () => void;
 }): JSX.Element {
   const { field } = props;
-  const structured = structuredKind(props.kind, field.name);
+  const structured = structuredKind(props.meta, field.name);
+  const multiline = props.meta?.formats[field.name] === "yaml";
   const listId = field.options.length > 0 ? `options-${field.name}` : undefined;
   const placeholder = field.example
     ? `e.g. ${field.example}`
@@ -203,7 +224,7 @@ function Field(props: {
           playbookPaths={props.context.playbookPaths}
           onImportIni={structured === "inventory" ? props.onImportIni : undefined}
         />
-      ) : MULTILINE.has(field.name) || looksJson || (props.value ?? "").includes("\n") ? (
+      ) : multiline || looksJson || (props.value ?? "").includes("\n") ? (
         <TextArea value={props.value ?? ""} rows={5} placeholder={placeholder} onChange={set} />
       ) : (
         <>
