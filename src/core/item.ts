@@ -58,7 +58,7 @@ export type StageId = (typeof STAGE_IDS)[number];
  * What a component is, for the facts: checks and the graph read a component's fields as the
  * facts of its kind (see `facts` below and src/core/project/facts.ts).
  */
-export const COMPONENT_KINDS = [
+export const FACT_KINDS = [
   "inventory",
   "group-vars",
   "playbook",
@@ -70,7 +70,7 @@ export const COMPONENT_KINDS = [
   "service",
   "ingress",
 ] as const;
-export type ComponentKind = (typeof COMPONENT_KINDS)[number];
+export type FactKind = (typeof FACT_KINDS)[number];
 
 /** The structured editors the dashboard has for JSON-valued fields. */
 export const EDITOR_KINDS = ["inventory", "plays", "site", "vars"] as const;
@@ -97,7 +97,7 @@ export interface ItemMeta {
   /** Dashboard stage; `other` when undeclared or unknown. */
   stage: StageId;
   /** What the component is for the facts; null when undeclared or unknown. */
-  kind: ComponentKind | null;
+  kind: FactKind | null;
   /** The component checks name (and fixes add) when a project lacks one of its kind. */
   suggest: boolean;
   /**
@@ -214,7 +214,7 @@ export function parseItemMeta(json: unknown, fields: readonly FieldDefinition[])
     if (field.default !== undefined) put(defaults, field.name, field.default);
   return {
     stage: oneOf(STAGE_IDS, kiln.stage) ?? "other",
-    kind: oneOf(COMPONENT_KINDS, kiln.kind) ?? null,
+    kind: oneOf(FACT_KINDS, kiln.kind) ?? null,
     suggest: kiln.suggest === true,
     writes: typeof kiln.writes === "string" && kiln.writes !== "" ? kiln.writes : null,
     facts,

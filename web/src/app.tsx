@@ -85,7 +85,8 @@ export function App(): JSX.Element {
   const [renders, setRenders] = useState<Record<string, RenderResult>>({});
   const [pending, setPending] = useState(false);
   const [adding, setAdding] = useState<StageId | undefined>();
-  const [iniFor, setIniFor] = useState<string | undefined>();
+  // the component and field an INI import goes into
+  const [iniFor, setIniFor] = useState<{ id: string; field: string } | undefined>();
   const [toasts, setToasts] = useState<Toast[]>([]);
   const [items, setItems] = useState<Record<string, RegistryItemView | string>>({});
   const [downloading, setDownloading] = useState(false);
@@ -498,7 +499,7 @@ export function App(): JSX.Element {
                   }))
                 }
                 onRemove={() => remove(component.id)}
-                onImportIni={() => setIniFor(component.id)}
+                onImportIni={(field) => setIniFor({ id: component.id, field })}
               />
               <Preview
                 result={result}
@@ -582,7 +583,7 @@ export function App(): JSX.Element {
             update((p) => ({
               ...p,
               components: p.components.map((c) =>
-                c.id === iniFor ? { ...c, fields: { ...c.fields, hosts: json } } : c,
+                c.id === iniFor.id ? { ...c, fields: { ...c.fields, [iniFor.field]: json } } : c,
               ),
             }));
             setIniFor(undefined);

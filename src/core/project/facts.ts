@@ -8,7 +8,7 @@
 // of its registry item (`kiln.kind`, `kiln.facts`, per-field `format`; see item.ts), never from
 // its name: a custom item that declares itself an inventory is read as one. Pure (no file
 // system, no network), so it runs in the browser as well as in the CLI.
-import type { ComponentKind, ItemMeta, ItemMetaView } from "../item.ts";
+import type { FactKind, ItemMeta, ItemMetaView } from "../item.ts";
 import { normalizeRelativePath } from "../plan.ts";
 
 /** One component of the project, as in a preset, plus what rendering it gave. */
@@ -138,7 +138,7 @@ export interface ComponentFact {
   reference: string;
   name: string;
   /** What it is (from its metadata); null when its item declares nothing. */
-  kind: ComponentKind | null;
+  kind: FactKind | null;
   meta: ItemMeta | undefined;
   /** Its `namespace` field, else the project's. */
   namespace: string;

@@ -17,15 +17,3 @@ export function updateSiteEntry(entry: unknown, change: { name?: string; path?: 
   if (change.path !== undefined) object = withKey(object, "path", change.path);
   return object;
 }
-
-/** The playbook paths a site can import: each playbook component's file, relative to the site. */
-export function playbookPathSuggestions(
-  files: readonly { path: string; kind: string | undefined }[],
-  sitePath: string,
-): string[] {
-  const depth = sitePath.split("/").length - 1;
-  const up = "../".repeat(depth);
-  return files
-    .filter((file) => file.kind === "playbook" || file.kind === "k8s-bootstrap")
-    .map((file) => `${up}${file.path}`);
-}

@@ -45,7 +45,8 @@ export function ComponentForm(props: {
   context: FormContext;
   onChange: (component: ProjectComponent) => void;
   onRemove: () => void;
-  onImportIni: () => void;
+  /** Import an INI inventory into this field (the one with the inventory editor). */
+  onImportIni: (field: string) => void;
 }): JSX.Element {
   const { component, item } = props;
   const setField = (name: string, value: string | undefined) =>
@@ -180,7 +181,7 @@ function Field(props: {
   value: string | undefined;
   onChange: (value: string | undefined) => void;
   context: FormContext;
-  onImportIni: () => void;
+  onImportIni: (field: string) => void;
 }): JSX.Element {
   const { field } = props;
   const structured = structuredKind(props.meta, field.name);
@@ -222,7 +223,7 @@ function Field(props: {
           groups={props.context.groups}
           roles={props.context.roles}
           playbookPaths={props.context.playbookPaths}
-          onImportIni={structured === "inventory" ? props.onImportIni : undefined}
+          onImportIni={structured === "inventory" ? () => props.onImportIni(field.name) : undefined}
         />
       ) : multiline || looksJson || (props.value ?? "").includes("\n") ? (
         <TextArea value={props.value ?? ""} rows={5} placeholder={placeholder} onChange={set} />

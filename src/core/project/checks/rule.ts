@@ -1,7 +1,7 @@
 // What a check rule is: an id, a severity, a one-line summary and one function from the project's
 // facts to the issues it finds. The registry (index.ts) stamps each issue with its rule's id and
 // severity, so the list of rules the docs and `kiln check --help` print is the code that runs.
-import type { ComponentKind } from "../../item.ts";
+import type { FactKind } from "../../item.ts";
 import type { CheckProject, ProjectFacts } from "../facts.ts";
 
 export type Severity = "error" | "warning";
@@ -60,7 +60,7 @@ export interface RuleContext {
    * The catalogue's component of this kind that checks suggest adding (`kiln.suggest`), by
    * reference; undefined when the catalogue has none.
    */
-  suggestion(kind: ComponentKind): string | undefined;
+  suggestion(kind: FactKind): string | undefined;
 }
 
 export interface Rule<Id extends string = string> extends RuleInfo<Id> {
@@ -78,7 +78,7 @@ export function quote(value: string): string {
 }
 
 /** `a k8s/service`, `an automation/role`: the suggested component, else the plain kind word. */
-export function aComponent(context: RuleContext, kind: ComponentKind, word: string): string {
+export function aComponent(context: RuleContext, kind: FactKind, word: string): string {
   const name = context.suggestion(kind) ?? word;
   return `${/^[aeiou]/i.test(name) ? "an" : "a"} ${name}`;
 }
