@@ -67,6 +67,19 @@ describe("stop at the first error (setup, apply)", () => {
     );
   });
 
+  test("keeps all the renderer returned beside the files (what a lock entry will record)", async () => {
+    const rendered = await renderUntilError([component("a")], {
+      defaultNamespace: "ns",
+      render: () => ({ files: [], origin: "https://example.com/a.json" }),
+    });
+    assert.equal(rendered[0]?.output.origin, "https://example.com/a.json");
+    const collected = await renderCollectingErrors([component("a")], {
+      defaultNamespace: "ns",
+      render: () => ({ files: [], origin: "built-in" }),
+    });
+    assert.equal(collected.filter(isRendered)[0]?.output.origin, "built-in");
+  });
+
   test("throws the renderer's own error, unchanged, and renders nothing after it", async () => {
     const log: string[] = [];
     const thrown = new KilnError("not_found", "`b` is not a built-in component", "detail");

@@ -14,11 +14,14 @@ export interface ComponentFiles {
   files: PlannedFile[];
 }
 
-/** Renders one component with its input; throws with the reason when it cannot. */
-export type RenderOne<C extends PresetComponent = PresetComponent> = (
-  component: C,
-  input: RenderInput,
-) => Promise<ComponentFiles> | ComponentFiles;
+/**
+ * Renders one component with its input; throws with the reason when it cannot. It may return
+ * more than the files (`R`: where the item came from, its metadata); the result keeps it.
+ */
+export type RenderOne<
+  C extends PresetComponent = PresetComponent,
+  R extends ComponentFiles = ComponentFiles,
+> = (component: C, input: RenderInput) => Promise<R> | R;
 
 /** The outcome of one render, as the dashboard keeps it per component. */
 export type RenderOutcome = { ok: true; files: PlannedFile[] } | { ok: false; error: string };
@@ -29,9 +32,14 @@ export interface ComponentOf<C extends PresetComponent = PresetComponent> {
   component: C;
 }
 
-export type RenderedComponent<C extends PresetComponent = PresetComponent> = ComponentOf<C> & {
+export type RenderedComponent<
+  C extends PresetComponent = PresetComponent,
+  R extends ComponentFiles = ComponentFiles,
+> = ComponentOf<C> & {
   ok: true;
   files: PlannedFile[];
+  /** All the renderer returned, for what the fronts record beside the files (a lock entry). */
+  output: R;
 };
 
 export type FailedComponent<C extends PresetComponent = PresetComponent> = ComponentOf<C> & {
@@ -42,17 +50,24 @@ export type FailedComponent<C extends PresetComponent = PresetComponent> = Compo
   cause: unknown;
 };
 
-export type ComponentRender<C extends PresetComponent = PresetComponent> =
-  | RenderedComponent<C>
-  | FailedComponent<C>;
+export type ComponentRender<
+  C extends PresetComponent = PresetComponent,
+  R extends ComponentFiles = ComponentFiles,
+> = RenderedComponent<C, R> | FailedComponent<C>;
 
-export interface RenderComponentsOptions<C extends PresetComponent> {
+export interface RenderComponentsOptions<
+  C extends PresetComponent,
+  R extends ComponentFiles = ComponentFiles,
+> {
   /** The project's namespace: a component without a `namespace` field renders in it. */
   defaultNamespace: string;
-  render: RenderOne<C>;
+  render: RenderOne<C, R>;
 }
 
-export interface CollectOptions<C extends PresetComponent> extends RenderComponentsOptions<C> {
+export interface CollectOptions<
+  C extends PresetComponent,
+  R extends ComponentFiles = ComponentFiles,
+> extends RenderComponentsOptions<C, R> {
   /**
    * Render all at once (the dashboard: each render is an HTTP request) instead of one after
    * the other (the CLI: one worker thread, and a limit stop should stop the rest).
@@ -79,33 +94,33 @@ export function componentInput(component: PresetComponent, defaultNamespace: str
  * Renders every component in order and stops at the first that fails, throwing what the
  * renderer threw, unchanged: its message is what `setup` and `apply` print.
  */
-export async function renderUntilError<C extends PresetComponent>(
+export async function renderUntilError<C extends PresetComponent, R extends ComponentFiles>(
   components: readonly C[],
-  options: RenderComponentsOptions<C>,
-): Promise<RenderedComponent<C>[]> {
-  const rendered: RenderedComponent<C>[] = [];
+  options: RenderComponentsOptions<C, R>,
+): Promise<RenderedComponent<C, R>[]> {
+  const rendered: RenderedComponent<C, R>[] = [];
   for (const [index, component] of components.entries()) {
-    const { files } = await options.render(
+    const output = await options.render(
       component,
       componentInput(component, options.defaultNamespace),
     );
-    rendered.push({ index, component, ok: true, files });
+    rendered.push({ index, component, ok: true, files: output.files, output });
   }
   return rendered;
 }
 
 /** One component's render, its failure caught and kept with it unless it is fatal. */
-async function renderKeepingError<C extends PresetComponent>(
+async function renderKeepingError<C extends PresetComponent, R extends ComponentFiles>(
   component: C,
   index: number,
-  options: CollectOptions<C>,
-): Promise<ComponentRender<C>> {
+  options: CollectOptions<C, R>,
+): Promise<ComponentRender<C, R>> {
   try {
-    const { files } = await options.render(
+    const output = await options.render(
       component,
       componentInput(component, options.defaultNamespace),
     );
-    return { index, component, ok: true, files };
+    return { index, component, ok: true, files: output.files, output };
   } catch (error) {
     if (options.isFatal?.(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
@@ -117,16 +132,16 @@ async function renderKeepingError<C extends PresetComponent>(
  * Renders every component and keeps each failure with its component, so every problem of the
  * project shows at once. Results are in component order, whether rendered concurrently or not.
  */
-export async function renderCollectingErrors<C extends PresetComponent>(
+export async function renderCollectingErrors<C extends PresetComponent, R extends ComponentFiles>(
   components: readonly C[],
-  options: CollectOptions<C>,
-): Promise<ComponentRender<C>[]> {
+  options: CollectOptions<C, R>,
+): Promise<ComponentRender<C, R>[]> {
   if (options.concurrent) {
     return Promise.all(
       components.map((component, index) => renderKeepingError(component, index, options)),
     );
   }
-  const results: ComponentRender<C>[] = [];
+  const results: ComponentRender<C, R>[] = [];
   for (const [index, component] of components.entries()) {
     results.push(await renderKeepingError(component, index, options));
   }
@@ -134,15 +149,15 @@ export async function renderCollectingErrors<C extends PresetComponent>(
 }
 
 /** Did this component render? (A type guard, for `filter`.) */
-export function isRendered<C extends PresetComponent>(
-  result: ComponentRender<C>,
-): result is RenderedComponent<C> {
+export function isRendered<C extends PresetComponent, R extends ComponentFiles>(
+  result: ComponentRender<C, R>,
+): result is RenderedComponent<C, R> {
   return result.ok;
 }
 
 /** The first component that did not render, if any. */
-export function firstFailure<C extends PresetComponent>(
-  results: readonly ComponentRender<C>[],
+export function firstFailure<C extends PresetComponent, R extends ComponentFiles>(
+  results: readonly ComponentRender<C, R>[],
 ): FailedComponent<C> | undefined {
   return results.find((result): result is FailedComponent<C> => !result.ok);
 }
