@@ -257,12 +257,8 @@ export function App(): JSX.Element {
           onBlank={(settings) => open(blankProject(settings))}
           onOpenFile={(text, fileName) => {
             try {
-              open(
-                projectFromPreset(text, {
-                  namespace: config?.defaultNamespace ?? "default",
-                  outputDir: config?.defaultOutputDir ?? "k8s",
-                }),
-              );
+              // settings the file leaves out take the core's defaults (what /api/config says)
+              open(projectFromPreset(text));
             } catch (error) {
               setHomeError(
                 `${fileName} is not a valid preset manifest: ${(error as Error).message}`,
