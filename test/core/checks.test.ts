@@ -51,6 +51,11 @@ describe("checks: helpers", () => {
   it("reads top-level yaml keys", () => {
     assert.deepEqual(yamlTopLevelKeys("a: 1\nb:\n  c: 2\n'd': x\n# e: 1\n"), ["a", "b", "d"]);
   });
+  it("docs/cli.md lists the registered rules (run `npm run docs:catalogue` after changing one)", async () => {
+    const { cliDocWithRules } = await import("../../scripts/catalogue-doc.ts");
+    const text = readFileSync(new URL("../../docs/cli.md", import.meta.url), "utf8");
+    assert.equal(text, cliDocWithRules(text));
+  });
   it("every rule is listed once with a severity", () => {
     const ids = CHECK_RULES.map((rule) => rule.id);
     assert.equal(new Set(ids).size, ids.length);
