@@ -58,7 +58,7 @@ export type StageId = (typeof STAGE_IDS)[number];
  * What a component is, for the facts: checks and the graph read a component's fields as the
  * facts of its kind (see `facts` below and src/core/project/facts.ts).
  */
-export const FACT_KINDS = [
+const FACT_KINDS = [
   "inventory",
   "group-vars",
   "playbook",
@@ -73,14 +73,14 @@ export const FACT_KINDS = [
 export type FactKind = (typeof FACT_KINDS)[number];
 
 /** The structured editors the dashboard has for JSON-valued fields. */
-export const EDITOR_KINDS = ["inventory", "plays", "site", "vars"] as const;
+const EDITOR_KINDS = ["inventory", "plays", "site", "vars"] as const;
 export type EditorKind = (typeof EDITOR_KINDS)[number];
 
 /**
  * Value formats a field may declare: `cidr`, one or more address ranges (CIDR notation, which
  * the checks compare); `yaml`, raw YAML text (edited in a multi-line box).
  */
-export const FIELD_FORMATS = ["cidr", "yaml"] as const;
+const FIELD_FORMATS = ["cidr", "yaml"] as const;
 export type FieldFormat = (typeof FIELD_FORMATS)[number];
 
 /**
@@ -191,7 +191,7 @@ function put<T>(record: Record<string, T>, key: string, value: T): void {
  * is left out rather than making the item invalid; an item that declares nothing gets the
  * defaults, which is how every item behaved before the metadata existed.
  */
-export function parseItemMeta(json: unknown, fields: readonly FieldDefinition[]): ItemMeta {
+function parseItemMeta(json: unknown, fields: readonly FieldDefinition[]): ItemMeta {
   const root = plainObject(json) ?? {};
   const kiln = plainObject(root.kiln) ?? {};
   const facts: Record<string, string> = {};

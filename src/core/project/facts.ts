@@ -600,7 +600,7 @@ export function projectFacts(project: CheckProject): ProjectFacts {
 // Address ranges
 
 /** The CIDRs of a field value: a JSON list of strings, or text separated by commas or spaces. */
-export function addressRanges(
+function addressRanges(
   value: string | undefined,
 ): { text: string; family: 4 | 6; first: bigint; last: bigint }[] {
   if (value === undefined) return [];

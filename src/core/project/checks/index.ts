@@ -30,7 +30,7 @@ import type { Finding as AnyFinding, RuleContext, RuleInfo } from "./rule.ts";
 export type { ComponentToAdd, FindingComponent, Severity } from "./rule.ts";
 
 /** Every rule, in the order findings are reported. */
-export const RULES = [
+const RULES = [
   RENDER_ERROR,
   INVALID_JSON,
   DUPLICATE_PATH,

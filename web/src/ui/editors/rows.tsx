@@ -30,7 +30,7 @@ export function RowActions(props: {
   );
 }
 
-export interface ListKeys {
+interface ListKeys {
   /** One key per row, in row order. */
   keys: readonly string[];
   /** Call with the list's own move: the keys follow their rows. */
