@@ -191,6 +191,36 @@ describe("architecture graph", () => {
     ]);
   });
 
+  it("agrees with the checks: a role vendored by a file, a play aimed at a host", () => {
+    const graph = buildGraph(
+      withMeta([
+        {
+          reference: "automation/inventory",
+          name: "inv",
+          fields: { hosts: json([{ group: "web", members: [{ name: "w1" }] }]) },
+          labels: {},
+        },
+        {
+          reference: "automation/playbook",
+          name: "p",
+          fields: { plays: json([{ hosts: "w1:nowhere", roles: ["tls"] }]) },
+          labels: {},
+        },
+        {
+          reference: "./tls-role.json",
+          name: "t",
+          fields: {},
+          labels: {},
+          files: ["roles/tls/tasks/main.yml"],
+        },
+      ]),
+    );
+    assert.deepEqual(graph.edges.map((e) => `${e.source} ${e.target}`).sort(), [
+      "c:1 c:2",
+      "c:1 missing:group:nowhere",
+    ]);
+  });
+
   it("a custom item declared an inventory draws its groups", () => {
     const meta = customMeta({
       name: "machines",

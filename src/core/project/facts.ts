@@ -248,6 +248,8 @@ export interface ServiceFact {
   selector: Record<string, string>;
   port: string | undefined;
   targetPort: string | undefined;
+  /** Deployments whose pod labels the selector matches, in its namespace. */
+  selects: number[];
 }
 
 export interface IngressFact {
@@ -257,6 +259,8 @@ export interface IngressFact {
   service: string;
   port: string | undefined;
   host: string | undefined;
+  /** The service component it routes to (that name, its namespace), when the project has it. */
+  backend: number | undefined;
 }
 
 export interface ServerFact {
@@ -564,6 +568,7 @@ export function projectFacts(project: CheckProject): ProjectFacts {
           selector: { app: component.name, ...component.labels },
           port: value("port"),
           targetPort: value("target_port") || value("port"),
+          selects: [],
         });
         break;
       case "ingress":
@@ -573,6 +578,7 @@ export function projectFacts(project: CheckProject): ProjectFacts {
           service: value("service") || component.name,
           port: value("port"),
           host: value("host") || undefined,
+          backend: undefined,
         });
         break;
       case "servers":
@@ -593,7 +599,28 @@ export function projectFacts(project: CheckProject): ProjectFacts {
       for (const role of rolesInPath(file, facts.rolesDirs)) addRole(role, component.index);
     }
   });
+  connectKubernetes(facts);
   return facts;
+}
+
+/** Service → the deployments it selects (same namespace, selector ⊆ pod labels); ingress → service. */
+function connectKubernetes(facts: ProjectFacts): void {
+  for (const service of facts.services) {
+    service.selects = facts.deployments
+      .filter(
+        (deployment) =>
+          deployment.namespace === service.namespace &&
+          Object.entries(service.selector).every(
+            ([key, value]) => deployment.podLabels[key] === value,
+          ),
+      )
+      .map((deployment) => deployment.component);
+  }
+  for (const ingress of facts.ingresses) {
+    ingress.backend = facts.services.find(
+      (service) => service.name === ingress.service && service.namespace === ingress.namespace,
+    )?.component;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

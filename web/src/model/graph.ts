@@ -113,32 +113,30 @@ function addAutomation(graph: GraphBuilder, facts: ProjectFacts): Map<string, st
   const targetNode = (target: string) =>
     known.has(target)
       ? graph.node({ id: `group:${target}`, kind: "group", label: target, detail: "group" })
-      : graph.missing(`group:${target}`, target, "unknown group");
-  const roleComponents = new Map<string, number>();
-  for (const component of facts.components) {
-    if (component.kind === "role") roleComponents.set(component.name, component.index);
-  }
+      : facts.knownHosts.has(target)
+        ? undefined // a host, which the checks accept too; the graph draws groups
+        : graph.missing(`group:${target}`, target, "unknown group");
+  const edgeTo = (source: string, target: string, label: string) => {
+    const id = targetNode(target);
+    if (id !== undefined) graph.edge(source, id, label);
+  };
   for (const groupVars of facts.groupVars) {
-    if (groupVars.group)
-      graph.edge(`c:${groupVars.component}`, targetNode(groupVars.group), "vars");
+    if (groupVars.group) edgeTo(`c:${groupVars.component}`, groupVars.group, "vars");
   }
   const playbookByPath = new Map<string, string>();
   for (const playbook of facts.playbooks) {
     const id = `c:${playbook.component}`;
     if (playbook.path !== undefined) playbookByPath.set(playbook.path, id);
-    for (const target of hostPatternTargets(playbook.target ?? "")) {
-      graph.edge(id, targetNode(target), "runs on");
-    }
+    for (const target of hostPatternTargets(playbook.target ?? "")) edgeTo(id, target, "runs on");
     for (const play of playbook.plays) {
-      for (const target of hostPatternTargets(play.hosts ?? "")) {
-        graph.edge(id, targetNode(target), "plays on");
-      }
+      for (const target of hostPatternTargets(play.hosts ?? "")) edgeTo(id, target, "plays on");
       for (const role of play.roles) {
-        const roleIndex = roleComponents.get(role);
+        // the component vendoring it, as role-not-vendored counts them
+        const vendor = facts.vendoredRoles.get(role)?.[0];
         const roleId =
-          roleIndex === undefined
+          vendor === undefined
             ? graph.missing(`role:${role}`, role, "role not vendored")
-            : `c:${roleIndex}`;
+            : `c:${vendor}`;
         graph.edge(id, roleId, "role");
       }
     }
@@ -236,26 +234,18 @@ function addEntryPoints(
   }
 }
 
-/** Kubernetes: ingress → service → deployment (same namespace, selector ⊆ pod labels). */
+/** Kubernetes: ingress → service → deployment, as the facts connect them. */
 function addKubernetes(graph: GraphBuilder, facts: ProjectFacts): void {
   for (const service of facts.services) {
-    for (const deployment of facts.deployments) {
-      if (deployment.namespace !== service.namespace) continue;
-      const selects = Object.entries(service.selector).every(
-        ([key, value]) => deployment.podLabels[key] === value,
-      );
-      if (selects) graph.edge(`c:${service.component}`, `c:${deployment.component}`, "selects");
+    for (const deployment of service.selects) {
+      graph.edge(`c:${service.component}`, `c:${deployment}`, "selects");
     }
   }
   for (const ingress of facts.ingresses) {
-    const service = facts.services.find(
-      (candidate) =>
-        candidate.name === ingress.service && candidate.namespace === ingress.namespace,
-    );
     graph.edge(
       `c:${ingress.component}`,
-      service
-        ? `c:${service.component}`
+      ingress.backend !== undefined
+        ? `c:${ingress.backend}`
         : graph.missing(`svc:${ingress.service}`, ingress.service, "service missing"),
       "routes to",
     );

@@ -7,14 +7,7 @@ import { aComponent, defineRule, type Issue, quote, type RuleContext } from "./r
 function serviceSelectsNothing(facts: ProjectFacts, context: RuleContext): Issue[] {
   const issues: Issue[] = [];
   for (const service of facts.services) {
-    const selects = facts.deployments.some(
-      (deployment) =>
-        deployment.namespace === service.namespace &&
-        Object.entries(service.selector).every(
-          ([key, value]) => deployment.podLabels[key] === value,
-        ),
-    );
-    if (selects) continue;
+    if (service.selects.length > 0) continue;
     const selectorText = Object.entries(service.selector)
       .map(([key, value]) => `${key}=${value}`)
       .join(", ");
@@ -37,10 +30,7 @@ export const SERVICE_SELECTS_NOTHING = defineRule({
 function ingressMissingService(facts: ProjectFacts, context: RuleContext): Issue[] {
   const issues: Issue[] = [];
   for (const ingress of facts.ingresses) {
-    const found = facts.services.some(
-      (service) => service.name === ingress.service && service.namespace === ingress.namespace,
-    );
-    if (found) continue;
+    if (ingress.backend !== undefined) continue;
     issues.push({
       message: `${context.who(ingress.component)} routes to service ${quote(ingress.service)} in namespace ${quote(ingress.namespace)}, which the project does not define - add ${aComponent(context, "service", "service")} named ${quote(ingress.service)} or change the ingress's service`,
       components: [ingress.component],
