@@ -2,7 +2,7 @@
 // project pipeline (src/core/project/) with the CLI's renderer of one component.
 import type { PlannedFile } from "../core/plan.ts";
 import { loadPreset, type Preset, type PresetComponent } from "../core/preset.ts";
-import { presetNamespace } from "../core/project/preset.ts";
+import { presetRenderSettings } from "../core/project/preset.ts";
 import {
   type ComponentRender,
   type RenderComponentsOptions,
@@ -42,7 +42,7 @@ async function withPreset<T>(
   preferFastStart();
   const renderer = new ComponentRenderer(cwd);
   try {
-    const options = { defaultNamespace: presetNamespace(preset), render: renderWith(renderer) };
+    const options = { ...presetRenderSettings(preset), render: renderWith(renderer) };
     return { preset, rendered: await render(preset, options) };
   } finally {
     await renderer.close();

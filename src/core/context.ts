@@ -1,7 +1,44 @@
 // The template context: `name`, `namespace`, `labels`, declared fields with their defaults,
-// supplied undeclared fields; JSON-valued fields; the required-field rule.
+// supplied undeclared fields, and kiln's `automation_profile`; JSON-valued fields; the
+// required-field rule.
 import { KilnError } from "./errors.ts";
 import { type RegistryItem, referenceOf } from "./item.ts";
+import { type Decoder, ShapeError, string } from "./shape.ts";
+
+/**
+ * The automation tool profile (decisions section 2): `cm`, the spec's names (`cm_host`, …,
+ * `cm.cfg`), by default; `ansible`, the names the real tool reads (`ansible_host`, …,
+ * `ansible.cfg`). Templates read it as `automation_profile`; an item maps paths per profile in
+ * its metadata (`kiln.profilePaths`).
+ */
+export const AUTOMATION_PROFILES = ["cm", "ansible"] as const;
+export type AutomationProfile = (typeof AUTOMATION_PROFILES)[number];
+export const DEFAULT_AUTOMATION_PROFILE: AutomationProfile = "cm";
+
+export function isAutomationProfile(value: unknown): value is AutomationProfile {
+  return (AUTOMATION_PROFILES as readonly unknown[]).includes(value);
+}
+
+/** A profile in a JSON document (a preset, a render request), worded like serde's enums. */
+export const decodeAutomationProfile: Decoder<AutomationProfile> = (value, path) => {
+  const text = string(value, path);
+  if (isAutomationProfile(text)) return text;
+  const expected = AUTOMATION_PROFILES.map((profile) => `\`${profile}\``).join(" or ");
+  throw new ShapeError(
+    path,
+    `unknown variant \`${text}\`, expected ${expected}`,
+    `unknown variant, expected ${expected}`,
+  );
+};
+
+/** A profile named where `where` says (a kiln.toml key, a preset key) that kiln does not know. */
+export function unknownProfileError(where: string, value: unknown): KilnError {
+  return new KilnError(
+    "invalid_request",
+    `${where} must be one of ${AUTOMATION_PROFILES.map((profile) => `\`${profile}\``).join(", ")}, got ${JSON.stringify(value)}`,
+    "`ansible` writes the names the automation tool reads (ansible_host, ansible.cfg); `cm`, the default, the specification's (cm_host, cm.cfg)",
+  );
+}
 
 export interface RenderInput {
   /** `name` in the template context. */
@@ -12,6 +49,8 @@ export interface RenderInput {
   labels?: Record<string, string>;
   /** Namespace used when no `namespace` field is supplied (depends on the caller). */
   defaultNamespace: string;
+  /** The project's automation tool profile; `cm` when absent. */
+  automationProfile?: AutomationProfile | undefined;
 }
 
 /**
@@ -47,6 +86,8 @@ export function buildContext(item: RegistryItem, input: RenderInput): Record<str
   const supplied = input.fields ?? {};
   const has = (key: string) => Object.hasOwn(supplied, key);
   const context: Record<string, unknown> = {};
+  // first, so that a field of that name (a custom item's own) wins, as every field does
+  setKey(context, "automation_profile", input.automationProfile ?? DEFAULT_AUTOMATION_PROFILE);
   for (const field of item.fields) {
     if (field.name === "namespace") continue; // its default is never applied
     if (has(field.name)) continue; // set with the supplied values below

@@ -113,6 +113,12 @@ export interface ItemMeta {
   formats: Record<string, FieldFormat>;
   /** Field → default value, so facts read a field as the template would. */
   defaults: Record<string, string>;
+  /**
+   * Automation tool profile → (rendered path → the path written under that profile), e.g.
+   * `{"ansible": {"cm.cfg": "ansible.cfg"}}`: the path templates (and so the API view) stay
+   * the specification's, and a profile renames the file.
+   */
+  profilePaths: Record<string, Record<string, string>>;
 }
 
 /** The metadata as GET /api/registry/meta returns it: the item's reference, then its meta. */
@@ -212,6 +218,14 @@ function parseItemMeta(json: unknown, fields: readonly FieldDefinition[]): ItemM
   const defaults: Record<string, string> = {};
   for (const field of fields)
     if (field.default !== undefined) put(defaults, field.name, field.default);
+  const profilePaths: Record<string, Record<string, string>> = {};
+  for (const [profile, paths] of Object.entries(plainObject(kiln.profilePaths) ?? {})) {
+    const renames: Record<string, string> = {};
+    for (const [from, to] of Object.entries(plainObject(paths) ?? {})) {
+      if (typeof to === "string" && to !== "") put(renames, from, to);
+    }
+    put(profilePaths, profile, renames);
+  }
   return {
     stage: oneOf(STAGE_IDS, kiln.stage) ?? "other",
     kind: oneOf(FACT_KINDS, kiln.kind) ?? null,
@@ -221,6 +235,7 @@ function parseItemMeta(json: unknown, fields: readonly FieldDefinition[]): ItemM
     editors,
     formats,
     defaults,
+    profilePaths,
   };
 }
 

@@ -15,7 +15,7 @@ import {
   type Preset,
   type PresetComponent,
   parsePreset,
-  presetNamespace,
+  presetRenderSettings,
 } from "./project/preset.ts";
 import { type RenderOne, renderUntilError, runFiles } from "./project/render-components.ts";
 import { builtinRegistry, type Registry } from "./registry.ts";
@@ -130,7 +130,7 @@ export async function renderPreset(
   options: RenderPresetOptions,
 ): Promise<RenderedPresetFile[]> {
   const rendered = await renderUntilError(preset.components, {
-    defaultNamespace: presetNamespace(preset),
+    ...presetRenderSettings(preset),
     render: engineRenderer(options),
   });
   runFiles(rendered); // the run's rule: no two files on one path

@@ -1,9 +1,9 @@
 // Registry item + values → rendered files (relative path and content). Nothing here writes.
-import { buildContext, type RenderInput } from "./context.ts";
+import { buildContext, DEFAULT_AUTOMATION_PROFILE, type RenderInput } from "./context.ts";
 import type { RenderScope, TemplateEngine } from "./engine.ts";
 import { KilnError } from "./errors.ts";
 import { REFUSAL_MARK, refusalMessage } from "./filters.ts";
-import { type RegistryItem, referenceOf } from "./item.ts";
+import { itemMeta, type RegistryItem, referenceOf } from "./item.ts";
 import { normalizeRelativePath } from "./plan.ts";
 import { isCatalogueItem } from "./registry.ts";
 
@@ -16,6 +16,19 @@ export interface RenderResult {
   /** The component name, without category. */
   component: string;
   files: RenderedFile[];
+}
+
+/**
+ * The paths the project's automation tool profile renames (the item's `kiln.profilePaths`),
+ * or undefined when it renames none.
+ */
+function profileRenames(
+  item: RegistryItem,
+  input: RenderInput,
+): Readonly<Record<string, string>> | undefined {
+  const profile = input.automationProfile ?? DEFAULT_AUTOMATION_PROFILE;
+  const table = itemMeta(item).profilePaths;
+  return Object.hasOwn(table, profile) ? table[profile] : undefined;
 }
 
 /**
@@ -41,8 +54,13 @@ export function renderItem(
     scope,
   );
   const seen = new Set<string>();
+  const renames = profileRenames(item, input);
   const files = item.files.map((_file, index) => {
-    const path = rendered[2 * index] as string;
+    const renderedPath = rendered[2 * index] as string;
+    const path =
+      renames && Object.hasOwn(renames, renderedPath)
+        ? (renames[renderedPath] as string)
+        : renderedPath;
     const content = rendered[2 * index + 1] as string;
     // A filter that cannot write a value safely leaves a refusal in the output (one search each).
     for (const text of [path, content]) {

@@ -258,6 +258,7 @@ function renderBody(
     fields: request.fields,
     labels: request.labels,
     defaultNamespace: request.defaultNamespace,
+    automationProfile: request.automationProfile,
   };
   const registry = services.catalogue.registry();
   // A built-in's answer depends on the body alone, so it is kept (see render-cache.ts); URLs

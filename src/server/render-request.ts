@@ -4,6 +4,7 @@ import {
   array,
   DEFAULT_NAMESPACE,
   type Decoder,
+  decodeAutomationProfile,
   type FieldSpec,
   optional,
   type RenderInput,
@@ -40,6 +41,9 @@ const decodeRequest = struct("RenderRequest", {
   fields: optional(record(string)),
   labels: optional(array(decodeLabel)),
   defaultNamespace: optional(string),
+  // kiln's own key (the spec ignores unknown keys, so clients that never send it get the
+  // spec's output): the automation tool profile, `cm` or `ansible`
+  automationProfile: optional(decodeAutomationProfile),
   ...shortcutSpecs,
 });
 
@@ -77,6 +81,7 @@ export function toRenderRequest(decoded: DecodedRequest): RenderRequest {
     fields,
     labels,
     defaultNamespace: decoded.defaultNamespace ?? DEFAULT_NAMESPACE,
+    automationProfile: decoded.automationProfile,
   };
 }
 

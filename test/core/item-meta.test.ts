@@ -29,6 +29,7 @@ describe("catalogue metadata: parsing", () => {
       editors: {},
       formats: {},
       defaults: {},
+      profilePaths: {},
     });
   });
 
@@ -45,6 +46,7 @@ describe("catalogue metadata: parsing", () => {
         suggest: true,
         writes: "{name}.ini",
         facts: { groups: "hosts" },
+        profilePaths: { ansible: { "cm.cfg": "ansible.cfg", bad: 3 } },
       },
     });
     assert.deepEqual(meta, {
@@ -56,6 +58,7 @@ describe("catalogue metadata: parsing", () => {
       editors: { hosts: "inventory" },
       formats: { net: "cidr", raw: "yaml" },
       defaults: { hosts: "[]" },
+      profilePaths: { ansible: { "cm.cfg": "ansible.cfg" } },
     });
   });
 
@@ -100,6 +103,7 @@ describe("catalogue metadata: parsing", () => {
       "editors",
       "formats",
       "defaults",
+      "profilePaths",
     ]);
   });
 

@@ -82,17 +82,22 @@ describe("the project layout", () => {
 describe("a preset's project settings", () => {
   test("the preset's own, else the defaults and the front's fallback name", () => {
     assert.deepEqual(
-      presetConfig({ project: { name: "p", namespace: "n", outputDir: "o" } }, "dir"),
+      presetConfig(
+        { project: { name: "p", namespace: "n", outputDir: "o", automationProfile: "ansible" } },
+        "dir",
+      ),
       {
         name: "p",
         defaultNamespace: "n",
         outputDir: "o",
+        automationProfile: "ansible",
       },
     );
     assert.deepEqual(presetConfig({}, "dir"), {
       name: "dir",
       defaultNamespace: "default",
       outputDir: "k8s",
+      automationProfile: "cm",
     });
   });
 });

@@ -19,7 +19,12 @@ describe("kiln.toml", () => {
   });
 
   test("round-trips awkward values", () => {
-    const config = { name: 'my "app" # 1', defaultNamespace: "ns", outputDir: "deploy/k8s files" };
+    const config = {
+      name: 'my "app" # 1',
+      defaultNamespace: "ns",
+      outputDir: "deploy/k8s files",
+      automationProfile: "cm" as const,
+    };
     assert.deepEqual(parseProjectConfig(serializeProjectConfig(config)), config);
   });
 
@@ -28,7 +33,20 @@ describe("kiln.toml", () => {
       name: "kiln-project",
       defaultNamespace: "default",
       outputDir: "k8s",
+      automationProfile: "cm",
     });
+  });
+
+  test("automation_profile: written only when it is not the spec's `cm`, read back, and checked", () => {
+    const base = { name: "p", defaultNamespace: "d", outputDir: "o" };
+    assert.doesNotMatch(serializeProjectConfig({ ...base, automationProfile: "cm" }), /automation/);
+    const ansible = serializeProjectConfig({ ...base, automationProfile: "ansible" });
+    assert.match(ansible, /^automation_profile = "ansible"$/m);
+    assert.equal(parseProjectConfig(ansible).automationProfile, "ansible");
+    assert.throws(
+      () => parseProjectConfig('[project]\nautomation_profile = "chef"\n'),
+      /project\.automation_profile must be one of `cm`, `ansible`, got "chef"/,
+    );
   });
 
   test("invalid TOML says what to do", () => {

@@ -43,6 +43,7 @@ const machinesMeta = {
   editors: { machines: "inventory" },
   formats: { subnet: "cidr" },
   defaults: { subnet: "10.0.0.0/16" },
+  profilePaths: {},
 };
 
 let service: RunningServer;
@@ -137,6 +138,7 @@ describe("GET /api/registry/meta", () => {
       editors: {},
       formats: {},
       defaults: {},
+      profilePaths: {},
     });
   });
 

@@ -107,6 +107,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     fields,
     labels,
     defaultNamespace: project.defaultNamespace,
+    automationProfile: project.automationProfile,
   });
   const steps = planRun(
     [{ root: resolve(cwd, project.outputDir), files: result.files, project: cwd }],

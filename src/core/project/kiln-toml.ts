@@ -1,5 +1,5 @@
 // The project configuration file `kiln.toml`: one `[project]` table with `name`,
-// `default_namespace` and `output_dir`. Written by `init`, `setup` and the dashboard's zip
+// `default_namespace`, `output_dir` and, when not the default, `automation_profile`. Written by `init`, `setup` and the dashboard's zip
 // (through the layout), read by `add`. Pure: smol-toml runs in the browser too.
 import { parse, stringify } from "smol-toml";
 import {
@@ -8,21 +8,32 @@ import {
   DEFAULT_PROJECT_NAME,
   PROJECT_FILE,
 } from "../config.ts";
+import {
+  type AutomationProfile,
+  DEFAULT_AUTOMATION_PROFILE,
+  isAutomationProfile,
+  unknownProfileError,
+} from "../context.ts";
 import { KilnError } from "../errors.ts";
 
 export interface ProjectConfig {
   name: string;
   defaultNamespace: string;
   outputDir: string;
+  /** `automation_profile`: written only when it is not the default `cm`. */
+  automationProfile?: AutomationProfile | undefined;
 }
 
 /** The exact bytes every writer of kiln.toml produces (setup and the zip must agree). */
 export function serializeProjectConfig(config: ProjectConfig): string {
+  const profile = config.automationProfile ?? DEFAULT_AUTOMATION_PROFILE;
   return stringify({
     project: {
       name: config.name,
       default_namespace: config.defaultNamespace,
       output_dir: config.outputDir,
+      // only when set, so a project on the spec's names has the spec's three keys
+      ...(profile === DEFAULT_AUTOMATION_PROFILE ? {} : { automation_profile: profile }),
     },
   }).replace(/\n*$/, "\n");
 }
@@ -54,9 +65,14 @@ export function parseProjectConfig(text: string): ProjectConfig {
     if (typeof value !== "string") throw projectFileError(`: project.${key} must be a string`);
     return value;
   };
+  const profile = text_("automation_profile", DEFAULT_AUTOMATION_PROFILE);
+  if (!isAutomationProfile(profile)) {
+    throw unknownProfileError(`${PROJECT_FILE}: project.automation_profile`, profile);
+  }
   return {
     name: text_("name", DEFAULT_PROJECT_NAME),
     defaultNamespace: text_("default_namespace", DEFAULT_NAMESPACE),
     outputDir: text_("output_dir", DEFAULT_OUTPUT_DIR),
+    automationProfile: profile,
   };
 }

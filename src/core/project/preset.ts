@@ -3,6 +3,11 @@
 // so the dashboard decodes and writes presets with the same code as the CLI and the service;
 // finding a preset by name, URL or file is `src/core/preset.ts`, on the Node side.
 import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR } from "../config.ts";
+import {
+  type AutomationProfile,
+  DEFAULT_AUTOMATION_PROFILE,
+  decodeAutomationProfile,
+} from "../context.ts";
 import { KilnError } from "../errors.ts";
 import { parseJsonText } from "../json-text.ts";
 import {
@@ -22,6 +27,8 @@ export interface PresetProject {
   name?: string | undefined;
   namespace?: string | undefined;
   outputDir?: string | undefined;
+  /** The automation tool profile (`ansible` for the real tool's names); `cm` when unset. */
+  automationProfile?: AutomationProfile | undefined;
 }
 
 export interface PresetComponent {
@@ -60,6 +67,7 @@ const decodeProject = struct("Project", {
   name: optional(string),
   namespace: optional(string),
   outputDir: optional(string),
+  automationProfile: optional(decodeAutomationProfile),
 });
 
 const decodeComponent = struct("PresetComponent", {
@@ -110,6 +118,22 @@ export function presetNamespace(preset: Pick<Preset, "project">): string {
   return preset.project?.namespace ?? DEFAULT_NAMESPACE;
 }
 
+/** The automation tool profile of a preset's components: its own, else `cm`. */
+export function presetAutomationProfile(preset: Pick<Preset, "project">): AutomationProfile {
+  return preset.project?.automationProfile ?? DEFAULT_AUTOMATION_PROFILE;
+}
+
+/** What every component of a preset renders with: the project's namespace and profile. */
+export function presetRenderSettings(preset: Pick<Preset, "project">): {
+  defaultNamespace: string;
+  automationProfile: AutomationProfile;
+} {
+  return {
+    defaultNamespace: presetNamespace(preset),
+    automationProfile: presetAutomationProfile(preset),
+  };
+}
+
 /** The folder the preset's files go to in a project: its `outputDir`, else `k8s`. */
 function presetOutputDir(preset: Pick<Preset, "project">): string {
   return preset.project?.outputDir ?? DEFAULT_OUTPUT_DIR;
@@ -125,6 +149,7 @@ export function presetConfig(preset: Pick<Preset, "project">, fallbackName: stri
     name: preset.project?.name ?? fallbackName,
     defaultNamespace: presetNamespace(preset),
     outputDir: presetOutputDir(preset),
+    automationProfile: presetAutomationProfile(preset),
   };
 }
 
@@ -174,6 +199,7 @@ export function serializePreset(preset: Preset): string {
       name: preset.project.name,
       namespace: preset.project.namespace,
       outputDir: preset.project.outputDir,
+      automationProfile: preset.project.automationProfile,
     },
     components: preset.components.map(manifestComponent),
   };

@@ -5,7 +5,7 @@
 // beside the component that caused it. The renderer of one component is the caller's (the CLI
 // renders built-ins in its thread and other items in a sandboxed worker; the dashboard asks the
 // HTTP API), so this module knows no engine, worker or network and runs in the browser.
-import type { RenderInput } from "../context.ts";
+import type { AutomationProfile, RenderInput } from "../context.ts";
 import { checkNoDuplicatePaths, type PlannedFile } from "../plan.ts";
 import type { PresetComponent } from "./preset.ts";
 
@@ -61,6 +61,8 @@ export interface RenderComponentsOptions<
 > {
   /** The project's namespace: a component without a `namespace` field renders in it. */
   defaultNamespace: string;
+  /** The project's automation tool profile; `cm` when absent. */
+  automationProfile?: AutomationProfile | undefined;
   render: RenderOne<C, R>;
 }
 
@@ -81,12 +83,17 @@ export interface CollectOptions<
 }
 
 /** The render input of one component: its values, with the project's namespace as default. */
-export function componentInput(component: PresetComponent, defaultNamespace: string): RenderInput {
+export function componentInput(
+  component: PresetComponent,
+  defaultNamespace: string,
+  automationProfile?: AutomationProfile,
+): RenderInput {
   return {
     name: component.name,
     fields: component.fields,
     labels: component.labels,
     defaultNamespace,
+    ...(automationProfile === undefined ? {} : { automationProfile }),
   };
 }
 
@@ -102,7 +109,7 @@ export async function renderUntilError<C extends PresetComponent, R extends Comp
   for (const [index, component] of components.entries()) {
     const output = await options.render(
       component,
-      componentInput(component, options.defaultNamespace),
+      componentInput(component, options.defaultNamespace, options.automationProfile),
     );
     rendered.push({ index, component, ok: true, files: output.files, output });
   }
@@ -118,7 +125,7 @@ async function renderKeepingError<C extends PresetComponent, R extends Component
   try {
     const output = await options.render(
       component,
-      componentInput(component, options.defaultNamespace),
+      componentInput(component, options.defaultNamespace, options.automationProfile),
     );
     return { index, component, ok: true, files: output.files, output };
   } catch (error) {
