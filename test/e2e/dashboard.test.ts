@@ -3,7 +3,15 @@
 // KILN_REQUIRE_TOOLS is not 1 (CI sets it and installs chromium).
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -213,6 +221,41 @@ describe("dashboard in a real browser", { skip }, () => {
       await context.close();
     });
   }
+
+  it("the automation names setting: ansible_host and ansible.cfg, a zip byte-identical to kiln setup of its preset", async () => {
+    const { context, page } = await newPage();
+    await openPreset(page, "single-server");
+    await page.selectOption('[data-testid="automation-profile"]', "ansible");
+    const [presetDownload] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click('[data-testid="download-preset"]'),
+    ]);
+    const presetText = readFileSync(await presetDownload.path(), "utf8");
+    assert.equal(JSON.parse(presetText).project.automationProfile, "ansible");
+    const [zipDownload] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click('[data-testid="download-zip"]'),
+    ]);
+    const entries = unzipSync(new Uint8Array(readFileSync(await zipDownload.path())));
+    const fromZip = new Map(
+      Object.entries(entries)
+        .filter(([name]) => !name.endsWith("/"))
+        .map(([name, bytes]) => [name, Buffer.from(bytes)]),
+    );
+    assert.ok(fromZip.has("infra/ansible.cfg"), [...fromZip.keys()].join(", "));
+    assert.ok(!fromZip.has("infra/cm.cfg"));
+    assert.match(String(fromZip.get("kiln.toml")), /^automation_profile = "ansible"$/m);
+    const inventory = [...fromZip].find(([name]) => name.endsWith("-inventory.ini"));
+    assert.match(String(inventory?.[1]), /ansible_host=/);
+    const presetFile = join(tempDir(), "exported.preset.json");
+    writeFileSync(presetFile, presetText);
+    const fromSetup = kilnSetup(presetFile);
+    assert.deepEqual([...fromZip.keys()].sort(), [...fromSetup.keys()].sort());
+    for (const [name, bytes] of fromSetup) {
+      assert.ok(bytes.equals(fromZip.get(name) as Buffer), `${name} differs from kiln setup`);
+    }
+    await context.close();
+  });
 
   it("downloads the preset as <project name>.preset.json that round-trips", async () => {
     const { context, page } = await newPage();

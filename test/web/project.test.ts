@@ -32,7 +32,11 @@ describe("project model", () => {
       components: Record<string, unknown>[];
     };
     const out = presetFromProject(project);
-    assert.deepEqual(out.project, original.project);
+    // the default automation profile is left unset, as the file had it
+    assert.deepEqual(out.project, {
+      ...(original.project as object),
+      automationProfile: undefined,
+    });
     assert.deepEqual(
       out.components,
       original.components.map((c) => ({ fields: {}, labels: {}, ...c })),
@@ -65,7 +69,32 @@ describe("project model", () => {
 
   it("a preset without settings takes the defaults it is opened with", () => {
     const project = projectFromPreset('{"components": []}', { outputDir: "deploy" });
-    assert.deepEqual(project.project, { name: null, namespace: "default", outputDir: "deploy" });
+    assert.deepEqual(project.project, {
+      name: null,
+      namespace: "default",
+      outputDir: "deploy",
+      automationProfile: "cm",
+    });
+  });
+
+  it("the automation tool profile: read from the preset, written back only when `ansible`, and in kiln.toml", () => {
+    const ansible = projectFromPreset(
+      '{"project": {"automationProfile": "ansible"}, "components": []}',
+    );
+    assert.equal(ansible.project.automationProfile, "ansible");
+    assert.equal(presetFromProject(ansible).project?.automationProfile, "ansible");
+    assert.match(
+      projectFiles(ansible, []).find((file) => file.path === "kiln.toml")?.content ?? "",
+      /^automation_profile = "ansible"$/m,
+    );
+    const plain = projectFromPreset('{"components": []}');
+    assert.equal(plain.project.automationProfile, "cm");
+    assert.equal(presetFromProject(plain).project?.automationProfile, undefined);
+    assert.doesNotMatch(projectFiles(plain, [])[0]?.content ?? "", /automation_profile/);
+    assert.throws(
+      () => projectFromPreset('{"project": {"automationProfile": "chef"}, "components": []}'),
+      /project\.automationProfile: unknown variant `chef`, expected `cm` or `ansible`/,
+    );
   });
 
   it("names downloads after the project, kiln-project when unnamed", () => {
@@ -78,6 +107,7 @@ describe("project model", () => {
     assert.deepEqual(presetFromProject(unnamed).project, {
       namespace: "default",
       outputDir: "k8s",
+      automationProfile: undefined,
     });
   });
 

@@ -2,6 +2,7 @@
 // request, so re-rendering an unchanged component costs nothing. `renderThroughApi` is the
 // dashboard's renderer of one component for the core's project pipeline.
 import type { ConfigView } from "../../src/core/config.ts";
+import type { AutomationProfile } from "../../src/core/context.ts";
 import type { RegistryItemView } from "../../src/core/item.ts";
 import type { PresetComponent, PresetSummary } from "../../src/core/project/preset.ts";
 import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
@@ -15,6 +16,8 @@ export type FieldView = RegistryItemView["fields"][number];
 /** POST /api/render's body, as the dashboard holds it (labels as a map). */
 export interface RenderRequest extends PresetComponent {
   defaultNamespace: string;
+  /** The project's automation tool profile; sent only when it is not the spec's `cm`. */
+  automationProfile?: AutomationProfile | undefined;
 }
 
 /** What POST /api/render gave: the files, or the service's message (the pipeline's outcome). */
@@ -55,6 +58,7 @@ export function renderKey(request: RenderRequest): string {
     request.fields,
     request.labels,
     request.defaultNamespace,
+    request.automationProfile ?? "cm",
   ]);
 }
 
@@ -69,6 +73,7 @@ export function render(request: RenderRequest): Promise<RenderResult> {
     fields: request.fields,
     labels: Object.entries(request.labels).map(([key, value]) => ({ key, value })),
     defaultNamespace: request.defaultNamespace,
+    ...(request.automationProfile === "ansible" ? { automationProfile: "ansible" } : {}),
   });
   const promise = fetch("api/render", {
     method: "POST",
@@ -113,6 +118,7 @@ export const renderThroughApi: RenderOne<PresetComponent> = async (component, in
     fields: input.fields ?? {},
     labels: input.labels ?? {},
     defaultNamespace: input.defaultNamespace,
+    automationProfile: input.automationProfile,
   });
   if (!result.ok) throw new Error(result.error);
   return result;

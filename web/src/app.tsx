@@ -143,6 +143,7 @@ export function App(): JSX.Element {
     const timer = setTimeout(async () => {
       const results = await renderCollectingErrors(project.components, {
         defaultNamespace: project.project.namespace,
+        automationProfile: project.project.automationProfile,
         render: renderThroughApi,
         concurrent: true,
       });
@@ -366,6 +367,22 @@ export function App(): JSX.Element {
                 />
               </label>
             </div>
+            <label class="field compact">
+              <span class="field-label">automation names</span>
+              <select
+                class="input"
+                data-testid="automation-profile"
+                value={settings.automationProfile ?? "cm"}
+                onChange={(event) => {
+                  const value = (event.target as HTMLSelectElement).value;
+                  const automationProfile = value === "ansible" ? "ansible" : "cm";
+                  update((p) => ({ ...p, project: { ...p.project, automationProfile } }));
+                }}
+              >
+                <option value="cm">cm_host, cm.cfg (the specification's)</option>
+                <option value="ansible">ansible_host, ansible.cfg (what Ansible reads)</option>
+              </select>
+            </label>
           </div>
           <nav class="stages-nav" aria-label="Components">
             {STAGES.map((stage) => {

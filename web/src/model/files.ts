@@ -37,6 +37,7 @@ export function projectConfig(project: Project): ProjectConfig {
     name: project.project.name ?? DEFAULT_PROJECT_NAME,
     defaultNamespace: project.project.namespace,
     outputDir: project.project.outputDir,
+    automationProfile: project.project.automationProfile,
   };
 }
 
@@ -59,6 +60,7 @@ export async function renderProjectFiles(
 ): Promise<ProjectFile[]> {
   const results = await renderCollectingErrors(project.components, {
     defaultNamespace: project.project.namespace,
+    automationProfile: project.project.automationProfile,
     render,
     concurrent: true,
   });

@@ -6,6 +6,7 @@ import {
   DEFAULT_OUTPUT_DIR,
   DEFAULT_PROJECT_NAME,
 } from "../../../src/core/config.ts";
+import { type AutomationProfile, DEFAULT_AUTOMATION_PROFILE } from "../../../src/core/context.ts";
 import type { ItemMeta } from "../../../src/core/item.ts";
 import { parseJsonText } from "../../../src/core/json-text.ts";
 import {
@@ -26,6 +27,8 @@ export interface ProjectSettings {
   name: string | null;
   namespace: string;
   outputDir: string;
+  /** The automation tool profile; absent (projects saved before it existed) is `cm`. */
+  automationProfile?: AutomationProfile | undefined;
 }
 
 export interface Project {
@@ -61,6 +64,8 @@ export function projectFromPreset(input: unknown, defaults?: Partial<ProjectSett
       name: settings?.name ?? defaults?.name ?? null,
       namespace: settings?.namespace ?? defaults?.namespace ?? DEFAULT_NAMESPACE,
       outputDir: settings?.outputDir ?? defaults?.outputDir ?? DEFAULT_OUTPUT_DIR,
+      automationProfile:
+        settings?.automationProfile ?? defaults?.automationProfile ?? DEFAULT_AUTOMATION_PROFILE,
     },
     components: preset.components.map((component) => ({ id: newId(), ...component })),
   };
@@ -76,6 +81,9 @@ export function presetFromProject(project: Project): Preset {
       ...(project.project.name === null ? {} : { name: project.project.name }),
       namespace: project.project.namespace,
       outputDir: project.project.outputDir,
+      // set only when not the default (undefined is left out of the file), so a preset
+      // exported from a default project is unchanged
+      automationProfile: project.project.automationProfile === "ansible" ? "ansible" : undefined,
     },
     components: project.components.map(manifestComponent),
   };

@@ -163,6 +163,7 @@ function ConfigureNew(props: {
         fields: probeFields,
         labels: {},
         defaultNamespace: project.project.namespace,
+        automationProfile: project.project.automationProfile,
       });
       if (live) setProbe(result);
     }, 120);
