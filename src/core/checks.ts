@@ -10,15 +10,7 @@
 import { type Finding, runChecks } from "./project/checks/index.ts";
 import type { CheckProject } from "./project/facts.ts";
 
-export {
-  CHECK_RULES,
-  type ComponentToAdd,
-  type Finding,
-  type FindingComponent,
-  type RuleId,
-  type Severity,
-} from "./project/checks/index.ts";
-export type { RuleInfo } from "./project/checks/rule.ts";
+export { CHECK_RULES, type ComponentToAdd, type Finding } from "./project/checks/index.ts";
 export {
   type CheckComponent,
   type CheckProject,

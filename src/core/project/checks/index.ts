@@ -27,7 +27,7 @@ import { INGRESS_MISSING_SERVICE, SERVICE_SELECTS_NOTHING } from "./kubernetes.t
 import { CIDR_OVERLAP } from "./network.ts";
 import type { Finding as AnyFinding, RuleContext, RuleInfo } from "./rule.ts";
 
-export type { ComponentToAdd, FindingComponent, Severity } from "./rule.ts";
+export type { ComponentToAdd } from "./rule.ts";
 
 /** Every rule, in the order findings are reported. */
 const RULES = [
