@@ -35,7 +35,7 @@ const autocannon = autocannonUntyped as (options: {
   method: string;
   body: string | undefined;
   headers: Record<string, string>;
-  requests?: { setupRequest: (request: { body?: string }) => { body?: string } }[];
+  requests?: { setupRequest: (request: { body?: string }) => { body?: string } }[] | undefined;
   connections: number;
   duration: number;
 }) => Promise<AutocannonResult>;

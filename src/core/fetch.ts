@@ -17,7 +17,7 @@ export const DEFAULT_FETCH_LIMITS: FetchLimits = {
 };
 
 export interface FetchOptions {
-  limits?: FetchLimits;
+  limits?: FetchLimits | undefined;
   /** Stops the fetch early (besides the deadline), e.g. when the client that asked has gone. */
   signal?: AbortSignal | undefined;
   /**

@@ -685,7 +685,7 @@ export function yamlBlock(given: unknown, indent?: unknown, field?: unknown): st
   if (hasUnreadableTab(yaml, text)) {
     return refuse("it holds a tab outside quotes, comments and block scalars (use spaces there)");
   }
-  const read = (source: string): { value?: unknown; error?: string } => {
+  const read = (source: string): { value?: unknown; error?: string | undefined } => {
     try {
       const doc = yaml.parseDocument(source, { version: "1.1", prettyErrors: false });
       if (doc.errors.length > 0) return { error: doc.errors[0]?.message.split("\n")[0] };
