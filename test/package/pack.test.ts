@@ -1,0 +1,80 @@
+// The package as users install it: `npm pack` of this tree, installed into an empty prefix from
+// the tarball (its dependencies from the registry, as `npm install -g kiln` would), then the
+// installed `kiln` runs: --version, setup of the largest preset, and serve --ui with the
+// dashboard answering. Needs the build (`npm test` builds first) and the npm registry.
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before, describe, it } from "node:test";
+import { REPO } from "../cli/helpers.ts";
+
+const scratch = mkdtempSync(join(tmpdir(), "kiln-pack-"));
+const prefix = join(scratch, "prefix");
+const kiln = join(prefix, "bin", "kiln");
+const version = (
+  JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }
+).version;
+
+function run(command: string, args: string[], cwd: string) {
+  const result = spawnSync(command, args, { cwd, encoding: "utf8", timeout: 300_000 });
+  assert.equal(result.status, 0, `${command} ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout;
+}
+
+describe("the packed package, installed into an empty prefix", () => {
+  before(() => {
+    // the build is npm test's; --ignore-scripts so packing never builds again
+    run("npm", ["pack", "--ignore-scripts", "--pack-destination", scratch], REPO);
+    const tarball = readdirSync(scratch).find((name) => name.endsWith(".tgz")) as string;
+    run(
+      "npm",
+      [
+        "install",
+        "--global",
+        "--prefix",
+        prefix,
+        "--no-audit",
+        "--no-fund",
+        join(scratch, tarball),
+      ],
+      scratch,
+    );
+  });
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it("kiln --version", () => {
+    assert.equal(run(kiln, ["--version"], scratch), `kiln ${version}\n`);
+  });
+
+  it("kiln setup multi-tier-platform writes the whole project", () => {
+    const dir = mkdtempSync(join(scratch, "project-"));
+    const output = run(kiln, ["setup", "multi-tier-platform"], dir);
+    assert.match(output, /77 files/);
+    assert.ok(readdirSync(join(dir, "infra")).length > 0);
+    assert.match(readFileSync(join(dir, "kiln.toml"), "utf8"), /^\[project\]$/m);
+  });
+
+  it("kiln serve --ui answers the API and the dashboard", async () => {
+    const child = spawn(kiln, ["serve", "--ui", "--port", "0"], {
+      cwd: scratch,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).on("line", resolve);
+        child.on("exit", (code) => reject(new Error(`serve exited with ${code}`)));
+      });
+      const base = /^kiln listening on (\S+)$/.exec(line)?.[1] as string;
+      assert.equal(await (await fetch(`${base}/api/health`)).text(), "ok");
+      const page = await fetch(`${base}/`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /<div id="app"|<script/);
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+  });
+});
