@@ -1,11 +1,15 @@
 // Copies the catalogue (component folders) and the preset templates next to the compiled core,
-// so `dist/core/registry.js` finds `dist/core/registry/` as `src/core/registry.ts` finds its own.
+// so `dist/core/registry.js` finds `dist/core/registry/` as `src/core/registry.ts` finds its own;
+// and the service's OpenAPI document next to the compiled server.
 import { cpSync, rmSync } from "node:fs";
 
 for (const folder of ["registry", "presets"]) {
   rmSync(`dist/core/${folder}`, { recursive: true, force: true });
   cpSync(`src/core/${folder}`, `dist/core/${folder}`, { recursive: true });
 }
+// the service's OpenAPI document, which GET /api/openapi.json serves from beside the server
+rmSync("dist/server/contract", { recursive: true, force: true });
+cpSync("src/server/contract", "dist/server/contract", { recursive: true });
 
 // tsc has just compiled src/cli into dist/cli as ES modules, over the bundle; the bundle's
 // `{"type": "commonjs"}` marker would make Node read them as CommonJS, so it goes until

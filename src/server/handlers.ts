@@ -1,5 +1,6 @@
 // The endpoints: the spec's eight, and kiln's catalogue metadata (GET /api/registry/meta). Each takes the parsed request and returns a Reply; errors are thrown
 // (KilnError → JSON `{code, error}`, FrameworkError → text) and mapped in one place.
+import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LRUCache } from "lru-cache";
 import {
@@ -136,6 +137,21 @@ const presetsReply = once((list: readonly Preset[]) =>
 );
 
 export const health: Handler = () => HEALTH;
+
+/**
+ * The OpenAPI 3.1 description of this API, read once from the file shipped beside the server
+ * (`contract/openapi.json`; the build copies it into dist/server). A test validates real
+ * responses against it, so the two cannot drift apart silently.
+ */
+let openApiReply: Reply | undefined;
+export const openApi: Handler = () => {
+  openApiReply ??= constant({
+    status: 200,
+    headers: { "content-type": JSON_TYPE },
+    body: readFileSync(new URL("./contract/openapi.json", import.meta.url)),
+  });
+  return openApiReply;
+};
 
 export const components: Handler = (_ctx, { catalogue }) => componentsReply(catalogue.registry());
 

@@ -1,4 +1,5 @@
-// The route table: the spec's eight routes and kiln's /api/registry/meta, matched on the raw
+// The route table: the spec's eight routes and kiln's /api/registry/meta and /api/openapi.json,
+// matched on the raw
 // path. GET routes also answer HEAD; another method on a known path is 405 with `allow`; an
 // unknown path is 404 with an empty body.
 
@@ -32,6 +33,7 @@ export const ROUTES: readonly Route[] = [
   route("/api/presets/{name}", "GET", handlers.preset),
   route("/api/registry/inspect", "GET", handlers.inspect),
   route("/api/registry/meta", "GET", handlers.registryMeta),
+  route("/api/openapi.json", "GET", handlers.openApi),
   route("/api/render", "POST", handlers.render),
 ];
 

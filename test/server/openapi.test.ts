@@ -1,0 +1,157 @@
+// The OpenAPI document (GET /api/openapi.json) against the real service: every route and every
+// kind of answer it documents is requested over a real socket, and each response's status,
+// content type and body must be what the document says. A change to the API that the document
+// does not follow fails here.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, before, describe, test } from "node:test";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { builtinRegistry } from "../../src/core/index.ts";
+import type { RunningServer } from "../../src/server/server.ts";
+import { postJson, type RawResponse, REPO, raw, startFixtureServer } from "./helpers.ts";
+
+interface OpenApi {
+  info: { version: string };
+  paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  components: { responses: Record<string, unknown> };
+}
+
+let service: RunningServer;
+let doc: OpenApi;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+
+before(async () => {
+  service = await startFixtureServer({ registry: builtinRegistry() });
+  const served = await raw(service.url, { path: "/api/openapi.json" });
+  assert.equal(served.status, 200);
+  assert.equal(served.headers["content-type"], "application/json");
+  doc = JSON.parse(served.body) as OpenApi;
+  ajv.addSchema(doc as object, "openapi");
+});
+after(() => service.close());
+
+/** The documented response of `method path` for `status`, its `$ref` followed. */
+function documented(path: string, method: string, status: number): Record<string, unknown> {
+  const operation = doc.paths[path]?.[method];
+  assert.ok(operation, `${method} ${path} is documented`);
+  let response = operation.responses[String(status)] as Record<string, unknown> | undefined;
+  assert.ok(response, `${method} ${path} documents status ${status}`);
+  const ref = response.$ref as string | undefined;
+  if (ref) response = doc.components.responses[ref.split("/").pop() as string] as typeof response;
+  return response as Record<string, unknown>;
+}
+
+/** Asserts a real response matches the document: content type and body schema. */
+function conforms(path: string, method: string, response: RawResponse): void {
+  const spec = documented(path, method, response.status);
+  const content = spec.content as Record<string, { schema: object }> | undefined;
+  if (!content) {
+    assert.equal(response.body, "", `${method} ${path} ${response.status} has no body`);
+    return;
+  }
+  const type = response.headers["content-type"] as string;
+  const media = content[type];
+  assert.ok(media, `${method} ${path} ${response.status}: ${type} is documented`);
+  const body: unknown = type.startsWith("application/json")
+    ? JSON.parse(response.body)
+    : response.body;
+  const check = ajv.compile(resolved(media.schema));
+  assert.ok(check(body), `${method} ${path} ${response.status}: ${ajv.errorsText(check.errors)}`);
+}
+
+/** A schema whose `#/components/...` references point into the registered document. */
+function resolved(schema: object): object {
+  return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
+}
+
+describe("the OpenAPI document describes the real service", () => {
+  test("its version is the package's", () => {
+    const pkg = JSON.parse(readFileSync(`${REPO}/package.json`, "utf8")) as { version: string };
+    assert.equal(doc.info.version, pkg.version);
+  });
+
+  test("the GET routes' answers", async () => {
+    for (const path of [
+      "/api/health",
+      "/api/components",
+      "/api/registry",
+      "/api/config",
+      "/api/presets",
+    ]) {
+      conforms(path, "get", await raw(service.url, { path }));
+    }
+    conforms(
+      "/api/presets/{name}",
+      "get",
+      await raw(service.url, { path: "/api/presets/k8s-web-app" }),
+    );
+    conforms("/api/presets/{name}", "get", await raw(service.url, { path: "/api/presets/nope" }));
+    const inspect = (ref: string) =>
+      raw(service.url, { path: `/api/registry/inspect?ref=${encodeURIComponent(ref)}` });
+    conforms("/api/registry/inspect", "get", await inspect("k8s/deployment"));
+    conforms("/api/registry/inspect", "get", await inspect("nope/nothing"));
+    conforms(
+      "/api/registry/inspect",
+      "get",
+      await raw(service.url, { path: "/api/registry/inspect" }),
+    );
+    conforms("/api/registry/meta", "get", await raw(service.url, { path: "/api/registry/meta" }));
+    conforms(
+      "/api/registry/meta",
+      "get",
+      await raw(service.url, { path: "/api/registry/meta?ref=automation/config" }),
+    );
+    conforms("/api/openapi.json", "get", await raw(service.url, { path: "/api/openapi.json" }));
+    conforms(
+      "/api/health",
+      "get",
+      await raw(service.url, { path: "/api/health", headers: { host: "evil.example" } }),
+    );
+  });
+
+  test("POST /api/render's answers: files, and every kind of error", async () => {
+    const path = "/api/render";
+    conforms(
+      path,
+      "post",
+      await postJson(service.url, { reference: "k8s/deployment", name: "w", image: "x" }),
+    );
+    conforms(
+      path,
+      "post",
+      await postJson(service.url, {
+        reference: "automation/config",
+        name: "c",
+        automationProfile: "ansible",
+      }),
+    );
+    conforms(path, "post", await postJson(service.url, { reference: "nope/x", name: "w" }));
+    conforms(path, "post", await postJson(service.url, { reference: "k8s/deployment", name: "w" }));
+    conforms(path, "post", await postJson(service.url, "{"));
+    conforms(path, "post", await postJson(service.url, { name: "w" }));
+    conforms(path, "post", await postJson(service.url, "x".repeat(3 * 1024 * 1024)));
+    conforms(
+      path,
+      "post",
+      await raw(service.url, {
+        method: "POST",
+        path,
+        headers: { "content-type": "text/plain" },
+        body: "{}",
+      }),
+    );
+  });
+
+  test("every documented path is served (no stale entries)", async () => {
+    for (const path of Object.keys(doc.paths)) {
+      const concrete = path.replace("{name}", "k8s-web-app");
+      const method = Object.keys(doc.paths[path] ?? {})[0] as string;
+      const response =
+        method === "post"
+          ? await postJson(service.url, { reference: "k8s/deployment", name: "w", image: "x" })
+          : await raw(service.url, { path: concrete });
+      assert.notEqual(response.status, 404, `${path} answers`);
+      assert.notEqual(response.status, 405, `${path} answers ${method}`);
+    }
+  });
+});
