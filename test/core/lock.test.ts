@@ -1,0 +1,215 @@
+// The lock file's format (src/core/project/lock.ts) and its Node half (src/cli/lock-file.ts):
+// sorted, stable text that reads back unchanged; a lock of this format version stays readable
+// (fixtures/kiln-v1.lock, written by the first version, must never stop parsing); a newer
+// version is refused with the upgrade message.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import { baseContent, itemFingerprint, keepBase, lockedFile } from "../../src/cli/lock-file.ts";
+import type { RegistryItem } from "../../src/core/item.ts";
+import {
+  emptyLock,
+  LOCK_VERSION,
+  type Lock,
+  type LockedComponent,
+  lockSource,
+  parseLock,
+  recordComponent,
+  serializeLock,
+  urlForLock,
+  withoutComponents,
+} from "../../src/core/project/lock.ts";
+
+const FIXTURE = new URL("./fixtures/kiln-v1.lock", import.meta.url);
+
+function entry(name: string, component: string, paths: string[]): LockedComponent {
+  return {
+    name,
+    component,
+    reference: component,
+    source: { type: "builtin", kiln: "0.1.0" },
+    fingerprint: `sha256:${"a".repeat(64)}`,
+    fields: { zeta: "1", alpha: "2" },
+    labels: {},
+    namespace: "default",
+    files: paths.map((path, index) => lockedFile(path, `content of ${path}\n`, index)),
+  };
+}
+
+describe("kiln.lock format", () => {
+  test("round trip: serialize then parse gives the same lock, and the same bytes again", () => {
+    const lock: Lock = {
+      version: LOCK_VERSION,
+      components: [
+        entry("web", "k8s/service", ["k8s/web-service.yaml"]),
+        entry("api", "k8s/deployment", ["k8s/b.yaml", "k8s/a.yaml"]),
+      ],
+    };
+    const text = serializeLock(lock);
+    const parsed = parseLock(text);
+    assert.equal(serializeLock(parsed), text);
+    assert.equal(parsed.components.length, 2);
+    assert.equal(parsed.components[0]?.name, "api");
+  });
+
+  test("sorted: components by name then component, files by path, every object's keys", () => {
+    const lock: Lock = {
+      version: LOCK_VERSION,
+      components: [
+        entry("web", "k8s/service", []),
+        entry("api", "k8s/service", []),
+        entry("api", "k8s/deployment", ["z.yaml", "a.yaml"]),
+      ],
+    };
+    const text = serializeLock(lock);
+    const parsed = JSON.parse(text) as {
+      components: { name: string; component: string; files: { path: string }[] }[];
+    };
+    assert.deepEqual(
+      parsed.components.map((c) => `${c.name} ${c.component}`),
+      ["api k8s/deployment", "api k8s/service", "web k8s/service"],
+    );
+    assert.deepEqual(
+      parsed.components[0]?.files.map((f) => f.path),
+      ["a.yaml", "z.yaml"],
+    );
+    // keys in sorted order at every level, two-space indent, final newline
+    assert.match(text, /^\{\n {2}"components": \[\n/);
+    assert.match(text, /"fields": \{\n\s+"alpha": "2",\n\s+"zeta": "1"\n/);
+    assert.ok(text.endsWith('\n  "version": 1\n}\n'));
+    // the same lock in another order is the same text
+    assert.equal(serializeLock({ ...lock, components: [...lock.components].reverse() }), text);
+  });
+
+  test("a lock written by format version 1 is read (fixture kept from the first version)", () => {
+    const text = readFileSync(FIXTURE, "utf8");
+    const lock = parseLock(text);
+    assert.equal(lock.version, 1);
+    assert.deepEqual(
+      lock.components.map((c) => [c.name, c.source.type]),
+      [
+        ["api", "builtin"],
+        ["cache", "url"],
+        ["note", "file"],
+      ],
+    );
+    const [api, cache] = lock.components;
+    assert.equal(api?.fields.replicas, "2");
+    assert.equal(cache?.automationProfile, "ansible");
+    assert.equal(cache?.files[0]?.conflicted, true);
+    assert.equal(baseContent(api?.files[0] as never), "kind: Deployment\nmetadata:\n  name: api\n");
+  });
+
+  test("a newer version is refused with the upgrade message, whatever else it holds", () => {
+    for (const text of ['{"version": 2}', '{"version": 7, "components": "who knows"}']) {
+      assert.throws(
+        () => parseLock(text),
+        (error: Error & { detail?: string }) => {
+          assert.equal(error.message, "this kiln.lock was written by a newer kiln - upgrade kiln");
+          assert.match(error.detail ?? "", /this kiln reads versions up to 1/);
+          return true;
+        },
+      );
+    }
+  });
+
+  test("text that is no lock: clear errors that never quote the file", () => {
+    const cases: [string, RegExp][] = [
+      ["PATH=/secret", /^kiln\.lock is not valid JSON - fix it/],
+      ['{"components": []}', /^kiln\.lock is not a valid lock file/],
+      ['{"version": 0}', /^kiln\.lock is not a valid lock file/],
+      ['{"version": 1, "components": [{"name": "x"}]}', /^kiln\.lock is not a valid lock file/],
+    ];
+    for (const [text, message] of cases) {
+      assert.throws(
+        () => parseLock(text),
+        (error: Error & { detail?: string }) => {
+          assert.match(error.message, message);
+          assert.doesNotMatch(`${error.message} ${error.detail}`, /secret/);
+          return true;
+        },
+      );
+    }
+    const withString = '{"version": 1, "components": [{"name": 5}]}';
+    assert.throws(() => parseLock(withString), {
+      detail: "components[0].name: invalid type: integer `5`, expected a string",
+    });
+  });
+
+  test("recording a component replaces its entry and takes over its files from others", () => {
+    let lock = recordComponent(emptyLock(), entry("api", "k8s/deployment", ["a.yaml"]));
+    lock = recordComponent(lock, entry("web", "k8s/service", ["b.yaml", "c.yaml"]));
+    lock = recordComponent(lock, entry("api", "k8s/deployment", ["a2.yaml", "c.yaml"]));
+    const files = Object.fromEntries(
+      lock.components.map((c) => [c.name, c.files.map((f) => f.path)]),
+    );
+    assert.deepEqual(files, { web: ["b.yaml"], api: ["a2.yaml", "c.yaml"] });
+    assert.deepEqual(
+      withoutComponents(lock, (c) => c.name === "web").components.map((c) => c.name),
+      ["api"],
+    );
+  });
+
+  test("sources: built-in with kiln's version, URL without credentials, file as typed", () => {
+    assert.deepEqual(lockSource("k8s/deployment", true, "1.2.3"), {
+      type: "builtin",
+      kiln: "1.2.3",
+    });
+    assert.deepEqual(lockSource("https://u:token@example.com/x.json?v=1", false, "1"), {
+      type: "url",
+      url: "https://example.com/x.json?v=1",
+    });
+    assert.equal(urlForLock("http://example.com/a@b"), "http://example.com/a@b");
+    assert.deepEqual(lockSource("./items/x.json", false, "1"), {
+      type: "file",
+      path: "./items/x.json",
+    });
+  });
+});
+
+describe("kiln.lock entries (the CLI's half)", () => {
+  test("a file's base is its exact content, checked against its hash", () => {
+    const content = "a: 1\n# é ✓\nno newline at the end";
+    const file = lockedFile("k8s/x.yaml", content, 3);
+    assert.equal(file.template, 3);
+    assert.equal(baseContent(file), content);
+    assert.throws(
+      () => baseContent({ ...file, sha256: "0".repeat(64) }),
+      /does not match its hash/,
+    );
+    assert.throws(() => baseContent({ ...file, base: "!!!" }), /cannot be read/);
+  });
+
+  test("an unchanged file keeps its recorded base bytes; a changed one gets the new", () => {
+    const old = { ...lockedFile("x", "same\n", 0), base: "y87MT3cKtQ4w0NPSUHdMyVP3S9RUAE0A" };
+    assert.equal(keepBase(lockedFile("x", "same\n", 0), old).base, old.base);
+    assert.notEqual(keepBase(lockedFile("x", "other\n", 0), old).base, old.base);
+  });
+
+  test("the fingerprint changes with the item and not with key order", () => {
+    const item: RegistryItem = {
+      name: "n",
+      category: "c",
+      title: "",
+      description: "",
+      fields: [],
+      files: [{ path: "a", template: "x" }],
+    };
+    const reordered = JSON.parse(
+      JSON.stringify({
+        files: item.files,
+        name: "n",
+        category: "c",
+        title: "",
+        description: "",
+        fields: [],
+      }),
+    ) as RegistryItem;
+    assert.equal(itemFingerprint(item), itemFingerprint(reordered));
+    assert.match(itemFingerprint(item), /^sha256:[0-9a-f]{64}$/);
+    assert.notEqual(
+      itemFingerprint(item),
+      itemFingerprint({ ...item, files: [{ path: "a", template: "y" }] }),
+    );
+  });
+});
