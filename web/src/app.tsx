@@ -2,22 +2,16 @@
 // form, the live preview, checks, architecture), downloads, persistence and undo.
 import { strToU8, zipSync } from "fflate";
 import type { JSX } from "preact";
-import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
 import { type CheckComponent, type ComponentToAdd, checkProject } from "../../src/core/checks.ts";
 import { projectFacts } from "../../src/core/project/facts.ts";
-import {
-  renderCollectingErrors,
-  withRenderedPaths,
-} from "../../src/core/project/render-components.ts";
-import {
-  api,
-  type ConfigView,
-  inspect,
-  type PresetSummary,
-  type RegistryItemView,
-  type RenderResult,
-  renderThroughApi,
-} from "./api.ts";
+import { withRenderedPaths } from "../../src/core/project/render-components.ts";
+import { api, renderThroughApi } from "./api.ts";
+import { useCatalogue } from "./hooks/use-catalogue.ts";
+import { useItems } from "./hooks/use-items.ts";
+import { usePersistentProject } from "./hooks/use-persistent-project.ts";
+import { useRenders } from "./hooks/use-renders.ts";
+import { useToasts } from "./hooks/use-toasts.ts";
 import { findConflicts } from "./model/conflicts.ts";
 import { renderProjectFiles, zipFileName } from "./model/files.ts";
 import {
@@ -34,125 +28,33 @@ import {
 } from "./model/project.ts";
 import { AddDialog } from "./ui/add-dialog.tsx";
 import { ChecksView } from "./ui/checks-view.tsx";
-import { download, IconButton, TextInput, type Toast, Toasts } from "./ui/common.tsx";
+import { download, IconButton, TextInput, Toasts } from "./ui/common.tsx";
 import { ComponentForm, formContext } from "./ui/component-form.tsx";
 import { GraphView } from "./ui/graph-view.tsx";
 import { Home } from "./ui/home.tsx";
 import { IniImportDialog } from "./ui/ini-dialog.tsx";
 import { Preview } from "./ui/preview.tsx";
+import { TopBar } from "./ui/top-bar.tsx";
 import { useItemMeta } from "./ui/use-item-meta.ts";
-
-const STORAGE_KEY = "kiln.dashboard.v1";
-
-interface Saved {
-  project: Project;
-  selected: string | undefined;
-}
-
-function loadSaved(): Saved | undefined {
-  try {
-    const text = localStorage.getItem(STORAGE_KEY);
-    if (!text) return undefined;
-    const saved = JSON.parse(text) as Saved;
-    if (!saved.project || !Array.isArray(saved.project.components)) return undefined;
-    return saved;
-  } catch {
-    return undefined;
-  }
-}
 
 type View = "build" | "checks" | "graph";
 
-/** Built-in items by reference resolution: the name after the last `/` picks the built-in. */
-function builtinFor(registry: RegistryItemView[], reference: string): RegistryItemView | undefined {
-  const name = reference.slice(reference.lastIndexOf("/") + 1);
-  return registry.find((item) => item.name === name);
-}
-
 export function App(): JSX.Element {
-  const saved = useMemo(loadSaved, []);
-  const [project, setProject] = useState<Project | undefined>(saved?.project);
-  const [screen, setScreen] = useState<"home" | "builder">(saved ? "builder" : "home");
-  const [selected, setSelected] = useState<string | undefined>(saved?.selected);
+  const { restored, project, setProject, selected, setSelected } = usePersistentProject();
+  const { registry, registryError, presets, presetsError, config } = useCatalogue();
+  const { renders, pending, reset: resetRenders } = useRenders(project);
+  const { toasts, toast, dismiss } = useToasts();
+  const [screen, setScreen] = useState<"home" | "builder">(restored ? "builder" : "home");
   const [view, setView] = useState<View>("build");
-  const [registry, setRegistry] = useState<RegistryItemView[]>([]);
-  const [registryError, setRegistryError] = useState<string>();
-  const [presets, setPresets] = useState<PresetSummary[]>();
-  const [presetsError, setPresetsError] = useState<string>();
-  const [config, setConfig] = useState<ConfigView>();
   const [homeBusy, setHomeBusy] = useState<string>();
   const [homeError, setHomeError] = useState<string>();
-  const [renders, setRenders] = useState<Record<string, RenderResult>>({});
-  const [pending, setPending] = useState(false);
   const [adding, setAdding] = useState<StageId | undefined>();
   // the component and field an INI import goes into
   const [iniFor, setIniFor] = useState<{ id: string; field: string } | undefined>();
-  const [toasts, setToasts] = useState<Toast[]>([]);
-  const [items, setItems] = useState<Record<string, RegistryItemView | string>>({});
+  const { itemOf, errorOf } = useItems(project, registry);
   const [downloading, setDownloading] = useState(false);
   // what each component is (stage, editors, facts): catalogue data, not code
   const itemMeta = useItemMeta(project?.components.map((component) => component.reference) ?? []);
-
-  const toast = useCallback(
-    (text: string, tone: Toast["tone"] = "info", action?: Toast["action"]) => {
-      const id = Date.now() + Math.random();
-      setToasts((list) => [...list.slice(-3), { id, text, tone, action }]);
-      setTimeout(
-        () => setToasts((list) => list.filter((t) => t.id !== id)),
-        action ? 10_000 : 6_000,
-      );
-    },
-    [],
-  );
-
-  useEffect(() => {
-    api.registry().then(setRegistry, (error: Error) => setRegistryError(error.message));
-    api.presets().then(setPresets, (error: Error) => setPresetsError(error.message));
-    api.config().then(setConfig, () => undefined);
-  }, []);
-
-  // Persist across reloads.
-  useEffect(() => {
-    if (!project) return;
-    try {
-      localStorage.setItem(STORAGE_KEY, JSON.stringify({ project, selected } satisfies Saved));
-    } catch {
-      // storage full or disabled: the project lives on in memory
-    }
-  }, [project, selected]);
-
-  // Items for references that are not built-ins (URL or file), through /api/registry/inspect.
-  useEffect(() => {
-    if (!project || registry.length === 0) return;
-    for (const component of project.components) {
-      if (builtinFor(registry, component.reference) || items[component.reference] !== undefined)
-        continue;
-      inspect(component.reference).then(
-        (item) => setItems((all) => ({ ...all, [component.reference]: item })),
-        (error: Error) => setItems((all) => ({ ...all, [component.reference]: error.message })),
-      );
-    }
-  }, [project, registry, items]);
-
-  // Render every component (cached per request), a moment after the last change.
-  const generation = useRef(0);
-  useEffect(() => {
-    if (!project) return;
-    const current = ++generation.current;
-    setPending(true);
-    const timer = setTimeout(async () => {
-      const results = await renderCollectingErrors(project.components, {
-        defaultNamespace: project.project.namespace,
-        automationProfile: project.project.automationProfile,
-        render: renderThroughApi,
-        concurrent: true,
-      });
-      if (current !== generation.current) return;
-      setRenders(Object.fromEntries(results.map((result) => [result.component.id, result])));
-      setPending(false);
-    }, 120);
-    return () => clearTimeout(timer);
-  }, [project]);
 
   const checkComponents: CheckComponent[] = useMemo(
     () =>
@@ -180,7 +82,7 @@ export function App(): JSX.Element {
   const open = (next: Project) => {
     setProject(next);
     setSelected(next.components[0]?.id);
-    setRenders({});
+    resetRenders();
     setView("build");
     setScreen("builder");
     setHomeError(undefined);
@@ -267,22 +169,13 @@ export function App(): JSX.Element {
             }
           }}
         />
-        <Toasts
-          toasts={toasts}
-          dismiss={(id) => setToasts((list) => list.filter((t) => t.id !== id))}
-        />
+        <Toasts toasts={toasts} dismiss={dismiss} />
       </>
     );
   }
 
   const index = project.components.findIndex((component) => component.id === selected);
   const component = project.components[index];
-  const itemOf = (reference: string) => {
-    const builtin = builtinFor(registry, reference);
-    if (builtin) return builtin;
-    const entry = items[reference];
-    return typeof entry === "string" ? undefined : entry;
-  };
   const others = project.components.map((c) => {
     const result = renders[c.id];
     return result?.ok ? result.files : undefined;
@@ -499,11 +392,7 @@ export function App(): JSX.Element {
                 component={component}
                 item={itemOf(component.reference)}
                 meta={itemMeta.metaOf(component.reference)}
-                itemError={
-                  typeof items[component.reference] === "string"
-                    ? (items[component.reference] as string)
-                    : undefined
-                }
+                itemError={errorOf(component.reference)}
                 context={context}
                 onChange={(next) =>
                   update((p) => ({
@@ -604,33 +493,7 @@ export function App(): JSX.Element {
           }}
         />
       )}
-      <Toasts
-        toasts={toasts}
-        dismiss={(id) => setToasts((list) => list.filter((t) => t.id !== id))}
-      />
+      <Toasts toasts={toasts} dismiss={dismiss} />
     </>
-  );
-}
-
-function TopBar(props: { onHome: (() => void) | undefined; actions?: JSX.Element }): JSX.Element {
-  return (
-    <header class="topbar">
-      <button
-        type="button"
-        class="brand"
-        onClick={props.onHome}
-        disabled={!props.onHome}
-        title="Home"
-      >
-        <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true">
-          <path d="M4 20h16l-2-9H6z" class="brand-kiln" />
-          <path d="M9 11c0-3 3-4 3-7 0 3 3 4 3 7" class="brand-flame" />
-        </svg>
-        <span>kiln</span>
-        <span class="brand-sub">dashboard</span>
-      </button>
-      <span class="tabs-spacer" />
-      {props.actions}
-    </header>
   );
 }
