@@ -4,7 +4,7 @@ import { parse as parseToml } from "smol-toml";
 import { PROJECT_FILE } from "../core/config.ts";
 import { isKilnError, KilnError } from "../core/errors.ts";
 import { escapesTarget, isAbsolutePath } from "../core/plan.ts";
-import { type ProjectConfig, parseProjectConfig } from "../core/project.ts";
+import { type ProjectConfig, parseProjectConfig } from "../core/project/kiln-toml.ts";
 import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "./read-file.ts";
 
 /**

@@ -16,6 +16,8 @@ import {
   checkOutputFolder,
   checkPlannedPaths,
   collisionKey,
+  duplicatePathRefusal,
+  escapeRefusal,
   gitRefusal,
   normalizeRelativePath,
   type PlannedFile,
@@ -69,13 +71,6 @@ function isInside(root: string, path: string): boolean {
   if (path === root) return true;
   const prefix = root.endsWith(sep) ? root : root + sep;
   return path.startsWith(prefix);
-}
-
-function escapeError(path: string): KilnError {
-  return new KilnError(
-    "invalid_request",
-    `refusing to write \`${path}\` - it escapes the target directory`,
-  );
 }
 
 /**
@@ -152,7 +147,7 @@ export function resolveDestination(
     const last = index === segments.length - 1;
     if (segment === "..") {
       current = dirname(current);
-      if (!isInside(rootReal, current)) throw escapeError(path);
+      if (!isInside(rootReal, current)) throw escapeRefusal(path);
       stats = disk.entry(current);
       continue;
     }
@@ -161,7 +156,7 @@ export function resolveDestination(
     stats = disk.entry(current);
     if (stats?.isSymbolicLink()) {
       current = linkTarget(current);
-      if (!isInside(rootReal, current)) throw escapeError(path);
+      if (!isInside(rootReal, current)) throw escapeRefusal(path);
       stats = statSync(current, { throwIfNoEntry: false });
     }
     if (stats === undefined) continue;
@@ -458,12 +453,7 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
   const seen = new Set<string>();
   for (const step of steps) {
     const key = collisionKey(step.destination);
-    if (seen.has(key)) {
-      throw new KilnError(
-        "invalid_request",
-        `two files rendered to the same path: \`${step.display}\``,
-      );
-    }
+    if (seen.has(key)) throw duplicatePathRefusal(step.display);
     seen.add(key);
   }
   return steps;

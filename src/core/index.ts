@@ -7,7 +7,7 @@ export * from "./fetch.ts";
 export * from "./item.ts";
 export * from "./plan.ts";
 export * from "./preset.ts";
-export * from "./project.ts";
+export * from "./project/kiln-toml.ts";
 export * from "./registry.ts";
 export * from "./render.ts";
 export * from "./resolve.ts";

@@ -253,6 +253,11 @@ export function referenceOf(item: Pick<RegistryItem, "category" | "name">): stri
   return `${item.category}/${item.name}`;
 }
 
+/** The spec's message for what a reference names but is no registry item; `detail` says why. */
+function invalidItem(reference: string, detail: string): KilnError {
+  return new KilnError("invalid_request", `${reference} is not a valid registry item`, detail);
+}
+
 /**
  * Validates parsed JSON as a registry item. `reference` is how the caller named it (a URL, a
  * path, a built-in folder) and appears in the error; the detail says what did not fit, by key
@@ -265,11 +270,7 @@ export function parseRegistryItem(json: unknown, reference: string): RegistryIte
     return item;
   } catch (error) {
     if (error instanceof ShapeError) {
-      throw new KilnError(
-        "invalid_request",
-        `${reference} is not a valid registry item`,
-        error.messageWithoutStrings,
-      );
+      throw invalidItem(reference, error.messageWithoutStrings);
     }
     throw error;
   }
@@ -284,11 +285,7 @@ export function parseRegistryItemText(text: string, reference: string): Registry
   try {
     json = parseJsonText(text);
   } catch (error) {
-    throw new KilnError(
-      "invalid_request",
-      `${reference} is not a valid registry item`,
-      `not JSON: ${(error as Error).message}`,
-    );
+    throw invalidItem(reference, `not JSON: ${(error as Error).message}`);
   }
   return parseRegistryItem(json, reference);
 }

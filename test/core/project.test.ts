@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parse } from "smol-toml";
 import { KilnError } from "../../src/core/errors.ts";
-import { parseProjectConfig, serializeProjectConfig } from "../../src/core/project.ts";
+import { parseProjectConfig, serializeProjectConfig } from "../../src/core/project/kiln-toml.ts";
 
 describe("kiln.toml", () => {
   test("one [project] table with name, default_namespace, output_dir", () => {

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { serializeProjectConfig } from "../../src/core/project/kiln-toml.ts";
 import { parsePreset } from "../../src/core/project/preset.ts";
-import { serializeProjectConfig } from "../../src/core/project.ts";
 import { findConflicts } from "../../web/src/model/conflicts.ts";
 import {
   projectConfig,

@@ -1,6 +1,6 @@
 // kiln add: renders one component into the project's output folder (from kiln.toml).
 import { resolve } from "node:path";
-import { KilnError } from "../../core/errors.ts";
+import { projectFileError } from "../../core/project/kiln-toml.ts";
 import { FIELD_SHORTCUTS, shortcutMax } from "../../core/project/shortcuts.ts";
 import {
   flag,
@@ -96,9 +96,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const cwd = process.cwd();
   const project = readProject(cwd);
   if (!isFolderInsideProject(project.outputDir)) {
-    throw new KilnError(
-      "invalid_request",
-      `kiln.toml: output_dir \`${project.outputDir}\` must be a folder inside the project - fix it or run \`kiln init --force\``,
+    throw projectFileError(
+      `: output_dir \`${project.outputDir}\` must be a folder inside the project`,
     );
   }
   // built-ins render here; items from files and URLs in a worker, within time and memory limits

@@ -9,7 +9,7 @@ import {
 } from "../../core/config.ts";
 import { KilnError } from "../../core/errors.ts";
 import { checkOutputFolder } from "../../core/plan.ts";
-import { serializeProjectConfig } from "../../core/project.ts";
+import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
 import { flag, parse, positionals, stringOption, UsageError } from "../args.ts";
 import type { Output } from "../output.ts";
 import { isFolderInsideProject } from "../project.ts";
