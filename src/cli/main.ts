@@ -3,6 +3,7 @@
 // loaded with a dynamic import, so the bundle starts by reading just the code that one command
 // needs (the template engine only for add/setup/apply, the HTTP server only for serve).
 import { isUsageError } from "./args.ts";
+import { COMMAND_LIST } from "./command-list.ts";
 import { exitCodeFor } from "./exit.ts";
 import { Output, pendingStreams, writeFd } from "./output.ts";
 import { readVersion } from "./version.ts";
@@ -11,36 +12,19 @@ export interface Command {
   /** Runs the command with the arguments after its name; resolves to the exit status. */
   run(argv: string[], output: Output): Promise<number>;
   /** The --help text; serve builds it from the server's own usage, so only it loads it. */
-  help: string | (() => Promise<string>);
+  help(): string | Promise<string>;
 }
 
-const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
-  init: {
-    summary: "create kiln.toml and the output folder",
-    load: () => import("./commands/init.ts"),
-  },
-  add: {
-    summary: "render one component into the output folder",
-    load: () => import("./commands/add.ts"),
-  },
-  list: { summary: "show the built-in components", load: () => import("./commands/list.ts") },
-  presets: {
-    summary: "show the built-in preset templates",
-    load: () => import("./commands/presets.ts"),
-  },
-  setup: {
-    summary: "start a project from a preset (files + kiln.toml)",
-    load: () => import("./commands/setup.ts"),
-  },
-  apply: {
-    summary: "render a preset's files into a folder",
-    load: () => import("./commands/apply.ts"),
-  },
-  check: {
-    summary: "check a preset's components against each other",
-    load: () => import("./commands/check.ts"),
-  },
-  serve: { summary: "start the HTTP API", load: () => import("./commands/serve.ts") },
+/** Each command's module, loaded when it runs; its summary and options are in command-list.ts. */
+const LOADERS: Record<string, () => Promise<Command>> = {
+  init: () => import("./commands/init.ts"),
+  add: () => import("./commands/add.ts"),
+  list: () => import("./commands/list.ts"),
+  presets: () => import("./commands/presets.ts"),
+  setup: () => import("./commands/setup.ts"),
+  apply: () => import("./commands/apply.ts"),
+  check: () => import("./commands/check.ts"),
+  serve: () => import("./commands/serve.ts"),
 };
 
 const HELP = `kiln - render infrastructure files from templates into your project
@@ -48,9 +32,7 @@ const HELP = `kiln - render infrastructure files from templates into your projec
 Usage: kiln <command> [options]
 
 Commands:
-${Object.entries(COMMANDS)
-  .map(([name, command]) => `  ${name.padEnd(9)}${command.summary}`)
-  .join("\n")}
+${COMMAND_LIST.map((command) => `  ${command.name.padEnd(9)}${command.summary}`).join("\n")}
 
 Options:
   -h, --help     show help (also: kiln <command> --help)
@@ -90,18 +72,18 @@ async function main(argv: string[]): Promise<number> {
     }
     return main([topic, "--help"]);
   }
-  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!entry) {
+  const load = Object.hasOwn(LOADERS, name) ? LOADERS[name] : undefined;
+  if (!load) {
     output.error(`unknown command \`${name}\``);
     output.hint(`run \`kiln --help\` to see the commands`);
     return 2;
   }
   if (name === "serve") usesStreams = true;
-  const command = await entry.load();
+  const command = await load();
   const options = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
   if (options.includes("--help") || options.includes("-h")) {
     try {
-      writeFd(1, typeof command.help === "string" ? command.help : await command.help());
+      writeFd(1, await command.help());
     } catch (error) {
       output.error((error as Error).message);
       return exitCodeFor(error);

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parse } from "../../src/cli/args.ts";
-import { fieldValues } from "../../src/cli/commands/add.ts";
+import { fieldValues } from "../../src/cli/fields.ts";
 import { FIELD_SHORTCUTS, shortcutMax } from "../../src/core/project/shortcuts.ts";
 import { parseRenderRequest } from "../../src/server/render-request.ts";
 

@@ -1,45 +1,35 @@
 // kiln apply: renders a preset's files into the current folder (or --into); never reads or
 // writes kiln.toml.
 import { resolve } from "node:path";
-import { flag, parse, positionals, stringOption, UsageError } from "../args.ts";
+import { flag, stringOption, UsageError } from "../args.ts";
+import { APPLY } from "../command-list.ts";
+import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
 import { plural, reportDryRun, reportSteps } from "../report.ts";
 import { commit } from "../write-commit.ts";
 import { displayPath, planRun } from "../write-plan.ts";
 
-export const help = `kiln apply - render a preset's files into a folder
-
-Usage: kiln apply <preset> [--into <folder>] [--force] [--dry-run] [--allow-exec-paths]
-
-<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file.
+export function help(): string {
+  return commandHelp(APPLY, {
+    title: "render a preset's files into a folder",
+    about: `<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file.
 Renders every component and checks every path before writing anything. Unlike setup, apply
 ignores the preset's output folder and never reads or writes kiln.toml.
 
 Never writes in .git, out of the folder through a symbolic link, or over anything but a
 regular file. Files other tools run or load as code (.envrc, .vscode/, .github/workflows/,
-shell start-up files, ... - see docs/cli.md) are refused unless you pass --allow-exec-paths.
-
-Options:
-  --into <folder>     write into this folder (default: the current folder); created if missing
-  --force             overwrite files that already exist
-  --dry-run           show each file as new, overwrite or unchanged; write nothing
-  --allow-exec-paths  also write files other tools run or load as code (each is named)
-  -h, --help          show this help
-
-Examples:
-  kiln apply k8s-web-app --into deploy
-  kiln apply ./platform.preset.json --dry-run
-`;
+shell start-up files, ... - see docs/cli.md) are refused unless you pass --allow-exec-paths.`,
+    examples: [
+      "kiln apply k8s-web-app --into deploy",
+      "kiln apply ./platform.preset.json --dry-run",
+    ],
+  });
+}
 
 export async function run(argv: string[], output: Output): Promise<number> {
-  const parsed = parse(argv, {
-    into: { type: "string" },
-    force: { type: "boolean" },
-    "dry-run": { type: "boolean" },
-    "allow-exec-paths": { type: "boolean" },
-  });
-  const [reference] = positionals(parsed, ["preset"]) as [string];
+  const { parsed, args } = parseCommand(argv, APPLY);
+  const [reference] = args as [string];
   const into = stringOption(parsed, "into");
   if (into === "") throw new UsageError("--into needs a folder");
   const dryRun = flag(parsed, "dry-run");

@@ -7,40 +7,36 @@ import { toItemMetaView } from "../../core/item.ts";
 import { presetNamespace } from "../../core/project/preset.ts";
 import { withRenderedPaths } from "../../core/project/render-components.ts";
 import { builtinRegistry } from "../../core/registry.ts";
-import { flag, parse, positionals } from "../args.ts";
+import { flag } from "../args.ts";
+import { CHECK } from "../command-list.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";
+import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderPresetForChecks } from "../preset-run.ts";
 import { plural } from "../report.ts";
 
-const width = Math.max(...CHECK_RULES.map((rule) => rule.id.length));
-
-export const help = `kiln check - check a preset's components against each other
-
-Usage: kiln check <preset> [--json]
-
-<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file.
+export function help(): string {
+  const width = Math.max(...CHECK_RULES.map((rule) => rule.id.length));
+  return commandHelp(CHECK, {
+    title: "check a preset's components against each other",
+    about: `<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file.
 Renders every component (nothing is written) and reports what no single template can see:
 a play aimed at a group no inventory defines, a role used but not vendored, two components
 writing one path, and more. Exits 1 when any finding is an error, 0 otherwise (warnings
-alone pass).
-
-Options:
-  --json      print {"findings": [...], "errors": <n>, "warnings": <n>}
-  -h, --help  show this help
-
-Rules:
-${CHECK_RULES.map((rule) => `  ${rule.id.padEnd(width)}  ${rule.severity.padEnd(7)}  ${rule.summary}`).join("\n")}
-
-Examples:
-  kiln check multi-tier-platform
-  kiln check ./shop.preset.json
-  kiln check ./shop.preset.json --json | jq -r '.findings[].message'
-`;
+alone pass).`,
+    notes: `Rules:
+${CHECK_RULES.map((rule) => `  ${rule.id.padEnd(width)}  ${rule.severity.padEnd(7)}  ${rule.summary}`).join("\n")}`,
+    examples: [
+      "kiln check multi-tier-platform",
+      "kiln check ./shop.preset.json",
+      "kiln check ./shop.preset.json --json | jq -r '.findings[].message'",
+    ],
+  });
+}
 
 export async function run(argv: string[], output: Output): Promise<number> {
-  const parsed = parse(argv, { json: { type: "boolean" } });
-  const [reference] = positionals(parsed, ["preset"]) as [string];
+  const { parsed, args } = parseCommand(argv, CHECK);
+  const [reference] = args as [string];
   // built-ins render here; components from files and URLs in a worker with a deadline. A
   // render stopped by a limit ends the check with that error (see renderPresetForChecks)
   const { preset, results } = await renderPresetForChecks(reference, process.cwd());

@@ -10,43 +10,29 @@ import {
 import { KilnError } from "../../core/errors.ts";
 import { checkOutputFolder } from "../../core/plan.ts";
 import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
-import { flag, parse, positionals, stringOption, UsageError } from "../args.ts";
+import { flag, stringOption, UsageError } from "../args.ts";
+import { INIT } from "../command-list.ts";
+import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { isFolderInsideProject } from "../project.ts";
 import { commit } from "../write-commit.ts";
 import { planRun, realPathOf } from "../write-plan.ts";
 
-export const help = `kiln init - start a kiln project in the current folder
-
-Usage: kiln init [--name <name>] [--dir <folder>] [--namespace <namespace>] [--force]
-
-Writes ${PROJECT_FILE} (project name, default namespace, output folder) and creates the
-output folder. \`kiln add\` reads ${PROJECT_FILE}.
-
-Options:
-  --name <name>            project name (default: the current folder's name)
-  --dir <folder>           where \`kiln add\` writes files (default: ${DEFAULT_OUTPUT_DIR})
-  --namespace <namespace>  namespace for components that set none (default: ${DEFAULT_NAMESPACE})
-  --force                  overwrite an existing ${PROJECT_FILE}
-  -h, --help               show this help
-
-Examples:
-  kiln init
-  kiln init --name shop --dir deploy --namespace shop
-`;
+export function help(): string {
+  return commandHelp(INIT, {
+    title: "start a kiln project in the current folder",
+    about: `Writes ${PROJECT_FILE} (project name, default namespace, output folder) and creates the
+output folder. \`kiln add\` reads ${PROJECT_FILE}.`,
+    examples: ["kiln init", "kiln init --name shop --dir deploy --namespace shop"],
+  });
+}
 
 export function defaultProjectName(cwd: string): string {
   return basename(cwd) || DEFAULT_PROJECT_NAME;
 }
 
 export async function run(argv: string[], output: Output): Promise<number> {
-  const parsed = parse(argv, {
-    name: { type: "string" },
-    dir: { type: "string" },
-    namespace: { type: "string" },
-    force: { type: "boolean" },
-  });
-  positionals(parsed, []);
+  const { parsed } = parseCommand(argv, INIT);
   const cwd = process.cwd();
   const outputDir = stringOption(parsed, "dir") ?? DEFAULT_OUTPUT_DIR;
   if (outputDir === "" || !isFolderInsideProject(outputDir)) {

@@ -1,25 +1,21 @@
 // kiln list: the built-in components, for people or (--json) as GET /api/registry returns them.
 import { toItemView } from "../../core/item.ts";
+import { FIELD_SHORTCUTS } from "../../core/project/shortcuts.ts";
 import { builtinRegistry } from "../../core/registry.ts";
-import { flag, parse, positionals } from "../args.ts";
+import { flag } from "../args.ts";
+import { LIST } from "../command-list.ts";
+import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 
-export const help = `kiln list - show the built-in components
-
-Usage: kiln list [--json]
-
-Options:
-  --json      print {"items": [...]} exactly as GET /api/registry returns it
-  -h, --help  show this help
-
-Examples:
-  kiln list
-  kiln list --json | jq -r '.items[].reference'
-`;
+export function help(): string {
+  return commandHelp(LIST, {
+    title: "show the built-in components",
+    examples: ["kiln list", "kiln list --json | jq -r '.items[].reference'"],
+  });
+}
 
 export async function run(argv: string[], output: Output): Promise<number> {
-  const parsed = parse(argv, { json: { type: "boolean" } });
-  positionals(parsed, []);
+  const { parsed } = parseCommand(argv, LIST);
   const items = builtinRegistry().items.map(toItemView);
   if (flag(parsed, "json")) {
     output.line(JSON.stringify({ items }, null, 2));
@@ -40,7 +36,9 @@ export async function run(argv: string[], output: Output): Promise<number> {
   }
   output.line();
   output.line("add one: kiln add <reference> --name <name> [--set <field>=<value>]...");
-  output.line("(image, replicas, port, target_port, namespace, host, path and service also have");
-  output.line(" their own options, e.g. --image nginx:1.27 --target-port 8080)");
+  // the shortcut options, from the table `kiln add` parses them by
+  const fields = FIELD_SHORTCUTS.map((shortcut) => shortcut.field);
+  output.line(`(${fields.slice(0, -1).join(", ")} and ${fields.at(-1)} also have their own`);
+  output.line(` options: ${FIELD_SHORTCUTS.map((shortcut) => `--${shortcut.option}`).join(", ")})`);
   return 0;
 }

@@ -1,25 +1,20 @@
 // kiln presets: the built-in preset templates, for people or (--json) as GET /api/presets.
 import { builtinPresets, presetSummary } from "../../core/preset.ts";
-import { flag, parse, positionals } from "../args.ts";
+import { flag } from "../args.ts";
+import { PRESETS_COMMAND } from "../command-list.ts";
+import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { plural } from "../report.ts";
 
-export const help = `kiln presets - show the built-in preset templates
-
-Usage: kiln presets [--json]
-
-Options:
-  --json      print {"presets": [...]} exactly as GET /api/presets returns it
-  -h, --help  show this help
-
-Examples:
-  kiln presets
-  kiln presets --json | jq -r '.presets[].name'
-`;
+export function help(): string {
+  return commandHelp(PRESETS_COMMAND, {
+    title: "show the built-in preset templates",
+    examples: ["kiln presets", "kiln presets --json | jq -r '.presets[].name'"],
+  });
+}
 
 export async function run(argv: string[], output: Output): Promise<number> {
-  const parsed = parse(argv, { json: { type: "boolean" } });
-  positionals(parsed, []);
+  const { parsed } = parseCommand(argv, PRESETS_COMMAND);
   const presets = builtinPresets().map(presetSummary);
   if (flag(parsed, "json")) {
     output.line(JSON.stringify({ presets }, null, 2));

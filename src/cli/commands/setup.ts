@@ -6,7 +6,9 @@ import { DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
 import { alreadyExists } from "../../core/plan.ts";
 import { layoutProject } from "../../core/project/layout.ts";
 import { presetConfig } from "../../core/project/preset.ts";
-import { flag, parse, positionals } from "../args.ts";
+import { flag } from "../args.ts";
+import { SETUP } from "../command-list.ts";
+import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
 import { plural, reportDryRun, reportSteps } from "../report.ts";
@@ -14,11 +16,10 @@ import { commit } from "../write-commit.ts";
 import { planRun } from "../write-plan.ts";
 import { defaultProjectName } from "./init.ts";
 
-export const help = `kiln setup - start a project from a preset
-
-Usage: kiln setup <preset> [--force] [--dry-run] [--allow-exec-paths]
-
-<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file
+export function help(): string {
+  return commandHelp(SETUP, {
+    title: "start a project from a preset",
+    about: `<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file
 (a template name wins over a file of the same name: write ./name to load the file).
 Renders every component and checks every path before writing anything, writes the files
 under the preset's output folder (default ${DEFAULT_OUTPUT_DIR}), then writes ${PROJECT_FILE}.
@@ -26,27 +27,18 @@ under the preset's output folder (default ${DEFAULT_OUTPUT_DIR}), then writes ${
 Never writes in .git, outside the current folder (also not through a symbolic link), or over
 anything but a regular file. Files other tools run or load as code (.envrc, .vscode/,
 .github/workflows/, shell start-up files, ... - see docs/cli.md) are refused unless you pass
---allow-exec-paths.
-
-Options:
-  --force             overwrite ${PROJECT_FILE} and files that already exist
-  --dry-run           show each file as new, overwrite or unchanged; write nothing
-  --allow-exec-paths  also write files other tools run or load as code (each is named)
-  -h, --help          show this help
-
-Examples:
-  kiln setup k8s-web-app
-  kiln setup ./shop.preset.json --dry-run
-  kiln setup https://example.com/platform.preset.json --force
-`;
+--allow-exec-paths.`,
+    examples: [
+      "kiln setup k8s-web-app",
+      "kiln setup ./shop.preset.json --dry-run",
+      "kiln setup https://example.com/platform.preset.json --force",
+    ],
+  });
+}
 
 export async function run(argv: string[], output: Output): Promise<number> {
-  const parsed = parse(argv, {
-    force: { type: "boolean" },
-    "dry-run": { type: "boolean" },
-    "allow-exec-paths": { type: "boolean" },
-  });
-  const [reference] = positionals(parsed, ["preset"]) as [string];
+  const { parsed, args } = parseCommand(argv, SETUP);
+  const [reference] = args as [string];
   const force = flag(parsed, "force");
   const dryRun = flag(parsed, "dry-run");
   const cwd = process.cwd();

@@ -1,0 +1,180 @@
+// Every command's declaration (src/cli/options.ts): its summary, positional arguments and
+// options. Each command parses its arguments and builds its help from its entry here, and
+// main.ts lists the commands from it - so the parser and the help cannot disagree. Data only: main.js loads this for
+// the command list, so nothing heavy may be imported here.
+import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../core/config.ts";
+import { FIELD_SHORTCUTS, shortcutMax } from "../core/project/shortcuts.ts";
+import type { CommandDecl, Completion, OptionDecl } from "./options.ts";
+
+const COMPONENTS: Completion = { builtins: ["components"], paths: "json" };
+const PRESETS: Completion = { builtins: ["presets"], paths: "json" };
+const FOLDERS: Completion = { paths: "folders" };
+
+function flag(name: string, description: string): OptionDecl {
+  return { name, type: "boolean", description };
+}
+
+const FORCE = flag("force", "overwrite files that already exist");
+const DRY_RUN = flag("dry-run", "show each file as new, overwrite or unchanged; write nothing");
+const ALLOW_EXEC_PATHS = flag(
+  "allow-exec-paths",
+  "also write files other tools run or load as code (each is named)",
+);
+
+const SET: OptionDecl = {
+  name: "set",
+  type: "string",
+  multiple: true,
+  value: "<field>=<value>",
+  description: "set any field; repeatable; split on the first `=`",
+};
+
+const LABEL: OptionDecl = {
+  name: "label",
+  type: "string",
+  multiple: true,
+  value: "<key>=<value>",
+  description: "add a label (`app` defaults to the name); repeatable",
+};
+
+/**
+ * The field shortcuts as options, one per row of the core's table (shared with the HTTP API's
+ * request keys): `--target-port <port>` sets `target_port`. `namespaceDefault` is what the
+ * command renders in when no namespace is given.
+ */
+export function shortcutOptions(namespaceDefault: string): OptionDecl[] {
+  return FIELD_SHORTCUTS.map((shortcut): OptionDecl => {
+    const value = `<${shortcut.option.slice(shortcut.option.lastIndexOf("-") + 1)}>`;
+    const max = shortcutMax(shortcut);
+    return {
+      name: shortcut.option,
+      type: "string",
+      value,
+      description: `shortcut for --set ${shortcut.field}=${value}${max === undefined ? "" : `, 0 to ${max}`}`,
+      ...(shortcut.field === "namespace" ? { default: namespaceDefault } : {}),
+    };
+  });
+}
+
+export const INIT: CommandDecl = {
+  name: "init",
+  summary: "create kiln.toml and the output folder",
+  positionals: [],
+  options: [
+    {
+      name: "name",
+      type: "string",
+      value: "<name>",
+      description: "project name",
+      default: "the current folder's name",
+    },
+    {
+      name: "dir",
+      type: "string",
+      value: "<folder>",
+      description: "where `kiln add` writes files",
+      default: DEFAULT_OUTPUT_DIR,
+      complete: FOLDERS,
+    },
+    {
+      name: "namespace",
+      type: "string",
+      value: "<namespace>",
+      description: "namespace for components that set none",
+      default: DEFAULT_NAMESPACE,
+    },
+    flag("force", `overwrite an existing ${PROJECT_FILE}`),
+  ],
+};
+
+export const ADD: CommandDecl = {
+  name: "add",
+  summary: "render one component into the output folder",
+  positionals: [{ name: "reference", complete: COMPONENTS }],
+  options: [
+    {
+      name: "name",
+      type: "string",
+      value: "<name>",
+      required: true,
+      description: "the component's name (used in file names and manifests)",
+    },
+    SET,
+    LABEL,
+    ...shortcutOptions(`default_namespace of ${PROJECT_FILE}`),
+    FORCE,
+    DRY_RUN,
+    ALLOW_EXEC_PATHS,
+  ],
+};
+
+export const LIST: CommandDecl = {
+  name: "list",
+  summary: "show the built-in components",
+  positionals: [],
+  options: [flag("json", 'print {"items": [...]} exactly as GET /api/registry returns it')],
+};
+
+export const PRESETS_COMMAND: CommandDecl = {
+  name: "presets",
+  summary: "show the built-in preset templates",
+  positionals: [],
+  options: [flag("json", 'print {"presets": [...]} exactly as GET /api/presets returns it')],
+};
+
+export const SETUP: CommandDecl = {
+  name: "setup",
+  summary: "start a project from a preset (files + kiln.toml)",
+  positionals: [{ name: "preset", complete: PRESETS }],
+  options: [
+    flag("force", `overwrite ${PROJECT_FILE} and files that already exist`),
+    DRY_RUN,
+    ALLOW_EXEC_PATHS,
+  ],
+};
+
+export const APPLY: CommandDecl = {
+  name: "apply",
+  summary: "render a preset's files into a folder",
+  positionals: [{ name: "preset", complete: PRESETS }],
+  options: [
+    {
+      name: "into",
+      type: "string",
+      value: "<folder>",
+      description: "write into this folder, created if missing",
+      default: "the current folder",
+      complete: FOLDERS,
+    },
+    FORCE,
+    DRY_RUN,
+    ALLOW_EXEC_PATHS,
+  ],
+};
+
+export const CHECK: CommandDecl = {
+  name: "check",
+  summary: "check a preset's components against each other",
+  positionals: [{ name: "preset", complete: PRESETS }],
+  options: [flag("json", 'print {"findings": [...], "errors": <n>, "warnings": <n>}')],
+};
+
+export const SERVE: CommandDecl = {
+  name: "serve",
+  summary: "start the HTTP API",
+  positionals: [],
+  // the server parses and documents its own options (SERVE_USAGE in src/server/serve-command.ts)
+  options: [],
+};
+
+/** Every command, in the order `kiln --help` lists them. */
+export const COMMAND_LIST: readonly CommandDecl[] = [
+  INIT,
+  ADD,
+  LIST,
+  PRESETS_COMMAND,
+  SETUP,
+  APPLY,
+  CHECK,
+  SERVE,
+];

@@ -1,0 +1,169 @@
+// Each command's arguments declared once: every option (name, type, repeatable, short flag,
+// value name, description, default) and every positional argument, from which come the
+// node:util parseArgs config (parseCommand), the usage line and option lines of `--help`
+// (commandHelp) and the shell completions (src/cli/completion.ts). The declarations of all
+// commands are in src/cli/command-list.ts.
+import { type OptionSpec, type Parsed, parse, positionals } from "./args.ts";
+
+/**
+ * What a shell offers for a value: built-in names (read from the core's registry and preset
+ * list when the script is generated), fixed words, and paths.
+ */
+export interface Completion {
+  readonly builtins?: readonly ("components" | "presets")[];
+  readonly words?: readonly string[];
+  /** `json`: JSON files and the folders on the way to them; `folders`: folders only. */
+  readonly paths?: "json" | "folders";
+}
+
+export interface OptionDecl {
+  /** The long name, without `--`. */
+  readonly name: string;
+  readonly type: "string" | "boolean";
+  /** May be given more than once (the values are collected in order). */
+  readonly multiple?: boolean;
+  /** A one-letter alias, without `-`. */
+  readonly short?: string;
+  /** How the value is shown: `<name>`, `<field>=<value>` (string options). */
+  readonly value?: string;
+  readonly description: string;
+  /** The value when the option is not given, as the help shows it: `(default: ...)`. */
+  readonly default?: string;
+  /** Shown outside brackets in the usage line; the command checks it (with its own message). */
+  readonly required?: boolean;
+  /** What a shell completes for the value; nothing when absent. */
+  readonly complete?: Completion;
+}
+
+export interface PositionalDecl {
+  /** The name in usage lines and messages: `<reference>`, `missing <reference>`. */
+  readonly name: string;
+  readonly complete?: Completion;
+}
+
+export interface CommandDecl {
+  readonly name: string;
+  /** One line in `kiln --help`'s command list. */
+  readonly summary: string;
+  readonly positionals: readonly PositionalDecl[];
+  readonly options: readonly OptionDecl[];
+}
+
+/** `-h`/`--help`, which every command takes (args.ts parses it for each). */
+export const HELP_OPTION: OptionDecl = {
+  name: "help",
+  type: "boolean",
+  short: "h",
+  description: "show this help",
+};
+
+/** The parseArgs options of a command (`--help` is added by `parse`). */
+export function parseConfig(command: CommandDecl): OptionSpec {
+  const options: OptionSpec = {};
+  for (const option of command.options) {
+    options[option.name] = {
+      type: option.type,
+      ...(option.multiple ? { multiple: true } : {}),
+      ...(option.short ? { short: option.short } : {}),
+    };
+  }
+  return options;
+}
+
+/** Parses a command's arguments by its declaration and checks the number of positionals. */
+export function parseCommand(
+  argv: string[],
+  command: CommandDecl,
+): { parsed: Parsed; args: string[] } {
+  const parsed = parse(argv, parseConfig(command));
+  const args = positionals(
+    parsed,
+    command.positionals.map((positional) => positional.name),
+  );
+  return { parsed, args };
+}
+
+/** Lines of help text are kept within this many columns. */
+const WIDTH = 96;
+
+/** `--name <name>`, `-h, --help`. */
+function label(option: OptionDecl): string {
+  const long = `--${option.name}${option.value ? ` ${option.value}` : ""}`;
+  return option.short ? `-${option.short}, ${long}` : long;
+}
+
+/** How an option is written in a usage line: `--into <folder>`, `[--force]`, `[--set ...]...`. */
+function inUsage(option: OptionDecl): string {
+  const text = `--${option.name}${option.value ? ` ${option.value}` : ""}`;
+  if (option.required) return text;
+  return `[${text}]${option.multiple ? "..." : ""}`;
+}
+
+/**
+ * `kiln init [--name <name>] [--dir <folder>] ...`: every option when the line fits, else the
+ * required ones and `[options]`.
+ */
+export function usageLine(command: CommandDecl): string {
+  const head = [`kiln ${command.name}`, ...command.positionals.map((p) => `<${p.name}>`)];
+  const full = [...head, ...command.options.map(inUsage)].join(" ");
+  if (`Usage: ${full}`.length <= WIDTH) return full;
+  const required = command.options.filter((option) => option.required).map(inUsage);
+  return [...head, ...required, "[options]"].join(" ");
+}
+
+/** `text` broken into lines of at most `width` columns, at spaces. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** The `Options:` lines: labels in a column, descriptions (and defaults) beside them. */
+export function optionLines(command: CommandDecl): string[] {
+  const options = [...command.options, HELP_OPTION];
+  const column = Math.max(...options.map((option) => label(option).length)) + 2;
+  const indent = " ".repeat(2 + column);
+  const lines: string[] = [];
+  for (const option of options) {
+    const def = option.default === undefined ? "" : ` (default: ${option.default})`;
+    const room = WIDTH - indent.length;
+    // the default goes on a line of its own rather than being split
+    const text =
+      `${option.description}${def}`.length <= room
+        ? wrap(`${option.description}${def}`, room)
+        : [...wrap(option.description, room), ...(def ? [def.trim()] : [])];
+    text.forEach((part, index) => {
+      lines.push(index === 0 ? `  ${label(option).padEnd(column)}${part}` : `${indent}${part}`);
+    });
+  }
+  return lines;
+}
+
+export interface HelpText {
+  /** After `kiln <name> - `. */
+  title: string;
+  /** Paragraphs between the usage line and the options. */
+  about?: string;
+  /** Paragraphs (or sections with their own heading) after the options. */
+  notes?: string;
+  examples: readonly string[];
+}
+
+/** A command's `--help`: title, usage, about, options, notes, examples. */
+export function commandHelp(command: CommandDecl, text: HelpText): string {
+  const parts = [`kiln ${command.name} - ${text.title}`, `Usage: ${usageLine(command)}`];
+  if (text.about) parts.push(text.about.trimEnd());
+  parts.push(`Options:\n${optionLines(command).join("\n")}`);
+  if (text.notes) parts.push(text.notes.trimEnd());
+  parts.push(`Examples:\n${text.examples.map((example) => `  ${example}`).join("\n")}`);
+  return `${parts.join("\n\n")}\n`;
+}

@@ -1,0 +1,103 @@
+// Each option declared once (src/cli/options.ts, src/cli/command-list.ts): the parser, the help
+// and the field shortcuts all come from the declarations, so they cannot drift apart.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { parse } from "../../src/cli/args.ts";
+import { ADD, COMMAND_LIST, INIT, SERVE } from "../../src/cli/command-list.ts";
+import {
+  type CommandDecl,
+  optionLines,
+  parseCommand,
+  parseConfig,
+  usageLine,
+} from "../../src/cli/options.ts";
+import { FIELD_SHORTCUTS } from "../../src/core/project/shortcuts.ts";
+import { cleanUp, ensureBuilt, kiln, tempDir } from "./helpers.ts";
+
+before(() => ensureBuilt());
+after(cleanUp);
+
+/** Arguments that give every declared option once (a value for those that take one). */
+function everyOption(command: CommandDecl): string[] {
+  return command.options.flatMap((option) =>
+    option.type === "string" ? [`--${option.name}`, "1"] : [`--${option.name}`],
+  );
+}
+
+describe("option declarations", () => {
+  it("the parser takes exactly the declared options (and --help)", () => {
+    for (const command of COMMAND_LIST) {
+      const config = parseConfig(command);
+      assert.deepEqual(
+        Object.keys(config),
+        command.options.map((option) => option.name),
+      );
+      const positionals = command.positionals.map(() => "x");
+      const { parsed } = parseCommand([...positionals, ...everyOption(command)], command);
+      for (const option of command.options) {
+        const value = parsed.values[option.name];
+        assert.deepEqual(
+          value,
+          option.type === "boolean" ? true : option.multiple ? ["1"] : "1",
+          `${command.name} --${option.name}`,
+        );
+      }
+      assert.throws(() => parseCommand(["--no-such-option"], command), {
+        message: "unknown option `--no-such-option`",
+      });
+    }
+  });
+
+  it("add's shortcut options are the core's FIELD_SHORTCUTS, in order", () => {
+    const names = new Set<string>(FIELD_SHORTCUTS.map((shortcut) => shortcut.option));
+    for (const command of [ADD]) {
+      assert.deepEqual(
+        command.options.filter((option) => names.has(option.name)).map((option) => option.name),
+        FIELD_SHORTCUTS.map((shortcut) => shortcut.option),
+      );
+    }
+    const port = ADD.options.find((option) => option.name === "target-port");
+    assert.equal(port?.description, "shortcut for --set target_port=<port>, 0 to 65535");
+  });
+
+  it("every command's --help shows its usage line and one line per declared option", () => {
+    for (const command of COMMAND_LIST) {
+      if (command === SERVE) continue; // the server's own usage text
+      const run = kiln([command.name, "--help"], tempDir());
+      assert.equal(run.status, 0, run.stderr);
+      assert.ok(run.stdout.includes(`\nUsage: ${usageLine(command)}\n`), command.name);
+      assert.ok(run.stdout.includes(`\nOptions:\n${optionLines(command).join("\n")}\n`));
+      for (const option of command.options) {
+        const label = `--${option.name}${option.value ? ` ${option.value}` : ""}`;
+        assert.match(
+          run.stdout,
+          new RegExp(`\\n {2}${label.replace(/[[\]{}().*+?|^$\\]/g, "\\$&")} `),
+        );
+      }
+    }
+  });
+
+  it("a usage line lists every option when it fits, else the required ones and [options]", () => {
+    assert.equal(
+      usageLine(INIT),
+      "kiln init [--name <name>] [--dir <folder>] [--namespace <namespace>] [--force]",
+    );
+    assert.equal(usageLine(ADD), "kiln add <reference> --name <name> [options]");
+  });
+
+  it("a default that does not fit goes on a line of its own, under the description", () => {
+    const lines = optionLines(ADD);
+    const at = lines.findIndex((line) => line.startsWith("  --namespace <namespace>"));
+    assert.equal(lines[at + 1]?.trim(), "(default: default_namespace of kiln.toml)");
+    assert.ok(lines.every((line) => line.length <= 96));
+    assert.ok(
+      optionLines(INIT).includes(
+        "  --dir <folder>           where `kiln add` writes files (default: k8s)",
+      ),
+    );
+  });
+
+  it("args.ts's parse still adds --help to every command", () => {
+    assert.equal(parse(["-h"], {}).values.help, true);
+  });
+});
