@@ -159,6 +159,27 @@ export const CHECK: CommandDecl = {
   options: [flag("json", 'print {"findings": [...], "errors": <n>, "warnings": <n>}')],
 };
 
+export const RENDER: CommandDecl = {
+  name: "render",
+  summary: "print a component's or a preset's files; write nothing",
+  positionals: [
+    { name: "reference|preset", complete: { builtins: ["components", "presets"], paths: "json" } },
+  ],
+  options: [
+    {
+      name: "name",
+      type: "string",
+      value: "<name>",
+      description: "the component's name (a component needs one)",
+    },
+    SET,
+    LABEL,
+    ...shortcutOptions(DEFAULT_NAMESPACE),
+    flag("preset", "read <reference|preset> as a preset, whatever its name"),
+    flag("json", 'print {"component": ..., "files": [...]} (a preset: {"files": [...]})'),
+  ],
+};
+
 export const SERVE: CommandDecl = {
   name: "serve",
   summary: "start the HTTP API",
@@ -176,5 +197,6 @@ export const COMMAND_LIST: readonly CommandDecl[] = [
   SETUP,
   APPLY,
   CHECK,
+  RENDER,
   SERVE,
 ];

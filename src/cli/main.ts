@@ -24,6 +24,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   setup: () => import("./commands/setup.ts"),
   apply: () => import("./commands/apply.ts"),
   check: () => import("./commands/check.ts"),
+  render: () => import("./commands/render.ts"),
   serve: () => import("./commands/serve.ts"),
 };
 
@@ -43,6 +44,7 @@ Examples:
   kiln add k8s/deployment --name web --image nginx:1.27
   kiln setup k8s-web-app
   kiln check ./shop.preset.json
+  kiln render k8s/service --name web --port 80 | kubectl apply -f -
 
 Run \`kiln <command> --help\` for a command's options and examples.
 `;

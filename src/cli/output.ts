@@ -157,16 +157,26 @@ export function writeFd(fd: 1 | 2, text: string): void {
 export class Output {
   readonly out: Style = styleFor({ isTTY: isTerminal(1) });
   readonly err: Style = styleFor({ isTTY: isTerminal(2) });
+  /** What is still to be written to stdout, each line with its line break. */
   private buffer: string[] = [];
 
   /** Lines are collected and written in one go: faster than a write per line for 77 files. */
   line(text = ""): void {
-    for (const line of linesOf(text)) this.buffer.push(forTerminal(line));
+    for (const line of linesOf(text)) this.buffer.push(`${forTerminal(line)}\n`);
+  }
+
+  /**
+   * Text written to stdout exactly as it is, after the lines before it: a rendered file's
+   * content (`kiln render`) or a completion script is the user's to pipe, so nothing in it is
+   * escaped. Never for text kiln only shows (paths, names, messages): that goes through `line`.
+   */
+  verbatim(text: string): void {
+    this.buffer.push(text);
   }
 
   flush(): void {
     if (this.buffer.length === 0) return;
-    writeFd(1, `${this.buffer.join("\n")}\n`);
+    writeFd(1, this.buffer.join(""));
     this.buffer = [];
   }
 

@@ -9,7 +9,7 @@ import { BIN, cleanEnv, cleanUp, ensureBuilt, kiln, REPO, tempDir } from "./help
 before(() => ensureBuilt());
 after(cleanUp);
 
-const COMMANDS = ["init", "add", "list", "presets", "setup", "apply", "check", "serve"];
+const COMMANDS = ["init", "add", "list", "presets", "setup", "apply", "check", "render", "serve"];
 
 describe("kiln (no command, help, version)", () => {
   it("without a command prints the help on stderr and exits 2", () => {
@@ -92,6 +92,19 @@ describe("usage errors exit 2 with kiln's own messages", () => {
       "--port must be a whole number from 0 to 65535, got `70000`",
     ],
     [["add", "k8s/service", "--name", "web", "--target-port", "-1"], "--target-port needs a value"],
+    [["render"], "missing <reference|preset>"],
+    [
+      ["render", "k8s/deployment"],
+      "missing --name <name> - e.g. kiln render k8s/deployment --name web",
+    ],
+    [
+      ["render", "k8s-web-app", "--name", "web", "--set", "a=b"],
+      "--name, --set are for a component - a preset's components carry their own names and values",
+    ],
+    [
+      ["render", "k8s/service", "--name", "web", "--port", "x"],
+      "--port must be a whole number from 0 to 65535, got `x`",
+    ],
     [["setup"], "missing <preset>"],
     [["setup", "a", "b"], "unexpected argument `b`"],
     [["apply"], "missing <preset>"],
@@ -187,8 +200,15 @@ describe("the bundle starts lean", () => {
     }
   });
 
-  it("add, setup, apply and check hold the engine but not the server; only serve loads the server", () => {
-    for (const name of ["add.js", "setup.js", "apply.js", "check.js"]) {
+  it("kiln render of a built-in loads its file and nothing else (the engine's WASM aside)", () => {
+    assert.deepEqual(loadedFiles(["render", "k8s/deployment", "--name", "w", "--image", "x"]), [
+      "dist/cli/main.js",
+      "dist/cli/render.js",
+    ]);
+  });
+
+  it("add, setup, apply, check and render hold the engine but not the server; only serve loads the server", () => {
+    for (const name of ["add.js", "setup.js", "apply.js", "check.js", "render.js"]) {
       assert.equal(file(name).includes("minijinja-js"), true, name);
       assert.equal(file(name).includes("serve-command"), false, name);
     }

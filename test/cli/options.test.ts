@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { parse } from "../../src/cli/args.ts";
-import { ADD, COMMAND_LIST, INIT, SERVE } from "../../src/cli/command-list.ts";
+import { ADD, COMMAND_LIST, INIT, RENDER, SERVE } from "../../src/cli/command-list.ts";
 import {
   type CommandDecl,
   optionLines,
@@ -48,9 +48,9 @@ describe("option declarations", () => {
     }
   });
 
-  it("add's shortcut options are the core's FIELD_SHORTCUTS, in order", () => {
+  it("add's and render's shortcut options are the core's FIELD_SHORTCUTS, in order", () => {
     const names = new Set<string>(FIELD_SHORTCUTS.map((shortcut) => shortcut.option));
-    for (const command of [ADD]) {
+    for (const command of [ADD, RENDER]) {
       assert.deepEqual(
         command.options.filter((option) => names.has(option.name)).map((option) => option.name),
         FIELD_SHORTCUTS.map((shortcut) => shortcut.option),
