@@ -1,6 +1,7 @@
 // Every command's declaration (src/cli/options.ts): its summary, positional arguments and
-// options. Each command parses its arguments and builds its help from its entry here, and
-// main.ts lists the commands from it - so the parser and the help cannot disagree. Data only: main.js loads this for
+// options. Each command parses its arguments and builds its help from its entry here, main.ts
+// lists the commands from it, and `kiln completion` generates the shell scripts from it - so
+// the parser, the help and the completions cannot disagree. Data only: main.js loads this for
 // the command list, so nothing heavy may be imported here.
 import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../core/config.ts";
 import { FIELD_SHORTCUTS, shortcutMax } from "../core/project/shortcuts.ts";
@@ -9,6 +10,8 @@ import type { CommandDecl, Completion, OptionDecl } from "./options.ts";
 const COMPONENTS: Completion = { builtins: ["components"], paths: "json" };
 const PRESETS: Completion = { builtins: ["presets"], paths: "json" };
 const FOLDERS: Completion = { paths: "folders" };
+
+export const SHELLS = ["bash", "zsh", "fish"] as const;
 
 function flag(name: string, description: string): OptionDecl {
   return { name, type: "boolean", description };
@@ -188,6 +191,13 @@ export const SERVE: CommandDecl = {
   options: [],
 };
 
+export const COMPLETION: CommandDecl = {
+  name: "completion",
+  summary: "print a shell completion script (bash, zsh, fish)",
+  positionals: [{ name: "shell", complete: { words: SHELLS } }],
+  options: [],
+};
+
 /** Every command, in the order `kiln --help` lists them. */
 export const COMMAND_LIST: readonly CommandDecl[] = [
   INIT,
@@ -199,4 +209,5 @@ export const COMMAND_LIST: readonly CommandDecl[] = [
   CHECK,
   RENDER,
   SERVE,
+  COMPLETION,
 ];

@@ -26,6 +26,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   check: () => import("./commands/check.ts"),
   render: () => import("./commands/render.ts"),
   serve: () => import("./commands/serve.ts"),
+  completion: () => import("./commands/completion.ts"),
 };
 
 const HELP = `kiln - render infrastructure files from templates into your project
@@ -33,7 +34,7 @@ const HELP = `kiln - render infrastructure files from templates into your projec
 Usage: kiln <command> [options]
 
 Commands:
-${COMMAND_LIST.map((command) => `  ${command.name.padEnd(9)}${command.summary}`).join("\n")}
+${COMMAND_LIST.map((command) => `  ${command.name.padEnd(12)}${command.summary}`).join("\n")}
 
 Options:
   -h, --help     show help (also: kiln <command> --help)
@@ -45,6 +46,7 @@ Examples:
   kiln setup k8s-web-app
   kiln check ./shop.preset.json
   kiln render k8s/service --name web --port 80 | kubectl apply -f -
+  source <(kiln completion bash)
 
 Run \`kiln <command> --help\` for a command's options and examples.
 `;

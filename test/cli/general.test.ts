@@ -9,7 +9,18 @@ import { BIN, cleanEnv, cleanUp, ensureBuilt, kiln, REPO, tempDir } from "./help
 before(() => ensureBuilt());
 after(cleanUp);
 
-const COMMANDS = ["init", "add", "list", "presets", "setup", "apply", "check", "render", "serve"];
+const COMMANDS = [
+  "init",
+  "add",
+  "list",
+  "presets",
+  "setup",
+  "apply",
+  "check",
+  "render",
+  "serve",
+  "completion",
+];
 
 describe("kiln (no command, help, version)", () => {
   it("without a command prints the help on stderr and exits 2", () => {
@@ -105,6 +116,8 @@ describe("usage errors exit 2 with kiln's own messages", () => {
       ["render", "k8s/service", "--name", "web", "--port", "x"],
       "--port must be a whole number from 0 to 65535, got `x`",
     ],
+    [["completion"], "missing <shell>"],
+    [["completion", "tcsh"], "unknown shell `tcsh` - kiln completes bash, zsh and fish"],
     [["setup"], "missing <preset>"],
     [["setup", "a", "b"], "unexpected argument `b`"],
     [["apply"], "missing <preset>"],
