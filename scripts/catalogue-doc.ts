@@ -5,7 +5,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { CHECK_RULES } from "../src/core/checks.ts";
-import { type ItemMeta, itemMeta, type RegistryItem, toItemView } from "../src/core/item.ts";
+import {
+  type FieldCheck,
+  type ItemMeta,
+  itemChecks,
+  itemMeta,
+  type RegistryItem,
+  toItemView,
+} from "../src/core/item.ts";
 import { builtinRegistry } from "../src/core/registry.ts";
 
 const cell = (text: string | null): string =>
@@ -55,8 +62,10 @@ The rules per format and the refusal mechanism: [security.md](security.md#values
 Choices where the specification is silent:
 
 - \`replicas\`, \`port\` and \`count\` are written as typed when they are whole numbers, and
-  refused otherwise; an empty value falls back to the field's default. A service
-  \`target_port\` or an ingress \`port\` that is not all digits is written as a named port.
+  refused otherwise (before rendering, by their declared format; the template's \`integer\`
+  filter refuses them too, for items that declare nothing); an empty value falls back to the
+  field's default. A service \`target_port\` or an ingress \`port\` that is not all digits
+  must be a port name (an IANA service name such as \`http\`) and is written as a named port.
 - A play without \`hosts\` targets \`all\`; \`become\` is written only when true; a role entry
   may be a string, \`{role}\`, or \`{role, when, tags, vars}\`.
 - The inventory writes groups in the given order, each as \`[group]\` (left out for a group
@@ -69,7 +78,41 @@ Choices where the specification is silent:
   \`<name>-\${count.index}\`, plus an output with the servers' IPv4 addresses.
 `;
 
-/** One line saying what the catalogue metadata declares: stage, kind, facts, editors, formats. */
+/** One line saying what the catalogue metadata declares: stage, kind, facts, editors. */
+/** A field's declared value format for the table: its format (with bounds) and/or its shape. */
+function valueCell(check: FieldCheck | undefined): string {
+  if (!check) return "";
+  const parts: string[] = [];
+  if (check.format) {
+    const bounds =
+      check.minimum !== undefined || check.maximum !== undefined
+        ? ` ${check.minimum ?? ""}..${check.maximum ?? ""}`
+        : "";
+    parts.push(`\`${check.format}\`${bounds}`);
+  }
+  if (check.schema !== undefined) parts.push("JSON, shape below");
+  return parts.join(", ");
+}
+
+/** The JSON Schema of each field that declares one, folded away under the table. */
+function schemaBlocks(item: RegistryItem): string[] {
+  const lines: string[] = [];
+  for (const [field, check] of Object.entries(itemChecks(item).fields)) {
+    if (check.schema === undefined) continue;
+    lines.push(
+      "",
+      `<details><summary>Shape of <code>${field}</code> (JSON Schema)</summary>`,
+      "",
+      "```json",
+      JSON.stringify(check.schema, null, 2),
+      "```",
+      "",
+      "</details>",
+    );
+  }
+  return lines;
+}
+
 function metaLine(meta: ItemMeta): string {
   const parts = [`stage \`${meta.stage}\``];
   if (meta.kind) parts.push(`kind \`${meta.kind}\`${meta.suggest ? " (suggested by checks)" : ""}`);
@@ -79,8 +122,6 @@ function metaLine(meta: ItemMeta): string {
   if (facts.length > 0) parts.push(`facts ${facts.join(", ")}`);
   const editors = Object.entries(meta.editors).map(([field, kind]) => `\`${field}\` (${kind})`);
   if (editors.length > 0) parts.push(`editors ${editors.join(", ")}`);
-  const formats = Object.entries(meta.formats).map(([field, format]) => `\`${field}\` (${format})`);
-  if (formats.length > 0) parts.push(`formats ${formats.join(", ")}`);
   if (meta.writes) parts.push(`writes \`${meta.writes}\` before it renders`);
   return `Catalogue metadata: ${parts.join(" · ")}`;
 }
@@ -99,6 +140,14 @@ export function catalogueMarkdown(): string {
     '(`kiln`, per-field `editor` and `format`; README, "Catalogue metadata"): the dashboard',
     "stage, the structured editors, and which fields hold the facts the checks read.",
     "",
+    "The **value** column says what a field's value must be, checked before anything renders",
+    '(README, "Field formats and shapes"): a format, with its bounds (`0..2147483647`), or JSON of',
+    "the shape folded under the table (a JSON Schema; JSON text that does not parse is refused with",
+    "its line and column). **Name** is the format of the component name. An empty value of a field",
+    "that is not required is not checked: it means unset. A refused value names the component, the",
+    "field and the place inside a JSON value:",
+    "``automation/inventory: `hosts[0].members[1].cm_port` must be a port number ...``.",
+    "",
     "| reference | title | stage | output paths |",
     "|---|---|---|---|",
   ];
@@ -111,7 +160,9 @@ export function catalogueMarkdown(): string {
     );
   });
   items.forEach((item, index) => {
-    const meta = itemMeta(registryItems[index] as RegistryItem);
+    const registryItem = registryItems[index] as RegistryItem;
+    const meta = itemMeta(registryItem);
+    const checks = itemChecks(registryItem);
     lines.push(
       "",
       `## ${item.reference}`,
@@ -120,13 +171,14 @@ export function catalogueMarkdown(): string {
       "",
     );
     lines.push(`Writes: ${item.files.map(code).join(", ")}`, "", metaLine(meta), "");
+    if (checks.nameFormat) lines.push(`Name: \`${checks.nameFormat}\``, "");
     if (item.fields.length === 0) {
       lines.push("No fields.");
       return;
     }
     lines.push(
-      "| field | required | default | example | description | suggested values |",
-      "|---|---|---|---|---|---|",
+      "| field | required | default | example | value | description | suggested values |",
+      "|---|---|---|---|---|---|---|",
     );
     for (const field of item.fields) {
       const options = field.options.map((option) =>
@@ -135,9 +187,10 @@ export function catalogueMarkdown(): string {
           : `${code(option.value)} (${cell(option.label)})`,
       );
       lines.push(
-        `| \`${field.name}\` | ${field.required ? "yes" : "no"} | ${code(field.default)} | ${code(field.example)} | ${cell(field.description)} | ${options.join(", ")} |`,
+        `| \`${field.name}\` | ${field.required ? "yes" : "no"} | ${code(field.default)} | ${code(field.example)} | ${valueCell(checks.fields[field.name])} | ${cell(field.description)} | ${options.join(", ")} |`,
       );
     }
+    lines.push(...schemaBlocks(registryItem));
   });
   lines.push("", ...NOTES.trim().split("\n"));
   return `${lines.join("\n")}\n`;

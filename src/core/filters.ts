@@ -59,7 +59,7 @@ const UNSHOWABLE =
   /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
 
 /** A value as a message shows it: quoted, escaped, at most 60 characters. */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   const chars = Array.from(typeof value === "string" ? value : asText(value));
   const quoted = JSON.stringify(chars.slice(0, 60).join("")).replace(UNSHOWABLE, unicodeEscape);
   return chars.length > 60 ? `${quoted}…` : quoted;

@@ -3,7 +3,9 @@
 // Besides the spec's keys an item may carry kiln's catalogue metadata (the `kiln` object and the
 // per-field `editor` and `format` keys): the dashboard stage, the structured editors, and which
 // fields hold the facts the checks and the architecture graph read. It is parsed leniently and
-// never part of the API view, so the spec's readers see exactly what they saw before.
+// never part of the API view, so the spec's readers see exactly what they saw before. Fields
+// (and the name) may also declare what their values must be - a `format`, or a JSON `schema` -
+// read here as the item's `checks` and enforced before rendering by src/core/validate.ts.
 import { KilnError } from "./errors.ts";
 import { parseJsonText } from "./json-text.ts";
 import {
@@ -48,6 +50,8 @@ export interface RegistryItem {
   files: FileTemplate[];
   /** kiln's catalogue metadata; absent on items built in code, read as `itemMeta(item)`. */
   meta?: ItemMeta | undefined;
+  /** The formats and shapes its values must have; absent on items built in code. */
+  checks?: ItemChecks | undefined;
 }
 
 /** The dashboard's stages, in the order it shows them. */
@@ -77,11 +81,43 @@ const EDITOR_KINDS = ["inventory", "plays", "site", "vars"] as const;
 export type EditorKind = (typeof EDITOR_KINDS)[number];
 
 /**
- * Value formats a field may declare: `cidr`, one or more address ranges (CIDR notation, which
- * the checks compare); `yaml`, raw YAML text (edited in a multi-line box).
+ * Value formats a field (or, with `kiln.nameFormat`, the component name) may declare. Every
+ * value is checked against its format before rendering (src/core/validate.ts); `cidr` is also
+ * compared by the checks, and `yaml` gets a multi-line box in the dashboard. What each accepts:
+ * README, "Field formats and shapes".
  */
-const FIELD_FORMATS = ["cidr", "yaml"] as const;
+const FIELD_FORMATS = [
+  "cidr",
+  "yaml",
+  "integer",
+  "port",
+  "port-or-name",
+  "boolean",
+  "dns-label",
+  "dns-1035-label",
+  "dns-subdomain",
+  "ip",
+  "duration",
+] as const;
 export type FieldFormat = (typeof FIELD_FORMATS)[number];
+
+/** What a field's value must be, as its item declares it (README, "Field formats and shapes"). */
+export interface FieldCheck {
+  format?: FieldFormat;
+  /** Bounds of an `integer` value. */
+  minimum?: number;
+  maximum?: number;
+  /** A JSON Schema (draft 2020-12) the value must match: JSON text parsed, other text as a string. */
+  schema?: boolean | Record<string, unknown>;
+}
+
+/** Everything an item declares about the values it takes; empty when it declares nothing. */
+export interface ItemChecks {
+  /** The format of the component name (`kiln.nameFormat`), or null. */
+  nameFormat: FieldFormat | null;
+  /** Field → what its value must be; only fields that declare something. */
+  fields: Record<string, FieldCheck>;
+}
 
 /**
  * kiln's catalogue metadata of one item, as parsed from its JSON:
@@ -239,6 +275,45 @@ function parseItemMeta(json: unknown, fields: readonly FieldDefinition[]): ItemM
   };
 }
 
+/** A finite number, or undefined. */
+function finite(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * Reads what an item declares about its values: per field `format` (with `minimum` and
+ * `maximum` for `integer`) and `schema`, and the name's `kiln.nameFormat`. Lenient like the
+ * metadata: a format this kiln does not know, a bound that is not a number or a schema that is
+ * neither an object nor a boolean is left out (a schema that does not compile is an invalid item
+ * when a value meets it: see src/core/validate.ts).
+ */
+function parseItemChecks(json: unknown): ItemChecks {
+  const root = plainObject(json) ?? {};
+  const kiln = plainObject(root.kiln) ?? {};
+  const fields: Record<string, FieldCheck> = {};
+  for (const raw of Array.isArray(root.fields) ? root.fields : []) {
+    const field = plainObject(raw);
+    if (!field || typeof field.name !== "string") continue;
+    const check: FieldCheck = {};
+    const format = oneOf(FIELD_FORMATS, field.format);
+    if (format) check.format = format;
+    const minimum = finite(field.minimum);
+    const maximum = finite(field.maximum);
+    if (format === "integer" && minimum !== undefined) check.minimum = minimum;
+    if (format === "integer" && maximum !== undefined) check.maximum = maximum;
+    const schema = field.schema;
+    if (typeof schema === "boolean") check.schema = schema;
+    else if (plainObject(schema)) check.schema = schema as Record<string, unknown>;
+    if (Object.keys(check).length > 0) put(fields, field.name, check);
+  }
+  return { nameFormat: oneOf(FIELD_FORMATS, kiln.nameFormat) ?? null, fields };
+}
+
+/** What an item declares about its values; an item built in code declares nothing. */
+export function itemChecks(item: RegistryItem): ItemChecks {
+  return item.checks ?? { nameFormat: null, fields: {} };
+}
+
 /** An item's metadata; an item built in code without any reads as one that declares nothing. */
 export function itemMeta(item: RegistryItem): ItemMeta {
   return item.meta ?? parseItemMeta({}, item.fields);
@@ -267,6 +342,7 @@ export function parseRegistryItem(json: unknown, reference: string): RegistryIte
   try {
     const item = decodeItem(json, "");
     item.meta = parseItemMeta(json, item.fields);
+    item.checks = parseItemChecks(json);
     return item;
   } catch (error) {
     if (error instanceof ShapeError) {

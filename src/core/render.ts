@@ -6,6 +6,7 @@ import { REFUSAL_MARK, refusalMessage } from "./filters.ts";
 import { itemMeta, type RegistryItem, referenceOf } from "./item.ts";
 import { normalizeRelativePath } from "./plan.ts";
 import { isCatalogueItem } from "./registry.ts";
+import { validateInput } from "./validate.ts";
 
 export interface RenderedFile {
   path: string;
@@ -33,8 +34,9 @@ function profileRenames(
 
 /**
  * Renders every file of `item`: the output path and the content with the same context. Fails
- * when the item is missing a required value, a template fails, a filter refused a value (see
- * `refusal` in filters.ts), or two of its files render to one path.
+ * when a value does not have the format or shape its item declares (validate.ts, checked
+ * before anything renders), the item is missing a required value, a template fails, a filter
+ * refused a value (see `refusal` in filters.ts), or two of its files render to one path.
  */
 export function renderItem(
   engine: TemplateEngine,
@@ -42,6 +44,7 @@ export function renderItem(
   input: RenderInput,
   scope: RenderScope = { isolated: !isCatalogueItem(item) },
 ): RenderResult {
+  validateInput(item, input);
   const context = buildContext(item, input);
   const reference = referenceOf(item);
   // Every path and content template in one call: the context is converted once (renderAll).

@@ -546,9 +546,13 @@ ntp=pool.ntp.org
     );
   });
 
-  it("an empty or non-JSON hosts value renders an empty inventory", async () => {
+  it("an empty hosts list renders an empty inventory; a value that is not a list is refused", async () => {
     assert.equal((await renderOne("automation/inventory", "x", { hosts: "[]" })).content, "");
-    assert.equal((await renderOne("automation/inventory", "x", { hosts: "web-1" })).content, "");
+    // `hosts` declares its shape (a JSON Schema): text that is not a list never renders
+    await assert.rejects(renderOne("automation/inventory", "x", { hosts: "web-1" }), {
+      message:
+        'automation/inventory: `hosts` must be an array; got the text "web-1" (JSON text starts with `[` or `{`)',
+    });
   });
 
   it("ansible-inventory reads the groups, children and host vars", {

@@ -430,9 +430,10 @@ describe("hostile values in the Kubernetes components", () => {
       fields: { image: "nginx:1.27", port: PORT_EXPLOIT },
     });
     assert.ok("refused" in result, "the render is refused");
+    // refused before rendering: the field declares the `port` format (src/core/validate.ts)
     assert.equal(
       result.refused.message,
-      'k8s/deployment: `port` must be a whole number written in digits, such as 8080 (no sign, leading zeros, spaces or other characters); got "80\\n              hostPort: 22"',
+      'k8s/deployment: `port` must be a whole number from 1 to 65535 (a port number), written in digits; got "80\\n              hostPort: 22"',
     );
     // the same for every number field: replicas, the service's port, the servers' count
     for (const [reference, field, fields] of [
@@ -450,17 +451,30 @@ describe("hostile values in the Kubernetes components", () => {
         new RegExp(`^${reference}: \`${field}\` must be a whole number`),
       );
     }
-    // a target port or an ingress port that is not a number is a port name: text, nothing added
+    // a target port or an ingress port that is not a number must be a port name (the fields
+    // declare `port-or-name`): anything else is refused before rendering
+    for (const [reference, field, fields] of [
+      ["k8s/service", "target_port", { target_port: "8080\n      nodePort: 30000" }],
+      ["k8s/ingress", "port", { port: "80\n                  name: x" }],
+    ] as const) {
+      const other = await attempt(reference, { fields });
+      assert.ok("refused" in other, `${reference} ${field}`);
+      assert.match(
+        other.refused.message,
+        new RegExp(`^${reference}: \`${field}\` must be a whole number .* or a port name`),
+      );
+    }
+    // a port name is text, nothing added
     for (const [reference, fields, read] of [
       [
         "k8s/service",
-        { target_port: "8080\n      nodePort: 30000" },
+        { target_port: "http-alt" },
         // biome-ignore lint/suspicious/noExplicitAny: the test walks the parsed manifest freely
         (o: any) => o.spec.ports[0].targetPort,
       ],
       [
         "k8s/ingress",
-        { port: "80\n                  name: x" },
+        { port: "web" },
         // biome-ignore lint/suspicious/noExplicitAny: the test walks the parsed manifest freely
         (o: any) => o.spec.rules[0].http.paths[0].backend.service.port.name,
       ],

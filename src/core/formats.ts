@@ -1,0 +1,166 @@
+// The value formats a registry item's field (or its component name) may declare, as data:
+// `"format": "port"`. Each check says what is wrong with a value, worded to follow
+// "`<field>` ", or nothing when the value fits. src/core/validate.ts runs them before rendering;
+// JSON Schemas may name them too (`{"type": "string", "format": "dns-label"}`).
+import { createRequire } from "node:module";
+import { shown } from "./filters.ts";
+import type { FieldFormat } from "./item.ts";
+import { parseCidr } from "./project/facts.ts";
+
+export interface FormatBounds {
+  minimum?: number | undefined;
+  maximum?: number | undefined;
+}
+
+/** A whole number as people type it: no `+`, no leading zeros, no `-0`. */
+const WHOLE = /^(?:0|-?[1-9][0-9]*)$/;
+/** RFC 1123 label, as Kubernetes checks it (IsDNS1123Label), without the length. */
+const DNS_1123_LABEL = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
+/** RFC 1035 label, as Kubernetes checks it (IsDNS1035Label): a letter first. */
+const DNS_1035_LABEL = /^[a-z](?:[-a-z0-9]*[a-z0-9])?$/;
+/** An IANA service name, as Kubernetes checks a named port (IsValidPortName). */
+const PORT_NAME = /^[a-z0-9](?:[-a-z0-9]{0,13}[a-z0-9])?$/;
+/** Go's duration syntax (time.ParseDuration) without a sign: `30s`, `1h30m`, `1.5h`, `0`. */
+const DURATION = /^(?:0|(?:[0-9]+(?:\.[0-9]+)?(?:ns|us|µs|μs|ms|s|m|h))+)$/;
+
+const LABEL_RULE = "lowercase letters, digits and `-`";
+
+/** "from 0 to 10", "of at least 1", "of at most 9", or "". */
+function range({ minimum, maximum }: FormatBounds): string {
+  if (minimum !== undefined && maximum !== undefined) return ` from ${minimum} to ${maximum}`;
+  if (minimum !== undefined) return ` of at least ${minimum}`;
+  if (maximum !== undefined) return ` of at most ${maximum}`;
+  return "";
+}
+
+/** Is `text` a whole number within the bounds? Compared exactly, whatever its size. */
+function wholeWithin(text: string, { minimum, maximum }: FormatBounds): boolean {
+  if (!WHOLE.test(text)) return false;
+  const value = BigInt(text);
+  if (minimum !== undefined && value < BigInt(Math.ceil(minimum))) return false;
+  if (maximum !== undefined && value > BigInt(Math.floor(maximum))) return false;
+  return true;
+}
+
+const PORT_BOUNDS: FormatBounds = { minimum: 1, maximum: 65535 };
+const PORT_RULE = "a whole number from 1 to 65535 (a port number), written in digits";
+
+function isPortName(text: string): boolean {
+  return PORT_NAME.test(text) && /[a-z]/.test(text) && !text.includes("--");
+}
+
+/** The address ranges of a `cidr` value: a JSON list of strings, or text split at commas and spaces. */
+function cidrParts(value: string): string[] | undefined {
+  if (value.trimStart().startsWith("[")) {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (!Array.isArray(parsed) || !parsed.every((entry) => typeof entry === "string")) {
+        return undefined;
+      }
+      return parsed.map((entry: string) => entry.trim());
+    } catch {
+      return undefined;
+    }
+  }
+  return value.split(/[\s,]+/).filter((part) => part !== "");
+}
+
+function isDnsSubdomain(text: string): boolean {
+  return (
+    text.length <= 253 &&
+    text.split(".").every((label) => label.length <= 63 && DNS_1123_LABEL.test(label))
+  );
+}
+
+let yamlModule: typeof import("yaml") | undefined;
+/** The yaml library, loaded on first use (as the `yaml` filter loads it). */
+function yamlLibrary(): typeof import("yaml") {
+  yamlModule ??= createRequire(import.meta.url)("yaml") as typeof import("yaml");
+  return yamlModule;
+}
+
+/** Why `text` is not YAML (YAML 1.1, as the automation tool reads it), with line and column. */
+function yamlProblem(text: string): string | undefined {
+  const doc = yamlLibrary().parseDocument(text, { version: "1.1" });
+  const error = doc.errors[0];
+  if (!error) return undefined;
+  const at = error.linePos?.[0];
+  const where = at ? `line ${at.line}, column ${at.col}: ` : "";
+  const reason = error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? "";
+  return `must be valid YAML - ${where}${reason}`;
+}
+
+/**
+ * What is wrong with `value` for `format` ("must be ..., got ..."), or undefined when it fits.
+ * Numbers and ports are read as the templates read them, without the blanks around them.
+ */
+export function formatProblem(
+  format: FieldFormat,
+  value: string,
+  bounds: FormatBounds = {},
+): string | undefined {
+  const got = `got ${shown(value)}`;
+  const trimmed = value.trim();
+  switch (format) {
+    case "integer": {
+      if (wholeWithin(trimmed, bounds)) return undefined;
+      const negative =
+        bounds.minimum === undefined || bounds.minimum < 0 ? " (`-` in front when negative)" : "";
+      return `must be a whole number${range(bounds)}, written in digits${negative}; ${got}`;
+    }
+    case "port":
+      return wholeWithin(trimmed, PORT_BOUNDS) ? undefined : `must be ${PORT_RULE}; ${got}`;
+    case "port-or-name":
+      if (wholeWithin(trimmed, PORT_BOUNDS) || isPortName(trimmed)) return undefined;
+      return `must be ${PORT_RULE}, or a port name (1 to 15 ${LABEL_RULE}, with a letter, no \`-\` at either end or twice in a row); ${got}`;
+    case "boolean":
+      return value === "true" || value === "false"
+        ? undefined
+        : `must be \`true\` or \`false\`; ${got}`;
+    case "dns-label":
+      return value.length <= 63 && DNS_1123_LABEL.test(value)
+        ? undefined
+        : `must be a DNS label (RFC 1123): 1 to 63 ${LABEL_RULE}, starting and ending with a letter or digit; ${got}`;
+    case "dns-1035-label":
+      return value.length <= 63 && DNS_1035_LABEL.test(value)
+        ? undefined
+        : `must be a DNS label (RFC 1035): 1 to 63 ${LABEL_RULE}, starting with a letter and ending with a letter or digit; ${got}`;
+    case "dns-subdomain":
+      return isDnsSubdomain(value)
+        ? undefined
+        : `must be a DNS subdomain (RFC 1123): at most 253 characters, labels of 1 to 63 ${LABEL_RULE} (starting and ending with a letter or digit) joined by \`.\`; ${got}`;
+    case "ip":
+      return !value.includes("/") && parseCidr(value) !== undefined
+        ? undefined
+        : `must be an IPv4 or IPv6 address, such as 192.0.2.10 or 2001:db8::1; ${got}`;
+    case "cidr": {
+      const parts = cidrParts(value);
+      const bad = parts?.find((part) => parseCidr(part) === undefined);
+      if (parts && parts.length > 0 && bad === undefined) return undefined;
+      return `must be one or more address ranges in CIDR notation (10.0.0.0/16, 2001:db8::/32), separated by commas or spaces or as a JSON list of strings; ${bad === undefined ? got : `got ${shown(bad)}`}`;
+    }
+    case "duration":
+      return DURATION.test(trimmed)
+        ? undefined
+        : `must be a duration such as 30s, 5m or 1h30m: numbers, each followed by a unit (ns, us, ms, s, m, h); ${got}`;
+    case "yaml":
+      return yamlProblem(value);
+  }
+}
+
+/**
+ * kiln's formats a JSON Schema may name in `format` (for strings), beside the standard ones.
+ * Not `duration`: in a JSON Schema that is the standard ISO 8601 duration (`PT30S`).
+ */
+export const SCHEMA_FORMATS: readonly FieldFormat[] = [
+  "integer",
+  "port",
+  "port-or-name",
+  "boolean",
+  "dns-label",
+  "dns-1035-label",
+  "dns-subdomain",
+  "ip",
+  "cidr",
+  "yaml",
+];

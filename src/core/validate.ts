@@ -1,0 +1,490 @@
+// Values are checked against what their item declares, before anything renders: the component
+// name against `kiln.nameFormat`, each field's value against its `format` (src/core/formats.ts)
+// and, for JSON-valued fields, its JSON `schema` (ajv, draft 2020-12). `renderItem` calls
+// `validateInput` first, so the CLI, the service's workers, presets and the dashboard's renders
+// all get the same refusal. An item that declares nothing is not checked at all: its values
+// reach the templates exactly as the specification says (invalid JSON stays a string).
+//
+// Messages start like the checking filters' refusals, `<reference>: \`<field>...\``, then say
+// where inside a JSON value (`hosts[0].members[1].cm_port`) and what was expected; JSON that
+// does not parse gets its line and column. The detail repeats the field's description and
+// example, which is what to do.
+//
+// Schemas of the built-in components are compiled ahead of time into
+// registry/field-validators.cjs (scripts/field-validators.ts, a test keeps it current), so a
+// one-shot CLI run never loads ajv for them; any other schema is compiled here on first use,
+// once per item, with ajv loaded only then.
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { ErrorObject, Options } from "ajv";
+import type { RenderInput } from "./context.ts";
+import { KilnError } from "./errors.ts";
+import { shown } from "./filters.ts";
+import { formatProblem, SCHEMA_FORMATS } from "./formats.ts";
+import {
+  type FieldCheck,
+  type FieldDefinition,
+  itemChecks,
+  type RegistryItem,
+  referenceOf,
+} from "./item.ts";
+import { JsonTextError, parseJsonText } from "./json-text.ts";
+import { BUILTIN_REGISTRY_DIR } from "./registry.ts";
+
+/** A compiled schema: ajv's validate function (or its standalone code). */
+type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null | undefined };
+
+/**
+ * ajv's options, the same for the schemas compiled ahead of time (scripts/field-validators.ts,
+ * which adds strict mode for kiln's own schemas) and at run time: the first error only, with
+ * the schema beside it (`verbose`) for the message; unknown keywords and formats ignored, as
+ * JSON Schema says; nothing kept by `$id` (each item's schemas are its own).
+ */
+export const AJV_OPTIONS = {
+  allErrors: false,
+  verbose: true,
+  allowUnionTypes: true,
+  strict: false,
+  logger: false,
+  addUsedSchema: false,
+} as const satisfies Options;
+
+const requireHere = createRequire(import.meta.url);
+
+type AjvInstance = import("ajv/dist/2020.js").default;
+let ajvInstance: AjvInstance | undefined;
+
+/** ajv with the standard formats (ajv-formats) and kiln's, loaded on first use. */
+function ajv(): AjvInstance {
+  if (!ajvInstance) {
+    const Ajv2020 = (
+      requireHere("ajv/dist/2020.js") as { default: typeof import("ajv/dist/2020.js").default }
+    ).default;
+    const addFormats = (
+      requireHere("ajv-formats") as { default: typeof import("ajv-formats").default }
+    ).default;
+    const instance = new Ajv2020(AJV_OPTIONS);
+    addFormats(instance);
+    for (const format of SCHEMA_FORMATS) {
+      instance.addFormat(format, {
+        type: "string",
+        validate: (value: string) => formatProblem(format, value) === undefined,
+      });
+    }
+    ajvInstance = instance;
+  }
+  return ajvInstance;
+}
+
+/** The file the built-ins' schemas are compiled into, beside the catalogue it comes from. */
+export const FIELD_VALIDATORS_FILE = "field-validators.cjs";
+
+type Precompiled = Record<string, Record<string, { schema: string; validate: Validator }>>;
+let precompiled: Precompiled | undefined;
+
+/**
+ * The built-in component's validator of `field` compiled ahead of time, when it was compiled
+ * from exactly this schema (an edited component.json falls back to compiling at run time).
+ */
+function precompiledValidator(
+  reference: string,
+  field: string,
+  schema: unknown,
+): Validator | undefined {
+  if (precompiled === undefined) {
+    try {
+      precompiled = requireHere(join(BUILTIN_REGISTRY_DIR, FIELD_VALIDATORS_FILE)) as Precompiled;
+    } catch {
+      precompiled = {};
+    }
+  }
+  const fields = Object.hasOwn(precompiled, reference) ? precompiled[reference] : undefined;
+  const entry = fields && Object.hasOwn(fields, field) ? fields[field] : undefined;
+  return entry && entry.schema === JSON.stringify(schema) ? entry.validate : undefined;
+}
+
+/** Each item's compiled schemas, by field; kept as long as the item is. */
+const compiled = new WeakMap<RegistryItem, Map<string, Validator>>();
+
+function validatorFor(item: RegistryItem, field: string, schema: FieldCheck["schema"]): Validator {
+  let fields = compiled.get(item);
+  if (!fields) {
+    fields = new Map();
+    compiled.set(item, fields);
+  }
+  let validator = fields.get(field);
+  if (!validator) {
+    validator =
+      precompiledValidator(referenceOf(item), field, schema) ?? compileSchema(item, field, schema);
+    fields.set(field, validator);
+  }
+  return validator;
+}
+
+function compileSchema(item: RegistryItem, field: string, schema: FieldCheck["schema"]): Validator {
+  const instance = ajv();
+  try {
+    return instance.compile(schema as object) as Validator;
+  } catch (error) {
+    const index = item.fields.findIndex((candidate) => candidate.name === field);
+    throw new KilnError(
+      "invalid_request",
+      `${referenceOf(item)} is not a valid registry item`,
+      `fields[${index}].schema: ${(error as Error).message}`,
+    );
+  } finally {
+    // ajv keeps every schema it compiled; an item's are dropped with the item instead
+    instance.removeSchema(schema as object);
+  }
+}
+
+// --- messages -----------------------------------------------------------------------------
+
+/** A JSON value as a message names what it got. */
+function describeData(data: unknown): string {
+  if (typeof data === "string") return `the text ${shown(data)}`;
+  if (typeof data === "number" || typeof data === "boolean") return String(data);
+  if (data === null) return "null";
+  if (Array.isArray(data)) return "an array";
+  return "an object";
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  integer: "a whole number",
+  boolean: "true or false",
+  object: "an object",
+  array: "an array",
+  null: "null",
+};
+
+function typeList(types: readonly string[]): string {
+  const names = [...new Set(types.map((type) => TYPE_NAMES[type] ?? type))];
+  if (names.length <= 1) return names[0] ?? "";
+  return `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `/0/members/1/cm_port` of `data` as `[0].members[1].cm_port`. */
+function pathText(pointer: string, data: unknown): string {
+  if (pointer === "") return "";
+  let at: unknown = data;
+  let out = "";
+  for (const raw of pointer.slice(1).split("/")) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (Array.isArray(at)) out += `[${key}]`;
+    else out += IDENTIFIER.test(key) ? `.${key}` : `[${shown(key)}]`;
+    at =
+      typeof at === "object" && at !== null && Object.hasOwn(at, key)
+        ? (at as Record<string, unknown>)[key]
+        : undefined;
+  }
+  return out;
+}
+
+const depth = (error: ErrorObject) =>
+  error.instancePath === "" ? 0 : error.instancePath.split("/").length - 1;
+
+/** The schema's own words for what it expects, when it has them (its `description`). */
+function described(error: ErrorObject): string | undefined {
+  const parent = error.parentSchema as { description?: unknown } | undefined;
+  return typeof parent?.description === "string" && parent.description !== ""
+    ? parent.description
+    : undefined;
+}
+
+const COMPARISONS: Record<string, string> = {
+  ">=": "at least",
+  "<=": "at most",
+  ">": "more than",
+  "<": "less than",
+};
+
+/** What one ajv error says, worded to follow the path. */
+function describeError(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  const got = `got ${describeData(error.data)}`;
+  switch (error.keyword) {
+    case "required":
+      return `is missing the key \`${String(params.missingProperty)}\``;
+    case "additionalProperties":
+    case "unevaluatedProperties": {
+      const key = String(params.additionalProperty ?? params.unevaluatedProperty ?? "");
+      const parent = error.parentSchema as { properties?: Record<string, unknown> } | undefined;
+      const known = Object.keys(parent?.properties ?? {});
+      const guess = closest(key, known);
+      const hint = guess
+        ? `; did you mean \`${guess}\`?`
+        : known.length > 0
+          ? `; its keys are ${known.map((name) => `\`${name}\``).join(", ")}`
+          : "";
+      return `has an unknown key ${shown(key)}${hint}`;
+    }
+  }
+  const description = described(error);
+  if (description) return `must be ${description}; ${got}`;
+  switch (error.keyword) {
+    case "type":
+      return `must be ${typeList(String(params.type).split(","))}; ${got}`;
+    case "enum":
+      return `must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(", ")}; ${got}`;
+    case "const":
+      return `must be ${JSON.stringify(params.allowedValue)}; ${got}`;
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return `must be ${COMPARISONS[String(params.comparison)] ?? String(params.comparison)} ${String(params.limit)}; ${got}`;
+    case "minLength":
+      return `must be at least ${String(params.limit)} characters long; ${got}`;
+    case "maxLength":
+      return `must be at most ${String(params.limit)} characters long; ${got}`;
+    case "minItems":
+      return `must have at least ${String(params.limit)} entries`;
+    case "maxItems":
+      return `must have at most ${String(params.limit)} entries`;
+    case "minProperties":
+      return `must have at least ${String(params.limit)} keys`;
+    case "maxProperties":
+      return `must have at most ${String(params.limit)} keys`;
+    case "pattern":
+      return `must match the pattern ${String(params.pattern)}; ${got}`;
+    case "format":
+      return `must be in the format \`${String(params.format)}\`; ${got}`;
+    case "uniqueItems":
+      return `must not hold the same entry twice (entries ${String(params.j)} and ${String(params.i)} are equal)`;
+    default:
+      return error.message ?? "does not match its schema";
+  }
+}
+
+interface Problem {
+  pointer: string;
+  text: string;
+}
+
+/**
+ * The one error worth showing among ajv's (the first error, plus the branches tried when a
+ * value matched none of an `anyOf`'s forms): inside an `anyOf`, an error about the form the
+ * value has (an unknown key of an object) beats "must be a string" from the form it has not;
+ * when only types were wrong, the forms are listed (or the schema's description is used).
+ */
+function pickProblem(errors: readonly ErrorObject[]): Problem {
+  const visible = errors.filter((error) => error.keyword !== "if");
+  const last = visible.at(-1) as ErrorObject;
+  if (last.keyword === "anyOf" || last.keyword === "oneOf") {
+    if (last.keyword === "oneOf" && Array.isArray(last.params.passingSchemas)) {
+      return { pointer: last.instancePath, text: "matches more than one of its forms" };
+    }
+    // ajv stops at the first failure and forgets the errors of forms that matched, so what
+    // came before is the forms this value tried (also through `$ref`s)
+    const branches = visible.slice(0, -1);
+    const specific = branches.filter(
+      (error) => !(error.keyword === "type" && error.instancePath === last.instancePath),
+    );
+    if (specific.length > 0) {
+      const deepest = Math.max(...specific.map(depth));
+      const atDeepest = specific.filter((error) => depth(error) === deepest);
+      const pointer = (atDeepest[0] as ErrorObject).instancePath;
+      if (
+        atDeepest.every((error) => error.keyword === "required" && error.instancePath === pointer)
+      ) {
+        const keys = [...new Set(atDeepest.map((error) => String(error.params.missingProperty)))];
+        return {
+          pointer,
+          text: `is missing the key ${keys.map((key) => `\`${key}\``).join(" or ")}`,
+        };
+      }
+      return pickProblem(specific.filter((error) => depth(error) === deepest));
+    }
+    const description = described(last);
+    const types = branches.flatMap((error) => String(error.params.type).split(","));
+    const expected = description ?? typeList(types);
+    return {
+      pointer: last.instancePath,
+      text: `must be ${expected || "one of its forms"}; got ${describeData(last.data)}`,
+    };
+  }
+  const first = visible[0] ?? last;
+  return { pointer: first.instancePath, text: describeError(first) };
+}
+
+// --- did you mean -------------------------------------------------------------------------
+
+/** The optimal string alignment distance: edits, with two neighbours swapped counting as one. */
+function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[][] = Array.from({ length: rows }, (_row, i) =>
+    Array.from({ length: cols }, (_col, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const row = d[i] as number[];
+      const above = d[i - 1] as number[];
+      let best = Math.min(
+        (above[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (above[j - 1] as number) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      }
+      row[j] = best;
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+const normalized = (name: string) => name.toLowerCase().replaceAll("-", "_");
+
+/**
+ * The candidate `name` was most likely meant to be: the nearest by edit distance (case and
+ * `-`/`_` ignored), if at most a third of the name's length away (at least one edit), the
+ * first in the list on a tie; undefined when none is that near.
+ */
+export function closest(name: string, candidates: readonly string[]): string | undefined {
+  const limit = Math.max(1, Math.floor(name.length / 3));
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    if (candidate === name) continue;
+    const distance = editDistance(normalized(name), normalized(candidate));
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return bestDistance <= limit ? best : undefined;
+}
+
+/**
+ * Warnings for supplied fields the item does not declare (the CLI prints them; the values still
+ * reach the template, as the specification says): `replica is not a field of k8s/deployment;
+ * did you mean replicas?`. None for an item that declares no fields (it takes its values
+ * undeclared) or for `namespace`, which every template receives.
+ */
+export function undeclaredFieldWarnings(
+  item: RegistryItem,
+  fields: Readonly<Record<string, string>> | undefined,
+): string[] {
+  if (item.fields.length === 0) return [];
+  const declared = item.fields.map((field) => field.name);
+  const reference = referenceOf(item);
+  const warnings: string[] = [];
+  for (const key of Object.keys(fields ?? {})) {
+    if (key === "namespace" || declared.includes(key)) continue;
+    const guess = closest(key, declared);
+    warnings.push(
+      guess
+        ? `${key} is not a field of ${reference}; did you mean ${guess}?`
+        : `${key} is not a field of ${reference} (its fields: ${declared.join(", ")}); the template receives it as it is`,
+    );
+  }
+  return warnings;
+}
+
+// --- validation ---------------------------------------------------------------------------
+
+/** What to do about a refused field: its description and example, as the catalogue gives them. */
+function fieldDetail(field: FieldDefinition): string | undefined {
+  const lines: string[] = [];
+  if (field.description) lines.push(`${field.name}: ${field.description}`);
+  if (field.example !== undefined && field.example !== "") {
+    lines.push(`for example: ${field.example}`);
+  }
+  return lines.length > 0 ? lines.join("\n") : undefined;
+}
+
+const NAME_DETAIL =
+  "the name is the component's `name`: `kiln add --name`, a preset component's `name`, or the render request's `name`";
+
+/** A value that starts with `[` or `{` is JSON text, as the specification reads it. */
+function looksLikeJson(value: string): boolean {
+  const first = value.trimStart()[0];
+  return first === "[" || first === "{";
+}
+
+/** Checks one value of a field that declares a format or a schema; throws when it does not fit. */
+function checkField(
+  item: RegistryItem,
+  field: FieldDefinition,
+  check: FieldCheck,
+  value: string,
+  fromDefault: boolean,
+): void {
+  const reference = referenceOf(item);
+  const subject = `\`${field.name}\`${fromDefault ? " (its default)" : ""}`;
+  const refuse = (text: string, path = "", detail = fieldDetail(field)) => {
+    const where =
+      path === "" ? subject : `\`${field.name}${path}\`${fromDefault ? " (its default)" : ""}`;
+    return new KilnError("invalid_request", `${reference}: ${where} ${text}`, detail);
+  };
+  if (check.format) {
+    const problem = formatProblem(check.format, value, check);
+    if (problem) throw refuse(problem);
+  }
+  if (check.schema === undefined) return;
+  let data: unknown = value;
+  if (looksLikeJson(value)) {
+    try {
+      data = parseJsonText(value);
+    } catch (error) {
+      if (!(error instanceof JsonTextError)) throw error;
+      const detail = [
+        "a value starting with `[` or `{` is read as JSON",
+        fieldDetail(field),
+      ].filter(Boolean);
+      throw refuse(`is not valid JSON - ${error.message}`, "", detail.join("\n"));
+    }
+  }
+  const validate = validatorFor(item, field.name, check.schema);
+  if (validate(data)) return;
+  const problem = pickProblem(validate.errors ?? []);
+  let text = problem.text;
+  // a plain text where JSON was expected: say how JSON is recognised
+  if (problem.pointer === "" && typeof data === "string" && /an (?:array|object)/.test(text)) {
+    text += " (JSON text starts with `[` or `{`)";
+  }
+  throw refuse(text, pathText(problem.pointer, data));
+}
+
+/**
+ * Checks the name and every value `input` gives (or the item's default) against what the item
+ * declares, before rendering. An empty value of a field that is not required is not checked:
+ * it means "unset" to the templates (`replicas or 1`). Fields without declarations, undeclared
+ * fields and items that declare nothing are never checked.
+ */
+export function validateInput(item: RegistryItem, input: RenderInput): void {
+  const checks = itemChecks(item);
+  if (checks.nameFormat) {
+    const problem = formatProblem(checks.nameFormat, input.name);
+    if (problem) {
+      throw new KilnError(
+        "invalid_request",
+        `${referenceOf(item)}: \`name\` ${problem}`,
+        NAME_DETAIL,
+      );
+    }
+  }
+  const supplied = input.fields ?? {};
+  for (const field of item.fields) {
+    const check = Object.hasOwn(checks.fields, field.name) ? checks.fields[field.name] : undefined;
+    if (!check) continue;
+    let value: string;
+    let fromDefault = false;
+    if (Object.hasOwn(supplied, field.name)) {
+      value = supplied[field.name] as string;
+    } else if (field.default !== undefined && field.name !== "namespace") {
+      value = field.default;
+      fromDefault = true;
+    } else {
+      continue;
+    }
+    if (value === "" && !field.required) continue;
+    checkField(item, field, check, value, fromDefault);
+  }
+}
