@@ -6,17 +6,20 @@ import { presetRenderSettings } from "../core/project/preset.ts";
 import {
   type ComponentRender,
   type RenderComponentsOptions,
+  type RenderedComponent,
   type RenderOne,
   renderCollectingErrors,
   renderUntilError,
   runFiles,
 } from "../core/project/render-components.ts";
 import { preferFastStart } from "./fast-start.ts";
-import { ComponentRenderer, RenderStopped } from "./render-component.ts";
+import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
 
 export interface RenderedPreset {
   preset: Preset;
   files: PlannedFile[];
+  /** Each component with its render (the item it resolved to), for kiln.lock. */
+  components: RenderedComponent<PresetComponent, ResolvedRender>[];
 }
 
 /**
@@ -24,7 +27,9 @@ export interface RenderedPreset {
  * URLs in a worker with a deadline (render-component.ts), named by reference and name when a
  * limit stops them.
  */
-export function renderWith(renderer: ComponentRenderer): RenderOne {
+export function renderWith(
+  renderer: ComponentRenderer,
+): RenderOne<PresetComponent, ResolvedRender> {
   return (component, input) =>
     renderer.render(component.reference, input, componentLabel(component));
 }
@@ -36,7 +41,10 @@ export function renderWith(renderer: ComponentRenderer): RenderOne {
 async function withPreset<T>(
   reference: string,
   cwd: string,
-  render: (preset: Preset, options: RenderComponentsOptions<PresetComponent>) => Promise<T>,
+  render: (
+    preset: Preset,
+    options: RenderComponentsOptions<PresetComponent, ResolvedRender>,
+  ) => Promise<T>,
 ): Promise<{ preset: Preset; rendered: T }> {
   const preset = await loadPreset(reference, { cwd });
   preferFastStart();
@@ -58,12 +66,12 @@ export async function renderWholePreset(reference: string, cwd: string): Promise
   const { preset, rendered } = await withPreset(reference, cwd, (preset, options) =>
     renderUntilError(preset.components, options),
   );
-  return { preset, files: runFiles(rendered) };
+  return { preset, files: runFiles(rendered), components: rendered };
 }
 
 export interface CheckedPreset {
   preset: Preset;
-  results: ComponentRender<PresetComponent>[];
+  results: ComponentRender<PresetComponent, ResolvedRender>[];
 }
 
 /**

@@ -30,6 +30,12 @@ export const UNTRUSTED_RENDER_LIMITS = { deadlineMs: 10_000, heapMb: 256 } as co
 /** How long closing the worker may hold up the exit. */
 const CLOSE_WAIT_MS = 2_000;
 
+/** A render with what it rendered: the registry item, and whether it is a built-in (kiln.lock). */
+export interface ResolvedRender extends RenderResult {
+  item: RegistryItem;
+  builtin: boolean;
+}
+
 /** A render of a component that is not built-in was stopped by a limit (time, memory, output). */
 export class RenderStopped extends KilnError {}
 
@@ -100,11 +106,11 @@ export class ComponentRenderer {
    * Resolves `reference` (built-in, URL or local file) and renders it. `label` names the
    * component when a limit stops its render (default: the reference).
    */
-  async render(reference: string, input: RenderInput, label = reference): Promise<RenderResult> {
+  async render(reference: string, input: RenderInput, label = reference): Promise<ResolvedRender> {
     const builtin = this.builtin(reference);
-    if (builtin) return this.renderBuiltin(builtin, input);
+    if (builtin) return { ...this.renderBuiltin(builtin, input), item: builtin, builtin: true };
     const item = await resolveReference(reference, { cwd: this.cwd });
-    return this.renderIsolated(item, input, label);
+    return { ...(await this.renderIsolated(item, input, label)), item, builtin: false };
   }
 
   /** A built-in item, in this thread. */
@@ -155,7 +161,7 @@ export async function renderComponent(
   cwd: string,
   reference: string,
   input: RenderInput,
-): Promise<RenderResult> {
+): Promise<ResolvedRender> {
   const renderer = new ComponentRenderer(cwd);
   try {
     return await renderer.render(reference, input);

@@ -9,8 +9,9 @@ const DONE = { new: "created", overwrite: "overwrote", unchanged: "unchanged" } 
  * run or load as code (written because of --allow-exec-paths) says so on its line, and a last
  * line names them all again.
  */
-export function reportSteps(output: Output, steps: readonly Step[], dryRun: boolean): void {
+export function reportSteps(output: Output, all: readonly Step[], dryRun: boolean): void {
   const style = output.out;
+  const steps = listed(all);
   for (const step of steps) {
     const word = dryRun ? step.status : DONE[step.status];
     const colour =
@@ -26,8 +27,14 @@ export function reportSteps(output: Output, steps: readonly Step[], dryRun: bool
   }
 }
 
+/** The steps a report lists: all but kiln's bookkeeping (kiln.lock), which the spec's output leaves out. */
+function listed(steps: readonly Step[]): Step[] {
+  return steps.filter((step) => step.quiet !== true);
+}
+
 /** `1 new, 0 overwrite, 2 unchanged`: how many files of each kind a run has. */
-export function countSteps(steps: readonly Step[]): string {
+export function countSteps(all: readonly Step[]): string {
+  const steps = listed(all);
   const count = (status: Step["status"]) => steps.filter((step) => step.status === status).length;
   return `${count("new")} new, ${count("overwrite")} overwrite, ${count("unchanged")} unchanged`;
 }

@@ -15,13 +15,14 @@ import {
 import { basename, dirname, join, relative } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import { shortPath } from "../core/plan.ts";
-import { errorCode, reasonFor, type Step } from "./write-plan.ts";
+import { errorCode, type RemoveStep, reasonFor, type Step } from "./write-plan.ts";
 
 /** What the run did, to undo it in reverse order. */
 type Undo =
   | { kind: "folder"; path: string }
   | { kind: "new"; path: string }
-  | { kind: "overwritten"; path: string; bytes: Buffer; mode: number };
+  | { kind: "overwritten"; path: string; bytes: Buffer; mode: number }
+  | { kind: "removed"; path: string; bytes: Buffer; mode: number };
 
 let temporaryCounter = 0;
 
@@ -97,11 +98,26 @@ function reason(error: unknown): string {
   return `an unexpected error (${(error as Error).name})`;
 }
 
+/** The error for a failed write or removal, after the run was undone. */
+function failed(display: string, error: unknown, journal: Undo[], verb: string): KilnError {
+  const failures = undo(journal);
+  const detail =
+    failures.length === 0
+      ? "nothing was changed: the files written before it were removed or restored"
+      : `these could not be undone - check them by hand:\n${failures.map((f) => `  ${f}`).join("\n")}`;
+  return new KilnError(
+    "internal",
+    `could not ${verb} \`${shortPath(display)}\` - ${reason(error)}`,
+    detail,
+  );
+}
+
 /**
- * Writes the steps in order. On any failure everything already written is undone and a
- * KilnError says which file failed and why; the tree is as it was before the run.
+ * Writes the steps in order, then removes `removals`. On any failure everything already
+ * written or removed is undone and a KilnError says which file failed and why; the tree is as
+ * it was before the run.
  */
-export function commit(steps: readonly Step[]): void {
+export function commit(steps: readonly Step[], removals: readonly RemoveStep[] = []): void {
   const journal: Undo[] = [];
   const folders = new Set<string>();
   // While writing, SIGINT/SIGTERM must not kill the process between two files. The writes are
@@ -127,16 +143,15 @@ export function commit(steps: readonly Step[]): void {
           journal.push({ kind: "overwritten", path: step.destination, ...original });
         }
       } catch (error) {
-        const failures = undo(journal);
-        const detail =
-          failures.length === 0
-            ? "nothing was changed: the files written before it were removed or restored"
-            : `these could not be undone - check them by hand:\n${failures.map((f) => `  ${f}`).join("\n")}`;
-        throw new KilnError(
-          "internal",
-          `could not write \`${shortPath(step.display)}\` - ${reason(error)}`,
-          detail,
-        );
+        throw failed(step.display, error, journal, "write");
+      }
+    }
+    for (const removal of removals) {
+      try {
+        unlinkSync(removal.destination);
+        journal.push({ kind: "removed", path: removal.destination, ...removal.original });
+      } catch (error) {
+        throw failed(removal.display, error, journal, "remove");
       }
     }
   } finally {

@@ -45,6 +45,10 @@ export interface WriteGroup {
    * it, so it may be anywhere, but nothing below it may lead out of it.
    */
   project?: string;
+  /** Overrides the run's `force` for this group: kiln.lock is kiln's own and always rewritten. */
+  force?: boolean;
+  /** Bookkeeping written with the run but not listed in its report (kiln.lock). */
+  quiet?: boolean;
 }
 
 export interface Step {
@@ -60,6 +64,8 @@ export interface Step {
   original?: { bytes: Buffer; mode: number } | undefined;
   /** The rule of a file other tools run or load as code, written because of --allow-exec-paths. */
   execRule?: ExecPathRule | undefined;
+  /** Not listed in the run's report (kiln.lock). */
+  quiet?: boolean | undefined;
 }
 
 export function errorCode(error: unknown): string | undefined {
@@ -275,6 +281,8 @@ export interface PlanRunOptions {
    * (EXEC_PATH_RULES). Never taken from a preset, an item or kiln.toml.
    */
   allowExecPaths?: boolean;
+  /** Files already byte-identical need no `force` (setup, apply: see planStatuses). */
+  unchangedWithoutForce?: boolean;
 }
 
 /** How `root`/`path` reads from the working directory, with `/` separators. */
@@ -432,7 +440,8 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
   for (const { group, display, found, rules } of resolved) {
     const originals = readOriginals(group.files, found, display);
     const planned = planStatuses(group.files, {
-      force: options.force,
+      force: group.force ?? options.force,
+      unchangedWithoutForce: options.unchangedWithoutForce,
       display,
       existing: new Map([...originals].map(([path, { bytes }]) => [path, bytes.toString("utf8")])),
     });
@@ -445,6 +454,7 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
         destination: found.get(step.path)?.destination as string,
         original: originals.get(step.path),
         execRule: rules.get(step.path),
+        quiet: group.quiet,
       });
     }
   }
@@ -457,4 +467,44 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
     seen.add(key);
   }
   return steps;
+}
+
+/** A file a run removes (kiln update: a path that moved, a file the item dropped; kiln remove). */
+export interface RemoveStep {
+  /** The path from the project root. */
+  path: string;
+  display: string;
+  destination: string;
+  /** Its bytes and mode, to put it back when the run fails. */
+  original: { bytes: Buffer; mode: number };
+}
+
+/**
+ * Plans removing `paths` (relative to the project folder `project`) with the rules of a write:
+ * never through a link that leads out, never in `.git`, only regular files. A path with no file
+ * is left out (there is nothing to remove).
+ */
+export function planRemovals(project: string, paths: readonly string[], cwd: string): RemoveStep[] {
+  const display = displayFrom(cwd, project);
+  const projectReal = onDisk(".", "folder", () => realPathOf(project));
+  const disk = new DiskView();
+  const removals: RemoveStep[] = [];
+  for (const path of paths) {
+    checkPlannedPaths([{ path, content: "" }]);
+    const shown = display(path);
+    const { destination, stats } = onDisk(shown, "file", () =>
+      resolveDestination(projectReal, path, shown, disk),
+    );
+    if (stats === undefined) continue;
+    const git = gitSegmentIn(destination);
+    if (git !== undefined) throw gitRefusal(shown, git);
+    const bytes = onDisk(shown, "file", () => readFileSync(destination));
+    removals.push({
+      path,
+      display: shown,
+      destination,
+      original: { bytes, mode: stats.mode & 0o7777 },
+    });
+  }
+  return removals;
 }

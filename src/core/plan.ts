@@ -233,6 +233,11 @@ export interface PlanOptions {
   existing: ReadonlyMap<string, string>;
   /** How a path is shown to people in messages (e.g. with the output folder in front). */
   display?: (path: string) => string;
+  /**
+   * A file whose bytes are already exactly the new content is `unchanged` without `force`
+   * (setup and apply of a preset are idempotent); only files that would change need it.
+   */
+  unchangedWithoutForce?: boolean | undefined;
 }
 
 /** The rules that need no disk, for every file of a run: duplicates, then each path's rules. */
@@ -251,6 +256,9 @@ export function planStatuses(files: readonly PlannedFile[], options: PlanOptions
   return files.map((file) => {
     const existing = options.existing.get(file.path);
     if (existing === undefined) return { ...file, status: "new" };
+    if (existing === file.content && options.unchangedWithoutForce) {
+      return { ...file, status: "unchanged" };
+    }
     if (!options.force) throw alreadyExists(display(file.path));
     return { ...file, status: existing === file.content ? "unchanged" : "overwrite" };
   });

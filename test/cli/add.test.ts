@@ -31,7 +31,10 @@ describe("kiln add", () => {
     assert.equal(run.stderr, "");
     assert.equal(run.stdout, "created   k8s/web-deployment.yaml\n");
     const [file] = rendered("deployment", { name: "web", fields: { image: "nginx:1.27" } });
-    assert.deepEqual(tree(dir), {
+    // and kiln.lock records it (test/cli/lock.test.ts reads it)
+    const { "kiln.lock": lock, ...files } = tree(dir);
+    assert.match(lock ?? "", /"path": "k8s\/web-deployment\.yaml"/);
+    assert.deepEqual(files, {
       "kiln.toml": TOML(),
       "k8s/": "",
       "k8s/web-deployment.yaml": file?.content,

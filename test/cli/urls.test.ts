@@ -77,7 +77,10 @@ describe("references that are URLs", () => {
     const dir = tempDir();
     const run = await kilnAsync(["setup", `${base}/remote.preset.json`], dir);
     assert.equal(run.status, 0, run.stderr);
-    assert.deepEqual(tree(dir), {
+    // kiln.lock records where the item came from
+    const { "kiln.lock": lock, ...written } = tree(dir);
+    assert.match(lock ?? "", new RegExp(`"url": "${base}/item\\.json"`));
+    assert.deepEqual(written, {
       "deploy/": "",
       "deploy/redis-cache.yaml": "image: redis:7.4\nns: edge\n",
       "kiln.toml": '[project]\nname = "far"\ndefault_namespace = "edge"\noutput_dir = "deploy"\n',

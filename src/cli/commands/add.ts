@@ -1,9 +1,19 @@
 // kiln add: renders one component into the project's output folder (from kiln.toml).
 import { resolve } from "node:path";
+import { referenceOf } from "../../core/item.ts";
 import { projectFileError } from "../../core/project/kiln-toml.ts";
+import { pathInside } from "../../core/project/layout.ts";
+import {
+  emptyLock,
+  LOCK_FILE,
+  recordComponent,
+  sameComponent,
+  serializeLock,
+} from "../../core/project/lock.ts";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { ADD } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
+import { lockEntry, readLock } from "../lock-file.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { isFolderInsideProject, readProject } from "../project.ts";
@@ -49,16 +59,43 @@ export async function run(argv: string[], output: Output): Promise<number> {
       `: output_dir \`${project.outputDir}\` must be a folder inside the project`,
     );
   }
-  // built-ins render here; items from files and URLs in a worker, within time and memory limits
-  const result = await renderComponent(cwd, reference, {
+  // kiln.lock is read before anything else happens: a lock from a newer kiln stops the run
+  const lock = readLock(cwd) ?? emptyLock();
+  const input = {
     name,
     fields,
     labels,
     defaultNamespace: project.defaultNamespace,
     automationProfile: project.automationProfile,
-  });
+  };
+  // built-ins render here; items from files and URLs in a worker, within time and memory limits
+  const result = await renderComponent(cwd, reference, input);
+  // the lock records the component with the files, in the same all-or-nothing write
+  const component = { name, component: referenceOf(result.item) };
+  const entry = lockEntry(
+    {
+      reference,
+      item: result.item,
+      builtin: result.builtin,
+      input,
+      files: result.files.map((file) => ({
+        path: pathInside(project.outputDir, file.path),
+        content: file.content,
+      })),
+    },
+    lock.components.find((old) => sameComponent(old, component)),
+  );
   const steps = planRun(
-    [{ root: resolve(cwd, project.outputDir), files: result.files, project: cwd }],
+    [
+      { root: resolve(cwd, project.outputDir), files: result.files, project: cwd },
+      {
+        root: cwd,
+        files: [{ path: LOCK_FILE, content: serializeLock(recordComponent(lock, entry)) }],
+        project: cwd,
+        force: true,
+        quiet: true,
+      },
+    ],
     { force: flag(parsed, "force"), cwd, allowExecPaths: flag(parsed, "allow-exec-paths") },
   );
   const dryRun = flag(parsed, "dry-run");

@@ -40,6 +40,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
     force: flag(parsed, "force"),
     cwd,
     allowExecPaths: flag(parsed, "allow-exec-paths"),
+    // a preset applied again over its own files is no error: only files that change need --force
+    unchangedWithoutForce: true,
   });
   if (!dryRun) commit(steps);
   reportSteps(output, steps, dryRun);

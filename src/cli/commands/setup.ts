@@ -1,16 +1,21 @@
 // kiln setup: starts a project from a preset - its files under the preset's output folder,
 // then kiln.toml (written last, so a failed run leaves no project file behind).
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
 import { alreadyExists } from "../../core/plan.ts";
-import { layoutProject } from "../../core/project/layout.ts";
-import { presetConfig } from "../../core/project/preset.ts";
+import { loadPreset } from "../../core/preset.ts";
+import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
+import { layoutProject, pathInside } from "../../core/project/layout.ts";
+import { emptyLock, LOCK_FILE, recordComponent, serializeLock } from "../../core/project/lock.ts";
+import { presetConfig, presetRenderSettings } from "../../core/project/preset.ts";
+import { componentInput } from "../../core/project/render-components.ts";
 import { flag } from "../args.ts";
 import { SETUP } from "../command-list.ts";
+import { lockEntry } from "../lock-file.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
+import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "../read-file.ts";
 import { plural, reportDryRun, reportSteps } from "../report.ts";
 import { commit } from "../write-commit.ts";
 import { planRun } from "../write-plan.ts";
@@ -42,25 +47,65 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const force = flag(parsed, "force");
   const dryRun = flag(parsed, "dry-run");
   const cwd = process.cwd();
-  // the cheapest refusal first: an existing project is not set up again by accident
-  if (!force && existsSync(resolve(cwd, PROJECT_FILE))) {
-    throw alreadyExists(
+  // the cheapest refusal first, before rendering: an existing project is not set up again by
+  // accident - unless its kiln.toml is exactly what this preset gives (setup again is idempotent)
+  if (!force) {
+    const existing = readRegularFile(
+      resolve(cwd, PROJECT_FILE),
       PROJECT_FILE,
-      "this folder is already a kiln project: `kiln apply <preset>` adds a preset's files without touching it",
+      MAX_PROJECT_FILE_BYTES,
     );
+    if (
+      existing !== undefined &&
+      existing !==
+        serializeProjectConfig(
+          presetConfig(await loadPreset(reference, { cwd }), defaultProjectName(cwd)),
+        )
+    ) {
+      throw alreadyExists(
+        PROJECT_FILE,
+        "this folder is already a kiln project: `kiln apply <preset>` adds a preset's files without touching it",
+      );
+    }
   }
-  const { preset, files } = await renderWholePreset(reference, cwd);
+  const { preset, files, components } = await renderWholePreset(reference, cwd);
   // the project's layout (the dashboard's zip is the same): the files under the output folder,
   // kiln.toml at the root. The output folder is part of every written path, so the layout
   // refuses one that leaves the project or is .git; links on its way are checked by the plan
   const layout = layoutProject(presetConfig(preset, defaultProjectName(cwd)), files);
   const { outputDir } = layout;
+  // kiln.lock: every component with what it rendered, written with the files and kiln.toml
+  const settings = presetRenderSettings(preset);
+  let lock = emptyLock();
+  for (const { component, output } of components) {
+    const input = componentInput(component, settings.defaultNamespace, settings.automationProfile);
+    const files = output.files.map((file) => ({
+      path: pathInside(outputDir, file.path),
+      content: file.content,
+    }));
+    lock = recordComponent(
+      lock,
+      lockEntry({
+        reference: component.reference,
+        item: output.item,
+        builtin: output.builtin,
+        input,
+        files,
+      }),
+    );
+  }
   const steps = planRun(
     [
       { root: resolve(cwd, outputDir), files: layout.files, project: cwd },
       { root: cwd, files: layout.rootFiles, project: cwd },
+      {
+        root: cwd,
+        files: [{ path: LOCK_FILE, content: serializeLock(lock) }],
+        project: cwd,
+        quiet: true,
+      },
     ],
-    { force, cwd, allowExecPaths: flag(parsed, "allow-exec-paths") },
+    { force, cwd, allowExecPaths: flag(parsed, "allow-exec-paths"), unchangedWithoutForce: true },
   );
   if (!dryRun) commit(steps);
   reportSteps(output, steps, dryRun);

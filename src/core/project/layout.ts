@@ -39,7 +39,7 @@ export function layoutProject(config: ProjectConfig, files: readonly PlannedFile
 }
 
 /** `path` inside `dir`, as one normalized relative path (`k8s/` + `./a.yaml` is `k8s/a.yaml`). */
-function pathInside(dir: string, path: string): string {
+export function pathInside(dir: string, path: string): string {
   return normalizeRelativePath(dir === "" ? path : `${dir}/${path}`);
 }
 
