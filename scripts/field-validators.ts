@@ -8,8 +8,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import Ajv2020 from "ajv/dist/2020.js";
-import standaloneCode from "ajv/dist/standalone/index.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import standalone from "ajv/dist/standalone/index.js";
 import { itemChecks, referenceOf } from "../src/core/item.ts";
 import { BUILTIN_REGISTRY_DIR, builtinRegistry } from "../src/core/registry.ts";
 import { AJV_OPTIONS, FIELD_VALIDATORS_FILE } from "../src/core/validate.ts";
@@ -29,7 +29,7 @@ export function fieldValidatorsModule(): string {
         strictRequired: false,
         code: { source: true },
       });
-      const code = standaloneCode(ajv, ajv.compile(check.schema as object));
+      const code = standalone.default(ajv, ajv.compile(check.schema as object));
       const key = (name: string) => JSON.stringify(name);
       entries.push(
         `entry(${key(referenceOf(item))}, ${key(field)}, ${JSON.stringify(JSON.stringify(check.schema))}, (module) => {\n${code}\n});`,

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { parseRegistryItem } from "../../src/core/item.ts";
 import { BUILTIN_REGISTRY_DIR, builtinRegistry } from "../../src/core/registry.ts";
 
