@@ -183,6 +183,48 @@ export const RENDER: CommandDecl = {
   ],
 };
 
+export const STATUS: CommandDecl = {
+  name: "status",
+  summary: "show what changed in the vendored files, here and upstream",
+  positionals: [],
+  options: [flag("json", 'print {"components": [...], "unowned": [...]} (see docs/cli.md)')],
+};
+
+// diff and update take any number of component names: their positionals are read as they
+// come (a declaration's positionals are counted exactly), and the help says so
+export const DIFF: CommandDecl = {
+  name: "diff",
+  summary: "show what kiln update would change, as a unified diff",
+  positionals: [],
+  options: [
+    flag("json", 'print {"differs": <bool>, "files": [...]} (see docs/cli.md)'),
+    flag("exit-code", "exit 1 when anything differs (for CI drift checks)"),
+  ],
+};
+
+export const UPDATE: CommandDecl = {
+  name: "update",
+  summary: "merge upstream changes and new values into the vendored files",
+  positionals: [],
+  options: [
+    SET,
+    LABEL,
+    ...shortcutOptions("the recorded namespace"),
+    {
+      name: "conflicts",
+      type: "string",
+      value: "<how>",
+      description: "markers: write git-style conflict markers instead of stopping",
+      default: "stop",
+      complete: { words: ["markers", "stop"] },
+    },
+    flag("ours", "in each conflicting region, keep your lines"),
+    flag("theirs", "in each conflicting region, take the new render's lines"),
+    flag("force", "overwrite files in the way that kiln.lock does not record"),
+    ALLOW_EXEC_PATHS,
+  ],
+};
+
 export const SERVE: CommandDecl = {
   name: "serve",
   summary: "start the HTTP API",
@@ -208,6 +250,9 @@ export const COMMAND_LIST: readonly CommandDecl[] = [
   APPLY,
   CHECK,
   RENDER,
+  STATUS,
+  DIFF,
+  UPDATE,
   SERVE,
   COMPLETION,
 ];

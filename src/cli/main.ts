@@ -25,6 +25,9 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   apply: () => import("./commands/apply.ts"),
   check: () => import("./commands/check.ts"),
   render: () => import("./commands/render.ts"),
+  status: () => import("./commands/status.ts"),
+  diff: () => import("./commands/diff.ts"),
+  update: () => import("./commands/update.ts"),
   serve: () => import("./commands/serve.ts"),
   completion: () => import("./commands/completion.ts"),
 };

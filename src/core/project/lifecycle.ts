@@ -84,13 +84,13 @@ export function unresolvedConflictError(path: string): KilnError {
 }
 
 /** Pairs each new file with the recorded file it continues, by path, then by template. */
-function pair(
-  recorded: readonly RecordedFile[],
+export function pairFiles<F extends { path: string; template: number }>(
+  recorded: readonly F[],
   rendered: readonly NewFile[],
-): { pairs: [RecordedFile | undefined, NewFile][]; dropped: RecordedFile[] } {
+): { pairs: [F | undefined, NewFile][]; dropped: F[] } {
   const byPath = new Map(recorded.map((file) => [file.path, file]));
-  const used = new Set<RecordedFile>();
-  const pairs: [RecordedFile | undefined, NewFile][] = [];
+  const used = new Set<F>();
+  const pairs: [F | undefined, NewFile][] = [];
   const unpaired: NewFile[] = [];
   for (const file of rendered) {
     const old = byPath.get(file.path);
@@ -137,7 +137,7 @@ function updateOne(old: RecordedFile, file: NewFile, input: UpdateFilesInput): F
  * text `resolution` gives), never thrown: the caller decides whether to stop.
  */
 export function updateFiles(input: UpdateFilesInput): FileOutcome[] {
-  const { pairs, dropped } = pair(input.recorded, input.rendered);
+  const { pairs, dropped } = pairFiles(input.recorded, input.rendered);
   const outcomes: FileOutcome[] = [];
   for (const [old, file] of pairs) {
     if (old) {

@@ -1,0 +1,194 @@
+// kiln status: what happened to the vendored files since kiln wrote them - per component and
+// file, the file on disk against kiln.lock (unchanged, modified, missing, conflicted) and the
+// newest item rendered with the recorded values against what kiln wrote (changed upstream);
+// then the files in the output folder that no component owns. Writes nothing; exits 0.
+import { type Dirent, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { isKilnError } from "../../core/errors.ts";
+import { type LocalState, localState, pairFiles } from "../../core/project/lifecycle.ts";
+import { LOCK_FILE, type LockedComponent } from "../../core/project/lock.ts";
+import { flag } from "../args.ts";
+import { STATUS } from "../command-list.ts";
+import { diskReader, type LockedProject, readLockedProject, rerender } from "../lifecycle.ts";
+import { sha256Hex } from "../lock-file.ts";
+import { commandHelp, parseCommand } from "../options.ts";
+import type { Output } from "../output.ts";
+import { ComponentRenderer } from "../render-component.ts";
+import { plural } from "../report.ts";
+
+export function help(): string {
+  return commandHelp(STATUS, {
+    title: "show what changed in the vendored files, here and upstream",
+    about: `Reads ${LOCK_FILE} and, for every component and file, compares the file on disk with what kiln
+wrote (unchanged, modified, missing, conflicted: markers from \`kiln update --conflicts=markers\`
+not yet resolved) and renders the newest item (this kiln's built-ins, the URL, the file) with
+the recorded values to see whether it changed upstream. Lists the files in the output folder
+that no component owns. Writes nothing; exits 0.`,
+    examples: ["kiln status", "kiln status --json | jq '.components[].files[]'"],
+  });
+}
+
+/** What the newest item would write for a recorded file. */
+type Upstream = "unchanged" | "changed" | "moved" | "removed" | "unknown";
+
+interface FileStatus {
+  path: string;
+  local: LocalState;
+  upstream: Upstream;
+  /** For `moved`: the path the newest render gives it. */
+  to?: string | undefined;
+}
+
+interface ComponentStatus {
+  name: string;
+  component: string;
+  reference: string;
+  source: LockedComponent["source"];
+  files: FileStatus[];
+  /** Files the newest render writes that kiln.lock does not record for it. */
+  added: string[];
+  /** Why the newest item could not be rendered (offline, file gone); upstream is then unknown. */
+  error?: string | undefined;
+}
+
+/** Every regular file and link below `dir` (relative to the project root), `.git` left out. */
+function filesBelow(cwd: string, dir: string, limit = 100_000): string[] {
+  const found: string[] = [];
+  const walk = (relative: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(cwd, relative), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (found.length >= limit) return;
+      const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== ".git" && entry.name !== "node_modules") walk(path);
+      } else found.push(path);
+    }
+  };
+  walk(dir === "." ? "" : dir.replace(/\/+$/, ""));
+  return found.sort();
+}
+
+async function componentStatus(
+  renderer: ComponentRenderer,
+  project: LockedProject,
+  entry: LockedComponent,
+  disk: (path: string) => string | undefined,
+): Promise<ComponentStatus> {
+  const files = entry.files.map((file): FileStatus => {
+    const content = disk(file.path);
+    const hash = content === undefined ? undefined : sha256Hex(content);
+    return { path: file.path, local: localState(file, content, hash), upstream: "unknown" };
+  });
+  const status: ComponentStatus = {
+    name: entry.name,
+    component: entry.component,
+    reference: entry.reference,
+    source: entry.source,
+    files,
+    added: [],
+  };
+  try {
+    const rendered = await rerender(renderer, project, entry);
+    const { pairs, dropped } = pairFiles(entry.files, rendered.files);
+    for (const [old, file] of pairs) {
+      if (old === undefined) {
+        status.added.push(file.path);
+        continue;
+      }
+      const row = files.find((row) => row.path === old.path) as FileStatus;
+      if (file.path !== old.path) {
+        row.upstream = "moved";
+        row.to = file.path;
+      } else row.upstream = sha256Hex(file.content) === old.sha256 ? "unchanged" : "changed";
+    }
+    for (const old of dropped) {
+      (files.find((row) => row.path === old.path) as FileStatus).upstream = "removed";
+    }
+  } catch (error) {
+    if (!isKilnError(error)) throw error;
+    status.error = error.message;
+  }
+  return status;
+}
+
+export async function run(argv: string[], output: Output): Promise<number> {
+  const { parsed } = parseCommand(argv, STATUS);
+  const cwd = process.cwd();
+  const project = readLockedProject(cwd);
+  const disk = diskReader(cwd);
+  const renderer = new ComponentRenderer(cwd);
+  const components: ComponentStatus[] = [];
+  try {
+    for (const entry of project.lock.components) {
+      components.push(await componentStatus(renderer, project, entry, disk));
+    }
+  } finally {
+    await renderer.close();
+  }
+  const owned = new Set(project.lock.components.flatMap((entry) => entry.files.map((f) => f.path)));
+  const unowned = filesBelow(cwd, project.config.outputDir).filter(
+    (path) => !owned.has(path) && path !== LOCK_FILE && path !== "kiln.toml",
+  );
+  if (flag(parsed, "json")) {
+    output.line(JSON.stringify({ components, unowned }, null, 2));
+    return 0;
+  }
+  report(output, components, unowned);
+  return 0;
+}
+
+function report(output: Output, components: ComponentStatus[], unowned: string[]): void {
+  const style = output.out;
+  const colour = {
+    unchanged: style.dim,
+    modified: style.yellow,
+    missing: style.red,
+    conflicted: style.red,
+  };
+  const counts = new Map<string, number>();
+  const count = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+  for (const component of components) {
+    const from = component.reference === component.component ? "" : ` (${component.reference})`;
+    output.line(`${style.bold(component.name)} ${component.component}${from}`);
+    for (const file of component.files) {
+      count(file.local);
+      const upstream =
+        file.upstream === "changed"
+          ? "changed upstream"
+          : file.upstream === "moved"
+            ? `moves upstream to ${file.to}`
+            : file.upstream === "removed"
+              ? "removed upstream"
+              : "";
+      if (upstream !== "") count("upstream");
+      output.line(
+        `  ${colour[file.local](file.local.padEnd(10))} ${file.path}${upstream ? `  ${style.yellow(`(${upstream})`)}` : ""}`,
+      );
+    }
+    for (const path of component.added) {
+      count("upstream");
+      output.line(
+        `  ${style.green("new".padEnd(10))} ${path}  ${style.yellow("(added upstream)")}`,
+      );
+    }
+    if (component.error !== undefined) {
+      output.line(`  ${style.yellow(`upstream unknown: ${component.error}`)}`);
+    }
+  }
+  if (unowned.length > 0) {
+    output.line(style.bold("not recorded in kiln.lock"));
+    for (const path of unowned) output.line(`  ${style.dim("unowned".padEnd(10))} ${path}`);
+  }
+  const files = components.reduce((sum, component) => sum + component.files.length, 0);
+  const parts = (["unchanged", "modified", "missing", "conflicted"] as const)
+    .filter((state) => (counts.get(state) ?? 0) > 0)
+    .map((state) => `${counts.get(state)} ${state}`);
+  output.line(
+    `${plural(components.length, "component")}, ${plural(files, "file")}${parts.length > 0 ? `: ${parts.join(", ")}` : ""}; ${counts.get("upstream") ?? 0} changed upstream; ${plural(unowned.length, "file")} not recorded`,
+  );
+}

@@ -1,0 +1,241 @@
+// kiln update: brings upstream changes (a newer built-in, a changed URL or file item) and new
+// values into the vendored files without losing the user's edits. Each component is rendered
+// again with the newest item and its recorded values (changed only where the command says),
+// and each file merged three ways (src/core/project/lifecycle.ts): base = what kiln wrote last
+// time (kept in kiln.lock), ours = the file on disk, theirs = the new render. Files and lock are
+// written in one all-or-nothing run; a conflict stops the run before anything is written,
+// unless --conflicts=markers or --ours/--theirs says how to settle it.
+import { KilnError } from "../../core/errors.ts";
+import type { FileOutcome } from "../../core/project/lifecycle.ts";
+import { LOCK_FILE, type Lock, serializeLock } from "../../core/project/lock.ts";
+import type { ConflictResolution } from "../../core/project/merge.ts";
+import { flag, type Parsed, parse, stringOption, UsageError } from "../args.ts";
+import { UPDATE } from "../command-list.ts";
+import { fieldValues, labelValues } from "../fields.ts";
+import {
+  type Changes,
+  type ComponentUpdate,
+  diskReader,
+  planComponentUpdate,
+  readLockedProject,
+  selectComponents,
+  updatedEntry,
+} from "../lifecycle.ts";
+import { commandHelp, parseConfig } from "../options.ts";
+import type { Output } from "../output.ts";
+import { ComponentRenderer } from "../render-component.ts";
+import { plural } from "../report.ts";
+import { commit } from "../write-commit.ts";
+import { planRemovals, planRun, type WriteGroup } from "../write-plan.ts";
+
+export function help(): string {
+  return commandHelp(UPDATE, {
+    title: "bring upstream changes and new values into the vendored files, keeping your edits",
+    about: `Usage with names: kiln update [<name>...] [options] - the components of ${LOCK_FILE} with those
+names (all of them when none is given). Each is rendered again with the newest item (this
+kiln's built-ins, the URL fetched again, the file read again) and the values recorded in
+${LOCK_FILE}, changed only by --set, --label and the shortcut options (which need a name). Each file
+is merged three ways: what kiln wrote last time, the file on disk, the new render. An untouched
+file is replaced, edits on other lines are kept, a file that moves (a new name) takes your
+edits along, a missing file is written again.
+
+Conflicts (you and the new render changed the same lines) are never silent: by default nothing
+is written and each conflict is listed; --conflicts=markers writes git-style markers and
+records the files as conflicted until you resolve them; --ours or --theirs takes that side in
+each conflicting region. Files and ${LOCK_FILE} are written all or nothing.`,
+    examples: [
+      "kiln update",
+      "kiln update api --image ghcr.io/acme/api:1.5",
+      "kiln update api --conflicts=markers",
+      "kiln update --theirs",
+    ],
+  });
+}
+
+function resolutionOf(parsed: Parsed): ConflictResolution {
+  const conflicts = stringOption(parsed, "conflicts");
+  if (conflicts !== undefined && conflicts !== "markers" && conflicts !== "stop") {
+    throw new UsageError(`--conflicts must be \`markers\` or \`stop\`, got \`${conflicts}\``);
+  }
+  const chosen = [
+    ...(conflicts === "markers" ? ["markers" as const] : []),
+    ...(flag(parsed, "ours") ? ["ours" as const] : []),
+    ...(flag(parsed, "theirs") ? ["theirs" as const] : []),
+  ];
+  if (chosen.length > 1) {
+    throw new UsageError("choose one of --conflicts=markers, --ours and --theirs");
+  }
+  return chosen[0] ?? "stop";
+}
+
+/** The values the command changes; they need a component named. */
+function changesOf(parsed: Parsed, names: readonly string[]): Changes | undefined {
+  const changes = { fields: fieldValues(parsed), labels: labelValues(parsed) };
+  const given = Object.keys(changes.fields).length + Object.keys(changes.labels).length > 0;
+  if (!given) return undefined;
+  if (names.length === 0) {
+    throw new UsageError(
+      "--set, --label and the shortcut options change one component: name it, e.g. kiln update api --image nginx:1.27",
+    );
+  }
+  return changes;
+}
+
+/** A short excerpt of conflicting lines: at most three, each cut at 100 characters. */
+function excerpt(lines: readonly string[]): string[] {
+  const shown = lines.slice(0, 3).map((line) => {
+    const text = line.replace(/\r?\n$/, "");
+    return text.length > 100 ? `${text.slice(0, 100)}...` : text;
+  });
+  if (lines.length > 3) shown.push(`... (${lines.length - 3} more)`);
+  return shown.length === 0 ? ["(no lines)"] : shown;
+}
+
+const range = ({ start, end }: { start: number; end: number }): string =>
+  end < start ? `after line ${end}` : start === end ? `line ${start}` : `lines ${start}-${end}`;
+
+/** The error that stops an update with conflicts: each file, range and excerpt. */
+function conflictError(conflicted: FileOutcome[]): KilnError {
+  const count = conflicted.reduce((sum, outcome) => sum + outcome.conflicts.length, 0);
+  const lines: string[] = [];
+  for (const outcome of conflicted) {
+    for (const conflict of outcome.conflicts) {
+      lines.push(`${outcome.path}: yours ${range(conflict.ours)}, new ${range(conflict.theirs)}`);
+      for (const line of excerpt(conflict.ours.lines)) lines.push(`    yours | ${line}`);
+      for (const line of excerpt(conflict.theirs.lines)) lines.push(`    new   | ${line}`);
+    }
+  }
+  lines.push(
+    "run again with --conflicts=markers to write conflict markers, or --ours / --theirs to take one side; `kiln diff` shows the whole change",
+  );
+  return new KilnError(
+    "invalid_request",
+    `${plural(count, "conflict")} in ${plural(conflicted.length, "file")} - nothing was written`,
+    lines.join("\n"),
+  );
+}
+
+const WORDS: Record<FileOutcome["action"], string> = {
+  unchanged: "unchanged",
+  replaced: "updated",
+  kept: "kept",
+  merged: "merged",
+  conflict: "conflict",
+  restored: "restored",
+  added: "created",
+  removed: "removed",
+  released: "released",
+};
+
+export async function run(argv: string[], output: Output): Promise<number> {
+  // any number of names: the declaration has no positional (options.ts counts them exactly)
+  const parsed = parse(argv, parseConfig(UPDATE));
+  const names = parsed.positionals;
+  const resolution = resolutionOf(parsed);
+  const changes = changesOf(parsed, names);
+  const cwd = process.cwd();
+  const project = readLockedProject(cwd);
+  const selected = selectComponents(project.lock, names);
+  const disk = diskReader(cwd);
+  const renderer = new ComponentRenderer(cwd);
+  const updates: ComponentUpdate[] = [];
+  try {
+    for (const entry of selected) {
+      updates.push(
+        await planComponentUpdate(renderer, project, entry, { resolution, changes, disk }),
+      );
+    }
+  } finally {
+    await renderer.close();
+  }
+  const outcomes = updates.flatMap((update) => update.outcomes);
+  const conflicted = outcomes.filter((outcome) => outcome.action === "conflict");
+  if (conflicted.length > 0 && resolution === "stop") throw conflictError(conflicted);
+
+  // files kiln.lock records may be replaced; anything else in the way needs --force
+  const recorded = new Set(
+    project.lock.components.flatMap((entry) => entry.files.map((f) => f.path)),
+  );
+  const written = outcomes.filter(
+    (outcome) => outcome.content !== undefined && outcome.content !== outcome.before,
+  );
+  const moved = new Set(outcomes.flatMap((outcome) => (outcome.from ? [outcome.from] : [])));
+  const isKnown = (path: string) => recorded.has(path) && !moved.has(path);
+  let lock: Lock = project.lock;
+  for (const update of updates) {
+    const entry = updatedEntry(update);
+    lock = {
+      ...lock,
+      components: lock.components.map((old) => (old === update.entry ? entry : old)),
+    };
+  }
+  const files = (known: boolean) =>
+    written
+      .filter((outcome) => isKnown(outcome.path) === known)
+      .map((outcome) => ({ path: outcome.path, content: outcome.content as string }));
+  const groups: WriteGroup[] = [
+    { root: cwd, files: files(true), project: cwd, force: true },
+    { root: cwd, files: files(false), project: cwd },
+    {
+      root: cwd,
+      files: [{ path: LOCK_FILE, content: serializeLock(lock) }],
+      project: cwd,
+      force: true,
+      quiet: true,
+    },
+  ];
+  const steps = planRun(groups, {
+    force: flag(parsed, "force"),
+    cwd,
+    allowExecPaths: flag(parsed, "allow-exec-paths"),
+    unchangedWithoutForce: true,
+  });
+  const writtenPaths = new Set(written.map((outcome) => outcome.path));
+  const removals = planRemovals(
+    cwd,
+    outcomes.flatMap((outcome) => {
+      if (outcome.action === "removed" && outcome.before !== undefined) return [outcome.path];
+      if (outcome.from && outcome.before !== undefined && !writtenPaths.has(outcome.from)) {
+        return [outcome.from];
+      }
+      return [];
+    }),
+    cwd,
+  );
+  commit(steps, removals);
+  report(output, updates, resolution);
+  return 0;
+}
+
+function report(output: Output, updates: ComponentUpdate[], resolution: ConflictResolution): void {
+  const style = output.out;
+  const counts = new Map<string, number>();
+  for (const update of updates) {
+    for (const outcome of update.outcomes) {
+      const word = WORDS[outcome.action];
+      counts.set(word, (counts.get(word) ?? 0) + 1);
+      const colour =
+        outcome.action === "conflict"
+          ? style.red
+          : outcome.action === "unchanged" || outcome.action === "kept"
+            ? style.dim
+            : outcome.action === "released"
+              ? style.yellow
+              : style.green;
+      const where = outcome.from ? `${outcome.from} -> ${outcome.path}` : outcome.path;
+      const note =
+        outcome.action === "conflict"
+          ? resolution === "markers"
+            ? `  ${style.red(`(${plural(outcome.conflicts.length, "conflict")}: markers written - resolve them)`)}`
+            : `  (${plural(outcome.conflicts.length, "conflict")} settled with ${resolution === "ours" ? "your lines" : "the new lines"})`
+          : outcome.action === "released"
+            ? `  ${style.yellow("(edited, no longer written by the item: left in place, no longer recorded)")}`
+            : "";
+      output.line(`${colour(word.padEnd(9))} ${where}${note}`);
+    }
+  }
+  const summary = [...counts].map(([word, count]) => `${count} ${word}`).join(", ");
+  output.line(
+    `updated ${plural(updates.length, "component")}: ${summary || "no files"} - ${LOCK_FILE} records the new state`,
+  );
+}

@@ -1,0 +1,180 @@
+// What status, diff and update share: the project with its lock, the components a command
+// names, each rendered again with its recorded values (and what the command changes), the disk
+// read once, and the core's decision per file (src/core/project/lifecycle.ts).
+import { join } from "node:path";
+import type { RenderInput } from "../core/context.ts";
+import { KilnError } from "../core/errors.ts";
+import type { ProjectConfig } from "../core/project/kiln-toml.ts";
+import { projectFileError } from "../core/project/kiln-toml.ts";
+import { pathInside } from "../core/project/layout.ts";
+import {
+  type FileOutcome,
+  type NewFile,
+  type RecordedFile,
+  updateFiles,
+} from "../core/project/lifecycle.ts";
+import { LOCK_FILE, type Lock, type LockedComponent } from "../core/project/lock.ts";
+import type { ConflictResolution } from "../core/project/merge.ts";
+import { baseContent, lockEntry, readLock } from "./lock-file.ts";
+import { componentLabel } from "./preset-run.ts";
+import { isFolderInsideProject, readProject } from "./project.ts";
+import { readRegularFile } from "./read-file.ts";
+import type { ComponentRenderer, ResolvedRender } from "./render-component.ts";
+
+export interface LockedProject {
+  cwd: string;
+  config: ProjectConfig;
+  lock: Lock;
+}
+
+/** kiln.toml and kiln.lock of the project in `cwd`; either missing is an error. */
+export function readLockedProject(cwd: string): LockedProject {
+  const config = readProject(cwd);
+  if (!isFolderInsideProject(config.outputDir)) {
+    throw projectFileError(
+      `: output_dir \`${config.outputDir}\` must be a folder inside the project`,
+    );
+  }
+  const lock = readLock(cwd);
+  if (lock === undefined) {
+    throw new KilnError(
+      "not_initialized",
+      `no ${LOCK_FILE} found in ${cwd} - kiln records what \`kiln add\` and \`kiln setup\` vendor in it`,
+      "a project made before kiln had a lock: add its components again with `kiln add ... --force`",
+    );
+  }
+  return { cwd, config, lock };
+}
+
+/** The components the command names (all when it names none); an unknown name is an error. */
+export function selectComponents(lock: Lock, names: readonly string[]): LockedComponent[] {
+  if (names.length === 0) return lock.components;
+  for (const name of names) {
+    if (!lock.components.some((entry) => entry.name === name)) {
+      const known = [...new Set(lock.components.map((entry) => entry.name))].sort();
+      throw new KilnError(
+        "invalid_request",
+        `no component named \`${name}\` in ${LOCK_FILE}`,
+        known.length === 0
+          ? "the lock records no components"
+          : `its components: ${known.join(", ")}`,
+      );
+    }
+  }
+  return lock.components.filter((entry) => names.includes(entry.name));
+}
+
+/** What the command changes in a component's values (update's --set, --label, shortcuts). */
+export interface Changes {
+  fields: Record<string, string>;
+  labels: Record<string, string>;
+}
+
+/** The render input of a recorded component, with `changes` on top. */
+export function recordedInput(entry: LockedComponent, changes?: Changes): RenderInput {
+  return {
+    name: entry.name,
+    fields: { ...entry.fields, ...changes?.fields },
+    labels: { ...entry.labels, ...changes?.labels },
+    defaultNamespace: entry.namespace,
+    automationProfile: entry.automationProfile,
+  };
+}
+
+export interface Rerendered {
+  entry: LockedComponent;
+  input: RenderInput;
+  render: ResolvedRender;
+  /** The new render's files, paths from the project root. */
+  files: NewFile[];
+}
+
+/** Renders a recorded component again with the newest item its reference gives. */
+export async function rerender(
+  renderer: ComponentRenderer,
+  project: LockedProject,
+  entry: LockedComponent,
+  changes?: Changes,
+): Promise<Rerendered> {
+  const input = recordedInput(entry, changes);
+  const render = await renderer.render(entry.reference, input, componentLabel(entry));
+  const files = render.files.map((file, template) => ({
+    path: pathInside(project.config.outputDir, file.path),
+    template,
+    content: file.content,
+  }));
+  return { entry, input, render, files };
+}
+
+/** Files kiln reads back from the project are bounded like everything else it reads. */
+const MAX_VENDORED_FILE_BYTES = 64 * 1024 * 1024;
+
+/** The disk, read once per path: the content of a regular file, undefined when missing. */
+export function diskReader(cwd: string): (path: string) => string | undefined {
+  const seen = new Map<string, string | undefined>();
+  return (path) => {
+    if (!seen.has(path)) {
+      seen.set(path, readRegularFile(join(cwd, path), path, MAX_VENDORED_FILE_BYTES));
+    }
+    return seen.get(path);
+  };
+}
+
+/** The recorded files of a component with their bases. */
+export function recordedFiles(entry: LockedComponent): RecordedFile[] {
+  return entry.files.map((file) => ({
+    path: file.path,
+    template: file.template,
+    base: baseContent(file),
+    conflicted: file.conflicted === true,
+  }));
+}
+
+export interface ComponentUpdate extends Rerendered {
+  outcomes: FileOutcome[];
+}
+
+/** What updating `entry` would do to each of its files. */
+export async function planComponentUpdate(
+  renderer: ComponentRenderer,
+  project: LockedProject,
+  entry: LockedComponent,
+  options: {
+    resolution: ConflictResolution;
+    changes?: Changes | undefined;
+    disk: (path: string) => string | undefined;
+  },
+): Promise<ComponentUpdate> {
+  const rendered = await rerender(renderer, project, entry, options.changes);
+  const outcomes = updateFiles({
+    recorded: recordedFiles(entry),
+    rendered: rendered.files,
+    disk: options.disk,
+    resolution: options.resolution,
+  });
+  return { ...rendered, outcomes };
+}
+
+/** The lock entry of a component after its update: the new render's values and records. */
+export function updatedEntry(update: ComponentUpdate): LockedComponent {
+  const records = update.outcomes.flatMap((outcome) => (outcome.record ? [outcome.record] : []));
+  const entry = lockEntry(
+    {
+      reference: update.entry.reference,
+      item: update.render.item,
+      builtin: update.render.builtin,
+      input: update.input,
+      files: records.map((record) => ({ path: record.path, content: record.content })),
+    },
+    update.entry,
+  );
+  return {
+    ...entry,
+    // the template each file came from, and the conflicts left in it
+    files: entry.files.map((file, index) => ({
+      ...file,
+      template: records[index]?.template ?? file.template,
+      conflicted: records[index]?.conflicted ? true : undefined,
+    })),
+  };
+}

@@ -1,0 +1,378 @@
+// kiln status, diff and update from the real binary, in temporary projects: vendor, edit by
+// hand, change upstream (a URL item served v1 then v2 by a local server; a file item edited),
+// then see and merge the change. Each scenario asserts file bytes and kiln.lock.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { unlinkSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { inflateRawSync } from "node:zlib";
+import {
+  cleanUp,
+  ensureBuilt,
+  kiln,
+  kilnAsync,
+  lockFolder,
+  project,
+  tree,
+  unlockFolder,
+  write,
+  writeJson,
+} from "./helpers.ts";
+
+/** The URL item, v1 then v2: v2 changes the second line of the template. */
+const TEMPLATE_V1 = "kind: Cache\nname: {{ name }}\nsize: small\nimage: {{ image }}\nend: true\n";
+const TEMPLATE_V2 = "kind: Cache\nname: {{ name }}\nsize: large\nimage: {{ image }}\nend: true\n";
+let served = TEMPLATE_V1;
+let server: Server;
+let base = "";
+
+before(async () => {
+  ensureBuilt();
+  server = createServer((request, response) => {
+    if (request.url !== "/cache.json") {
+      response.statusCode = 404;
+      response.end();
+      return;
+    }
+    response.end(
+      JSON.stringify({
+        name: "cache",
+        category: "remote",
+        fields: [{ name: "image", required: true }],
+        files: [{ path: "{{ name }}-cache.yaml", template: served }],
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(() => {
+  server.close();
+  cleanUp();
+});
+
+interface LockJson {
+  components: {
+    name: string;
+    fields: Record<string, string>;
+    fingerprint: string;
+    files: { path: string; sha256: string; base: string; conflicted?: true }[];
+  }[];
+}
+const lockOf = (dir: string) => JSON.parse(tree(dir)["kiln.lock"] as string) as LockJson;
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const baseOf = (encoded: string) => inflateRawSync(Buffer.from(encoded, "base64")).toString("utf8");
+/** A hash of every file and folder of the project: equal means nothing at all changed. */
+const treeHash = (dir: string) => sha256(JSON.stringify(tree(dir)));
+
+/** A project with a file item `items/note.json` vendored as `n`. */
+function fileItemProject(template: string, path = "notes/{{ name }}.md") {
+  const dir = project();
+  writeJson(dir, "items/note.json", {
+    name: "note",
+    category: "test",
+    fields: [{ name: "title", default: "T" }],
+    files: [{ path, template }],
+  });
+  const run = kiln(["add", "items/note.json", "--name", "n"], dir);
+  assert.equal(run.status, 0, run.stderr);
+  return dir;
+}
+
+function changeItem(dir: string, template: string, path = "notes/{{ name }}.md") {
+  writeJson(dir, "items/note.json", {
+    name: "note",
+    category: "test",
+    fields: [{ name: "title", default: "T" }],
+    files: [{ path, template }],
+  });
+}
+
+const NOTE_V1 = "# {{ title }}\nline a\nline b\nline c\nline d\n";
+
+describe("kiln status", () => {
+  it("unchanged, modified, missing, changed upstream, and files no component owns", () => {
+    const dir = project();
+    assert.equal(kiln(["add", "k8s/service", "--name", "web"], dir).status, 0);
+    assert.equal(kiln(["add", "k8s/service", "--name", "db"], dir).status, 0);
+    changeItem(dir, NOTE_V1);
+    assert.equal(kiln(["add", "items/note.json", "--name", "n"], dir).status, 0);
+    write(dir, "k8s/web-service.yaml", "edited\n");
+    write(dir, "k8s/stray.yaml", "x\n");
+    changeItem(dir, `${NOTE_V1}line e\n`);
+    const clean = kiln(["status"], dir);
+    assert.equal(clean.status, 0, clean.stderr);
+    assert.match(clean.stdout, /^ {2}unchanged {2}k8s\/db-service\.yaml$/m);
+    assert.match(clean.stdout, /^ {2}modified {3}k8s\/web-service\.yaml$/m);
+    assert.match(clean.stdout, /^ {2}unchanged {2}k8s\/notes\/n\.md {2}\(changed upstream\)$/m);
+    assert.match(clean.stdout, /^ {2}unowned {4}k8s\/stray\.yaml$/m);
+    // kiln's own files are not "unowned", and nothing was written
+    assert.doesNotMatch(clean.stdout, /unowned +(items|kiln)/);
+
+    unlinkSync(join(dir, "k8s/db-service.yaml"));
+    const json = kiln(["status", "--json"], dir);
+    assert.equal(json.status, 0);
+    const status = JSON.parse(json.stdout) as {
+      components: { name: string; files: { path: string; local: string; upstream: string }[] }[];
+      unowned: string[];
+    };
+    const files = Object.fromEntries(
+      status.components.flatMap((c) => c.files.map((f) => [f.path, `${f.local}/${f.upstream}`])),
+    );
+    assert.deepEqual(files, {
+      "k8s/db-service.yaml": "missing/unchanged",
+      "k8s/notes/n.md": "unchanged/changed",
+      "k8s/web-service.yaml": "modified/unchanged",
+    });
+    assert.deepEqual(status.unowned, ["k8s/stray.yaml"]);
+  });
+
+  it("without kiln.lock: a clear error", () => {
+    const dir = project();
+    const run = kiln(["status"], dir);
+    assert.equal(run.status, 1);
+    assert.match(
+      run.stderr,
+      /^error: no kiln\.lock found in .* - kiln records what `kiln add` and `kiln setup` vendor in it\n/,
+    );
+  });
+});
+
+describe("kiln diff", () => {
+  it("--exit-code: 0 when nothing would change, 1 with the unified diff when something would", () => {
+    const dir = fileItemProject(NOTE_V1);
+    const clean = kiln(["diff", "--exit-code"], dir);
+    assert.equal(clean.status, 0, clean.stderr);
+    assert.equal(clean.stdout, "");
+    changeItem(dir, NOTE_V1.replace("line b", "line B"));
+    const before = treeHash(dir);
+    const drift = kiln(["diff", "--exit-code"], dir);
+    assert.equal(drift.status, 1);
+    assert.equal(
+      drift.stdout,
+      "--- a/k8s/notes/n.md\n+++ b/k8s/notes/n.md\n@@ -1,5 +1,5 @@\n # T\n line a\n-line b\n+line B\n line c\n line d\n",
+    );
+    // without --exit-code a difference is no failure; --json gives the same patch
+    assert.equal(kiln(["diff"], dir).status, 0);
+    const json = JSON.parse(kiln(["diff", "n", "--json"], dir).stdout) as {
+      differs: boolean;
+      files: { path: string; action: string; patch: string }[];
+    };
+    assert.equal(json.differs, true);
+    assert.deepEqual(
+      json.files.map((f) => [f.path, f.action, f.patch]),
+      [["k8s/notes/n.md", "replaced", drift.stdout]],
+    );
+    assert.equal(treeHash(dir), before, "diff writes nothing");
+    const unknown = kiln(["diff", "nope"], dir);
+    assert.equal(unknown.status, 1);
+    assert.equal(
+      unknown.stderr,
+      "error: no component named `nope` in kiln.lock\n  its components: n\n",
+    );
+  });
+});
+
+describe("kiln update", () => {
+  it("a URL item v1 then v2: an edited file merges cleanly, exact bytes, lock moves on", async () => {
+    served = TEMPLATE_V1;
+    const dir = project();
+    const add = await kilnAsync(
+      ["add", `${base}/cache.json`, "--name", "c", "--image", "redis:7"],
+      dir,
+    );
+    assert.equal(add.status, 0, add.stderr);
+    const v1 = tree(dir)["k8s/c-cache.yaml"] as string;
+    assert.equal(v1, "kind: Cache\nname: c\nsize: small\nimage: redis:7\nend: true\n");
+    write(dir, "k8s/c-cache.yaml", `${v1}# mine\n`);
+    const fingerprint = lockOf(dir).components[0]?.fingerprint;
+
+    served = TEMPLATE_V2;
+    const status = await kilnAsync(["status"], dir);
+    assert.match(status.stdout, /^ {2}modified {3}k8s\/c-cache\.yaml {2}\(changed upstream\)$/m);
+    const run = await kilnAsync(["update"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(
+      run.stdout,
+      "merged    k8s/c-cache.yaml\nupdated 1 component: 1 merged - kiln.lock records the new state\n",
+    );
+    const merged = "kind: Cache\nname: c\nsize: large\nimage: redis:7\nend: true\n# mine\n";
+    assert.equal(tree(dir)["k8s/c-cache.yaml"], merged);
+    const [entry] = lockOf(dir).components;
+    assert.notEqual(entry?.fingerprint, fingerprint);
+    // the new base is the new render, not the merged file
+    assert.equal(baseOf(entry?.files[0]?.base as string), merged.replace("# mine\n", ""));
+    // nothing more to do
+    const again = await kilnAsync(["diff", "--exit-code"], dir);
+    assert.equal(again.status, 0, again.stdout);
+  });
+
+  it("an untouched file is replaced; `update api --image` keeps the other recorded values", () => {
+    const dir = project();
+    const add = kiln(
+      [
+        "add",
+        "k8s/deployment",
+        "--name",
+        "api",
+        "--replicas",
+        "2",
+        "--port",
+        "8080",
+        "--label",
+        "tier=backend",
+        "--image",
+        "acme/api:1.4",
+      ],
+      dir,
+    );
+    assert.equal(add.status, 0, add.stderr);
+    const original = tree(dir)["k8s/api-deployment.yaml"] as string;
+    write(
+      dir,
+      "k8s/api-deployment.yaml",
+      original.replace("spec:\n  replicas", "spec:\n  # keep me\n  replicas"),
+    );
+    const run = kiln(["update", "api", "--image", "acme/api:1.5"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    const updated = tree(dir)["k8s/api-deployment.yaml"] as string;
+    assert.equal(
+      updated,
+      original
+        .replace("acme/api:1.4", "acme/api:1.5")
+        .replace("spec:\n  replicas", "spec:\n  # keep me\n  replicas"),
+    );
+    assert.match(updated, /replicas: 2\n/);
+    assert.match(updated, /containerPort: 8080\n/);
+    assert.match(updated, /tier: backend\n/);
+    assert.deepEqual(lockOf(dir).components[0]?.fields, {
+      image: "acme/api:1.5",
+      port: "8080",
+      replicas: "2",
+    });
+    // --set and friends need a name
+    const unnamed = kiln(["update", "--image", "x"], dir);
+    assert.equal(unnamed.status, 2);
+  });
+
+  it("overlapping edits conflict: nothing is written, each conflict listed", () => {
+    const dir = fileItemProject(NOTE_V1);
+    write(dir, "k8s/notes/n.md", "# T\nline a\nline b (mine)\nline c\nline d\n");
+    changeItem(dir, NOTE_V1.replace("line b", "line b (new)"));
+    const before = treeHash(dir);
+    const run = kiln(["update"], dir);
+    assert.equal(run.status, 1);
+    assert.equal(run.stdout, "");
+    assert.equal(
+      run.stderr,
+      "error: 1 conflict in 1 file - nothing was written\n" +
+        "  k8s/notes/n.md: yours line 3, new line 3\n" +
+        "      yours | line b (mine)\n" +
+        "      new   | line b (new)\n" +
+        "  run again with --conflicts=markers to write conflict markers, or --ours / --theirs to take one side; `kiln diff` shows the whole change\n",
+    );
+    assert.equal(treeHash(dir), before);
+  });
+
+  it("--conflicts=markers writes git-style markers and records the file as conflicted", () => {
+    const dir = fileItemProject(NOTE_V1);
+    write(dir, "k8s/notes/n.md", "# T\nline a\nline b (mine)\nline c\nline d\n");
+    changeItem(dir, NOTE_V1.replace("line b", "line b (new)"));
+    const run = kiln(["update", "--conflicts=markers"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(
+      tree(dir)["k8s/notes/n.md"],
+      "# T\nline a\n<<<<<<< yours\nline b (mine)\n=======\nline b (new)\n>>>>>>> kiln update\nline c\nline d\n",
+    );
+    assert.equal(lockOf(dir).components[0]?.files[0]?.conflicted, true);
+    assert.match(kiln(["status"], dir).stdout, /^ {2}conflicted k8s\/notes\/n\.md$/m);
+    // the next update refuses until the markers are gone
+    const blocked = kiln(["update"], dir);
+    assert.equal(blocked.status, 1);
+    assert.match(blocked.stderr, /still has the conflict markers of the last update/);
+    // resolved by hand: the next update records it, no longer conflicted
+    write(dir, "k8s/notes/n.md", "# T\nline a\nline b (both)\nline c\nline d\n");
+    assert.equal(kiln(["update"], dir).status, 0);
+    assert.equal(lockOf(dir).components[0]?.files[0]?.conflicted, undefined);
+    assert.equal(tree(dir)["k8s/notes/n.md"], "# T\nline a\nline b (both)\nline c\nline d\n");
+  });
+
+  it("--ours and --theirs take one side in each conflicting region, the rest merged", () => {
+    for (const [option, line] of [
+      ["--ours", "line b (mine)"],
+      ["--theirs", "line b (new)"],
+    ] as const) {
+      const dir = fileItemProject(NOTE_V1);
+      write(dir, "k8s/notes/n.md", "# T\nline a\nline b (mine)\nline c\nline d\nmine too\n");
+      changeItem(
+        dir,
+        NOTE_V1.replace("line b", "line b (new)").replace("# {{ title }}", "# {{ title }}!"),
+      );
+      const run = kiln(["update", option], dir);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(
+        tree(dir)["k8s/notes/n.md"],
+        `# T!\nline a\n${line}\nline c\nline d\nmine too\n`,
+      );
+      assert.equal(lockOf(dir).components[0]?.files[0]?.conflicted, undefined);
+    }
+    const dir = fileItemProject(NOTE_V1);
+    const both = kiln(["update", "--ours", "--theirs"], dir);
+    assert.equal(both.status, 2);
+  });
+
+  it("a changed field value is merged into an edited file; a path move keeps the edits", () => {
+    const dir = fileItemProject(NOTE_V1, "{{ title }}/{{ name }}.md");
+    assert.ok(tree(dir)["k8s/T/n.md"]);
+    write(dir, "k8s/T/n.md", "# T\nline a\nline b\nline c\nline d\nmy line\n");
+    const run = kiln(["update", "n", "--set", "title=Moved"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^merged {4}k8s\/T\/n\.md -> k8s\/Moved\/n\.md$/m);
+    const files = tree(dir);
+    assert.equal(files["k8s/T/n.md"], undefined);
+    assert.equal(files["k8s/Moved/n.md"], "# Moved\nline a\nline b\nline c\nline d\nmy line\n");
+    const [entry] = lockOf(dir).components;
+    assert.deepEqual(entry?.fields, { title: "Moved" });
+    assert.deepEqual(
+      entry?.files.map((f) => f.path),
+      ["k8s/Moved/n.md"],
+    );
+  });
+
+  it("a failure mid-update leaves every file and the lock as they were", (t) => {
+    const dir = project();
+    changeItem(dir, "a {{ title }}\n", "a/{{ name }}.md");
+    assert.equal(kiln(["add", "items/note.json", "--name", "one"], dir).status, 0);
+    writeJson(dir, "items/other.json", {
+      name: "other",
+      category: "test",
+      fields: [{ name: "title", default: "T" }],
+      files: [{ path: "b/{{ name }}.md", template: "b {{ title }}\n" }],
+    });
+    assert.equal(kiln(["add", "items/other.json", "--name", "two"], dir).status, 0);
+    changeItem(dir, "a2 {{ title }}\n", "a/{{ name }}.md");
+    writeJson(dir, "items/other.json", {
+      name: "other",
+      category: "test",
+      fields: [{ name: "title", default: "T" }],
+      files: [{ path: "b/{{ name }}.md", template: "b2 {{ title }}\n" }],
+    });
+    const before = treeHash(dir);
+    if (!lockFolder(join(dir, "k8s", "b"))) {
+      t.skip("cannot make a folder refuse writes here");
+      return;
+    }
+    const run = kiln(["update"], dir);
+    unlockFolder(join(dir, "k8s", "b"));
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /^error: could not write `k8s\/b\/two\.md`/);
+    assert.equal(treeHash(dir), before);
+    // and once the folder takes writes again, the same update goes through
+    assert.equal(kiln(["update"], dir).status, 0);
+    assert.equal(tree(dir)["k8s/a/one.md"], "a2 T\n");
+    assert.equal(tree(dir)["k8s/b/two.md"], "b2 T\n");
+  });
+});
