@@ -225,6 +225,13 @@ export const UPDATE: CommandDecl = {
   ],
 };
 
+export const REMOVE: CommandDecl = {
+  name: "remove",
+  summary: "delete a component's files and its kiln.lock entry",
+  positionals: [{ name: "name" }],
+  options: [flag("force", "also remove files edited since kiln wrote them")],
+};
+
 export const SERVE: CommandDecl = {
   name: "serve",
   summary: "start the HTTP API",
@@ -253,6 +260,7 @@ export const COMMAND_LIST: readonly CommandDecl[] = [
   STATUS,
   DIFF,
   UPDATE,
+  REMOVE,
   SERVE,
   COMPLETION,
 ];

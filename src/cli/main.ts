@@ -28,6 +28,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   status: () => import("./commands/status.ts"),
   diff: () => import("./commands/diff.ts"),
   update: () => import("./commands/update.ts"),
+  remove: () => import("./commands/remove.ts"),
   serve: () => import("./commands/serve.ts"),
   completion: () => import("./commands/completion.ts"),
 };

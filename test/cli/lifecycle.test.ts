@@ -376,3 +376,38 @@ describe("kiln update", () => {
     assert.equal(tree(dir)["k8s/b/two.md"], "b2 T\n");
   });
 });
+
+describe("kiln remove", () => {
+  it("deletes the component's files and its lock entry; an edited file needs --force", () => {
+    const dir = project();
+    assert.equal(kiln(["add", "k8s/deployment", "--name", "api", "--image", "x"], dir).status, 0);
+    assert.equal(kiln(["add", "k8s/service", "--name", "api"], dir).status, 0);
+    assert.equal(kiln(["add", "k8s/service", "--name", "web"], dir).status, 0);
+    write(dir, "k8s/api-service.yaml", "edited\n");
+    const before = treeHash(dir);
+    const refused = kiln(["remove", "api"], dir);
+    assert.equal(refused.status, 1);
+    assert.equal(
+      refused.stderr,
+      "error: k8s/api-service.yaml was edited since kiln wrote it - pass --force to remove it anyway\n  `kiln diff` and `git diff` show the edits; nothing was removed\n",
+    );
+    assert.equal(treeHash(dir), before);
+    const run = kiln(["remove", "api", "--force"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(
+      run.stdout,
+      "removed   k8s/api-deployment.yaml\nremoved   k8s/api-service.yaml\nremoved api: 2 files - kiln.lock no longer records its 2 components\n",
+    );
+    const files = tree(dir);
+    assert.equal(files["k8s/api-deployment.yaml"], undefined);
+    assert.equal(files["k8s/api-service.yaml"], undefined);
+    assert.ok(files["k8s/web-service.yaml"]);
+    assert.deepEqual(
+      lockOf(dir).components.map((c) => c.name),
+      ["web"],
+    );
+    const unknown = kiln(["remove", "api"], dir);
+    assert.equal(unknown.status, 1);
+    assert.match(unknown.stderr, /^error: no component named `api` in kiln\.lock\n/);
+  });
+});
