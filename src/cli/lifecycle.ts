@@ -15,11 +15,12 @@ import {
 } from "../core/project/lifecycle.ts";
 import { LOCK_FILE, type Lock, type LockedComponent } from "../core/project/lock.ts";
 import type { ConflictResolution } from "../core/project/merge.ts";
+import { type ComponentRender, renderCollectingErrors } from "../core/project/render-components.ts";
 import { baseContent, lockEntry, readLock } from "./lock-file.ts";
 import { componentLabel } from "./preset-run.ts";
 import { isFolderInsideProject, readProject } from "./project.ts";
 import { readRegularFile } from "./read-file.ts";
-import type { ComponentRenderer, ResolvedRender } from "./render-component.ts";
+import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
 
 export interface LockedProject {
   cwd: string;
@@ -104,6 +105,26 @@ export async function rerender(
     content: file.content,
   }));
   return { entry, input, render, files };
+}
+
+/**
+ * Renders every recorded component with its recorded values, keeping each failure with its
+ * component (kiln check of the project); a render stopped by a limit ends the run.
+ */
+export async function renderLockForChecks(
+  project: LockedProject,
+): Promise<ComponentRender<LockedComponent, ResolvedRender>[]> {
+  const renderer = new ComponentRenderer(project.cwd);
+  try {
+    return await renderCollectingErrors(project.lock.components, {
+      defaultNamespace: project.config.defaultNamespace,
+      render: (entry) =>
+        renderer.render(entry.reference, recordedInput(entry), componentLabel(entry)),
+      isFatal: (error) => error instanceof RenderStopped,
+    });
+  } finally {
+    await renderer.close();
+  }
 }
 
 /** Files kiln reads back from the project are bounded like everything else it reads. */

@@ -139,13 +139,20 @@ describe("kiln check", () => {
 
   it("usage errors exit 2; a preset that cannot be found exits 1", () => {
     const dir = tempDir();
-    for (const args of [["check"], ["check", "a", "b"], ["check", "k8s-web-app", "--force"]]) {
+    for (const args of [
+      ["check", "a", "b"],
+      ["check", "k8s-web-app", "--force"],
+    ]) {
       const run = kiln(args, dir);
       assert.equal(run.status, 2, args.join(" "));
       assert.match(run.stderr, /^error: /);
       assert.match(run.stderr, /run `kiln check --help` for usage/);
       assert.equal(run.stdout, "");
     }
+    // without a preset, check checks the project here: none here
+    const noProject = kiln(["check"], dir);
+    assert.equal(noProject.status, 1);
+    assert.match(noProject.stderr, /^error: no kiln\.toml found in /);
     const missing = kiln(["check", "no-such-preset"], dir);
     assert.equal(missing.status, 1);
     assert.match(missing.stderr, /^error: `no-such-preset` is not a preset template/);

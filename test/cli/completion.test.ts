@@ -162,7 +162,9 @@ describe("kiln completion zsh", { skip: shellSkip("zsh") }, () => {
 
   it("completes in an interactive zsh when TAB is typed", () => {
     // a zsh on a pseudo-terminal: compinit, the script, then each line and TAB; `DONE-2` (typed
-    // as an expression) marks where the completion's output ends
+    // as an expression) marks where the completion's output ends. Each line is typed only once
+    // the prompt is back: keys typed before the line editor has the terminal are read as a plain
+    // line, TAB and all
     const lines = ["kiln ad", "kiln setup ", "kiln apply --in", "kiln render --name web k8s/dep"];
     const driver = write(
       dir,
@@ -170,11 +172,11 @@ describe("kiln completion zsh", { skip: shellSkip("zsh") }, () => {
       `zmodload zsh/zpty
 zpty z 'zsh -f -i'
 zpty -w z "PS1='> '; autoload -Uz compinit; compinit -u -D; source ${file}; print READY-\\$((1+1))"
-zpty -r z out '*READY-2*'
+zpty -r z out '*READY-2*> *'
 for line in ${lines.map((line) => `'${line}'`).join(" ")}; do
   zpty -n -w z "$line"$'\\t'
   zpty -w z $'\\C-u'"print DONE-\\$((1+1))"
-  zpty -r z out '*DONE-2*'
+  zpty -r z out '*DONE-2*> *'
   print -r -- "=== $line"
   print -r -- "$out"
 done

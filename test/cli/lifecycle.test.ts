@@ -16,6 +16,7 @@ import {
   kilnAsync,
   lockFolder,
   project,
+  tempDir,
   tree,
   unlockFolder,
   write,
@@ -409,5 +410,22 @@ describe("kiln remove", () => {
     const unknown = kiln(["remove", "api"], dir);
     assert.equal(unknown.status, 1);
     assert.match(unknown.stderr, /^error: no component named `api` in kiln\.lock\n/);
+  });
+});
+
+describe("kiln check without a preset", () => {
+  it("checks the project's recorded components, as kiln check <preset> checks a preset", () => {
+    const dir = tempDir();
+    assert.equal(kiln(["setup", "multi-tier-platform"], dir).status, 0);
+    const ofPreset = kiln(["check", "multi-tier-platform", "--json"], dir);
+    const ofProject = kiln(["check", "--json"], dir);
+    assert.equal(ofProject.status, ofPreset.status, ofProject.stderr);
+    assert.deepEqual(JSON.parse(ofProject.stdout), JSON.parse(ofPreset.stdout));
+    const text = kiln(["check"], dir);
+    assert.match(text.stdout, /^checked the project \(kiln\.lock\): 35 components, /m);
+    const none = kiln(["check"], project());
+    assert.equal(none.status, 1);
+    assert.match(none.stderr, /^error: no kiln\.lock found/);
+    assert.equal(kiln(["check", "a", "b"], dir).status, 2);
   });
 });

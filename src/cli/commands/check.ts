@@ -4,13 +4,15 @@
 // nothing, and fails when any finding is an error.
 import { CHECK_RULES, checkProject, countFindings, formatFinding } from "../../core/checks.ts";
 import { toItemMetaView } from "../../core/item.ts";
-import { presetNamespace } from "../../core/project/preset.ts";
-import { withRenderedPaths } from "../../core/project/render-components.ts";
+import { LOCK_FILE } from "../../core/project/lock.ts";
+import { type PresetComponent, presetNamespace } from "../../core/project/preset.ts";
+import { type ComponentRender, withRenderedPaths } from "../../core/project/render-components.ts";
 import { builtinRegistry } from "../../core/registry.ts";
-import { flag } from "../args.ts";
+import { flag, parse, UsageError } from "../args.ts";
 import { CHECK } from "../command-list.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";
-import { commandHelp, parseCommand } from "../options.ts";
+import { readLockedProject, renderLockForChecks } from "../lifecycle.ts";
+import { commandHelp, parseConfig } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderPresetForChecks } from "../preset-run.ts";
 import { plural } from "../report.ts";
@@ -20,6 +22,8 @@ export function help(): string {
   return commandHelp(CHECK, {
     title: "check a preset's components against each other",
     about: `<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file.
+Without <preset>, checks the project in the current folder: the components kiln.lock records,
+rendered with their recorded values (\`kiln check\` in CI).
 Renders every component (nothing is written) and reports what no single template can see:
 a play aimed at a group no inventory defines, a role used but not vendored, two components
 writing one path, and more. Exits 1 when any finding is an error, 0 otherwise (warnings
@@ -30,18 +34,24 @@ ${CHECK_RULES.map((rule) => `  ${rule.id.padEnd(width)}  ${rule.severity.padEnd(
       "kiln check multi-tier-platform",
       "kiln check ./shop.preset.json",
       "kiln check ./shop.preset.json --json | jq -r '.findings[].message'",
+      "kiln check    # the project in this folder: the components of kiln.lock",
     ],
   });
 }
 
 export async function run(argv: string[], output: Output): Promise<number> {
-  const { parsed, args } = parseCommand(argv, CHECK);
-  const [reference] = args as [string];
+  // <preset> is optional: without it, the project in the current folder (its kiln.lock)
+  const parsed = parse(argv, parseConfig(CHECK));
+  if (parsed.positionals.length > 1) {
+    throw new UsageError(`unexpected argument \`${parsed.positionals[1]}\``);
+  }
+  const reference = parsed.positionals[0];
   // built-ins render here; components from files and URLs in a worker with a deadline. A
   // render stopped by a limit ends the check with that error (see renderPresetForChecks)
-  const { preset, results } = await renderPresetForChecks(reference, process.cwd());
+  const { label, namespace, count, results } =
+    reference === undefined ? await lockChecked() : await presetChecked(reference);
   const findings = checkProject({
-    namespace: presetNamespace(preset),
+    namespace,
     components: results.map((result) => withRenderedPaths(result.component, result)),
     // what each built-in is (inventory, playbook, ...) is catalogue data: component.json's `kiln`
     catalogue: builtinRegistry().items.map(toItemMetaView),
@@ -58,8 +68,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     output.line(finding.severity === "error" ? style.red(line) : style.yellow(line));
     if (finding.fix) output.line(style.dim(`  fix: ${finding.fix.label}`));
   }
-  const label = presetLabel(preset, reference);
-  const components = plural(preset.components.length, "component");
+  const components = plural(count, "component");
   if (findings.length === 0) {
     output.line(`checked ${label}: ${components}, no findings`);
   } else {
@@ -68,4 +77,33 @@ export async function run(argv: string[], output: Output): Promise<number> {
     );
   }
   return status;
+}
+
+interface Checked {
+  label: string;
+  namespace: string;
+  count: number;
+  results: ComponentRender<PresetComponent>[];
+}
+
+async function presetChecked(reference: string): Promise<Checked> {
+  const { preset, results } = await renderPresetForChecks(reference, process.cwd());
+  return {
+    label: presetLabel(preset, reference),
+    namespace: presetNamespace(preset),
+    count: preset.components.length,
+    results,
+  };
+}
+
+/** The project of the current folder: its kiln.lock's components with their recorded values. */
+async function lockChecked(): Promise<Checked> {
+  const project = readLockedProject(process.cwd());
+  const results = await renderLockForChecks(project);
+  return {
+    label: `the project (${LOCK_FILE})`,
+    namespace: project.config.defaultNamespace,
+    count: project.lock.components.length,
+    results,
+  };
 }
