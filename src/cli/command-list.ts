@@ -232,6 +232,23 @@ export const REMOVE: CommandDecl = {
   options: [flag("force", "also remove files edited since kiln wrote them")],
 };
 
+export const PRESET: CommandDecl = {
+  name: "preset",
+  summary: "preset export: write the project back as a preset manifest",
+  positionals: [{ name: "action", complete: { words: ["export"] } }],
+  options: [
+    {
+      name: "output",
+      type: "string",
+      value: "<file>",
+      description: "write the manifest to this file inside the project",
+      default: "stdout",
+      complete: { paths: "json" },
+    },
+    flag("force", "overwrite the --output file when it exists"),
+  ],
+};
+
 export const SERVE: CommandDecl = {
   name: "serve",
   summary: "start the HTTP API",
@@ -261,6 +278,7 @@ export const COMMAND_LIST: readonly CommandDecl[] = [
   DIFF,
   UPDATE,
   REMOVE,
+  PRESET,
   SERVE,
   COMPLETION,
 ];

@@ -29,6 +29,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   diff: () => import("./commands/diff.ts"),
   update: () => import("./commands/update.ts"),
   remove: () => import("./commands/remove.ts"),
+  preset: () => import("./commands/preset.ts"),
   serve: () => import("./commands/serve.ts"),
   completion: () => import("./commands/completion.ts"),
 };

@@ -429,3 +429,39 @@ describe("kiln check without a preset", () => {
     assert.equal(kiln(["check", "a", "b"], dir).status, 2);
   });
 });
+
+describe("kiln preset export", () => {
+  it("writes the project back as a preset whose setup gives the same files and lock", () => {
+    const dir = tempDir();
+    assert.equal(kiln(["setup", "k8s-web-app"], dir).status, 0);
+    assert.equal(
+      kiln(["add", "k8s/service", "--name", "extra", "--namespace", "ops"], dir).status,
+      0,
+    );
+    const exported = kiln(["preset", "export"], dir);
+    assert.equal(exported.status, 0, exported.stderr);
+    const manifest = JSON.parse(exported.stdout) as {
+      project: Record<string, string>;
+      components: { name: string; fields: Record<string, string> }[];
+    };
+    assert.deepEqual(manifest.project, { name: "web-app", namespace: "web", outputDir: "k8s" });
+    assert.equal(manifest.components.length, 8);
+    const written = kiln(["preset", "export", "--output", "shop.preset.json"], dir);
+    assert.equal(written.status, 0, written.stderr);
+    assert.equal(written.stdout, "created   shop.preset.json\n");
+    assert.equal(tree(dir)["shop.preset.json"], exported.stdout);
+    assert.equal(kiln(["preset", "export", "--output", "kiln.toml"], dir).status, 1);
+
+    const other = tempDir();
+    write(other, "shop.preset.json", exported.stdout);
+    assert.equal(kiln(["setup", "./shop.preset.json"], other).status, 0);
+    const source = tree(dir);
+    const copy = tree(other);
+    for (const path of Object.keys(source).filter((p) => p.startsWith("k8s/"))) {
+      assert.equal(copy[path], source[path], path);
+    }
+    assert.equal(copy["kiln.toml"], source["kiln.toml"]);
+    assert.equal(copy["kiln.lock"], source["kiln.lock"]);
+    assert.equal(kiln(["preset", "import"], dir).status, 2);
+  });
+});
