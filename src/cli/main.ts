@@ -5,6 +5,7 @@
 import { isUsageError } from "./args.ts";
 import { COMMAND_LIST } from "./command-list.ts";
 import { exitCodeFor } from "./exit.ts";
+import { JOURNAL_FILE, recoverInterruptedRun } from "./journal.ts";
 import { Output, pendingStreams, writeFd } from "./output.ts";
 import { readVersion } from "./version.ts";
 
@@ -58,6 +59,13 @@ Run \`kiln <command> --help\` for a command's options and examples.
 
 async function main(argv: string[]): Promise<number> {
   const output = new Output();
+  // before anything else: a run killed part-way here is rolled back (src/cli/journal.ts)
+  const restored = recoverInterruptedRun(process.cwd());
+  if (restored !== undefined) {
+    output.hint(
+      `note: a kiln run in this folder was interrupted part-way - rolled back ${restored === 1 ? "the file" : `the ${restored} files`} it was changing (${JOURNAL_FILE} removed)`,
+    );
+  }
   const [name, ...rest] = argv;
   if (name === undefined) {
     // no command is a usage error: the help goes to stderr so scripts see the failure

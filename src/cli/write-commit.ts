@@ -15,6 +15,7 @@ import {
 import { basename, dirname, join, relative } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import { shortPath } from "../core/plan.ts";
+import { missingFolders, removeJournal, writeJournal } from "./journal.ts";
 import { errorCode, type RemoveStep, reasonFor, type Step } from "./write-plan.ts";
 
 /** What the run did, to undo it in reverse order. */
@@ -117,9 +118,34 @@ function failed(display: string, error: unknown, journal: Undo[], verb: string):
  * written or removed is undone and a KilnError says which file failed and why; the tree is as
  * it was before the run.
  */
-export function commit(steps: readonly Step[], removals: readonly RemoveStep[] = []): void {
+export function commit(
+  steps: readonly Step[],
+  removals: readonly RemoveStep[] = [],
+  journalDir = process.cwd(),
+): void {
   const journal: Undo[] = [];
   const folders = new Set<string>();
+  // the journal on disk, for a run killed part-way (journal.ts): the next kiln command rolls
+  // it back. Written before the first write, removed after the last (or after the undo)
+  const changing = steps.filter((step) => step.status !== "unchanged");
+  const entries = [
+    ...changing.map((step) => ({
+      path: step.destination,
+      original: step.original?.bytes.toString("base64"),
+      mode: step.original?.mode,
+    })),
+    ...removals.map((removal) => ({
+      path: removal.destination,
+      original: removal.original.bytes.toString("base64"),
+      mode: removal.original.mode,
+    })),
+  ];
+  const journalPath =
+    entries.length === 0
+      ? undefined
+      : writeJournal(journalDir, entries, missingFolders(changing.map((step) => step.destination)));
+  const crashAfter = Number(process.env.KILN_TEST_CRASH_AFTER_WRITES ?? Number.NaN);
+  let written = 0;
   // While writing, SIGINT/SIGTERM must not kill the process between two files. The writes are
   // synchronous, so a listener only delays the signal until the run is complete (or undone).
   const ignore = () => {};
@@ -142,8 +168,13 @@ export function commit(steps: readonly Step[], removals: readonly RemoveStep[] =
           writeAtomically(step.destination, step.content, original.mode);
           journal.push({ kind: "overwritten", path: step.destination, ...original });
         }
+        // tests only: die here as a SIGKILL would, mid-run (test/cli/lifecycle.test.ts)
+        written += 1;
+        if (written === crashAfter) process.kill(process.pid, "SIGKILL");
       } catch (error) {
-        throw failed(step.display, error, journal, "write");
+        const failure = failed(step.display, error, journal, "write");
+        removeJournal(journalPath);
+        throw failure;
       }
     }
     for (const removal of removals) {
@@ -151,9 +182,12 @@ export function commit(steps: readonly Step[], removals: readonly RemoveStep[] =
         unlinkSync(removal.destination);
         journal.push({ kind: "removed", path: removal.destination, ...removal.original });
       } catch (error) {
-        throw failed(removal.display, error, journal, "remove");
+        const failure = failed(removal.display, error, journal, "remove");
+        removeJournal(journalPath);
+        throw failure;
       }
     }
+    removeJournal(journalPath);
   } finally {
     process.off("SIGINT", ignore);
     process.off("SIGTERM", ignore);

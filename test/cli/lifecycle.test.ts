@@ -465,3 +465,41 @@ describe("kiln preset export", () => {
     assert.equal(kiln(["preset", "import"], dir).status, 2);
   });
 });
+
+describe("a run killed part-way (SIGKILL)", () => {
+  it("the next kiln command rolls back the update before doing anything else", () => {
+    const dir = project();
+    changeItem(dir, "a {{ title }}\nx\ny\nz\n", "a/{{ name }}.md");
+    assert.equal(kiln(["add", "items/note.json", "--name", "one"], dir).status, 0);
+    assert.equal(kiln(["add", "items/note.json", "--name", "two"], dir).status, 0);
+    write(dir, "k8s/a/two.md", "a T\nx\ny\nz\nmine\n");
+    changeItem(dir, "a2 {{ title }}\nx\ny\nz\n", "a/{{ name }}.md");
+    const before = treeHash(dir);
+    // killed after its first file: one file new, the other old, the lock old
+    const killed = kiln(["update"], dir, { KILN_TEST_CRASH_AFTER_WRITES: "1" });
+    assert.equal(killed.status, null);
+    assert.notEqual(treeHash(dir), before);
+    assert.ok(tree(dir)[".kiln-journal.json"]);
+    const next = kiln(["status"], dir);
+    assert.equal(next.status, 0, next.stderr);
+    assert.match(
+      next.stderr,
+      /^note: a kiln run in this folder was interrupted part-way - rolled back the 3 files it was changing \(\.kiln-journal\.json removed\)\n$/,
+    );
+    assert.equal(treeHash(dir), before);
+    // and the update then goes through
+    assert.equal(kiln(["update"], dir).status, 0);
+    assert.equal(tree(dir)["k8s/a/one.md"], "a2 T\nx\ny\nz\n");
+    assert.equal(tree(dir)["k8s/a/two.md"], "a2 T\nx\ny\nz\nmine\n");
+  });
+
+  it("a killed setup leaves no file, folder or lock behind once the next command ran", () => {
+    const dir = tempDir();
+    write(dir, "keep.txt", "keep\n");
+    const before = treeHash(dir);
+    const killed = kiln(["setup", "k8s-web-app"], dir, { KILN_TEST_CRASH_AFTER_WRITES: "3" });
+    assert.equal(killed.status, null);
+    assert.equal(kiln(["presets"], dir).status, 0);
+    assert.equal(treeHash(dir), before);
+  });
+});
