@@ -202,13 +202,38 @@ const COMPARISONS: Record<string, string> = {
   "<": "less than",
 };
 
+/** The keys a schema declares (`properties`), for suggestions. */
+function declaredKeys(schema: unknown): string[] {
+  const properties = (schema as { properties?: unknown } | undefined)?.properties;
+  return typeof properties === "object" && properties !== null ? Object.keys(properties) : [];
+}
+
+/**
+ * "is missing the key `role`", or, when the object holds a key that is a misspelling of a
+ * missing one (`rol`), that key and what it was meant to be: the likelier mistake.
+ */
+function missingKeys(data: unknown, missing: readonly string[], known: readonly string[]): string {
+  if (typeof data === "object" && data !== null && !Array.isArray(data)) {
+    for (const key of Object.keys(data)) {
+      if (known.includes(key) || missing.includes(key)) continue;
+      const guess = closest(key, missing);
+      if (guess) return `has an unknown key ${shown(key)}; did you mean \`${guess}\`?`;
+    }
+  }
+  return `is missing the key ${missing.map((key) => `\`${key}\``).join(" or ")}`;
+}
+
 /** What one ajv error says, worded to follow the path. */
 function describeError(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   const got = `got ${describeData(error.data)}`;
   switch (error.keyword) {
     case "required":
-      return `is missing the key \`${String(params.missingProperty)}\``;
+      return missingKeys(
+        error.data,
+        [String(params.missingProperty)],
+        declaredKeys(error.parentSchema),
+      );
     case "additionalProperties":
     case "unevaluatedProperties": {
       const key = String(params.additionalProperty ?? params.unevaluatedProperty ?? "");
@@ -292,10 +317,12 @@ function pickProblem(errors: readonly ErrorObject[]): Problem {
         atDeepest.every((error) => error.keyword === "required" && error.instancePath === pointer)
       ) {
         const keys = [...new Set(atDeepest.map((error) => String(error.params.missingProperty)))];
-        return {
-          pointer,
-          text: `is missing the key ${keys.map((key) => `\`${key}\``).join(" or ")}`,
-        };
+        // the forms' own keys are declared beside the `anyOf` (or in the required branch)
+        const known = [
+          ...declaredKeys(last.parentSchema),
+          ...atDeepest.flatMap((error) => declaredKeys(error.parentSchema)),
+        ];
+        return { pointer, text: missingKeys((atDeepest[0] as ErrorObject).data, keys, known) };
       }
       return pickProblem(specific.filter((error) => depth(error) === deepest));
     }

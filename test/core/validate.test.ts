@@ -320,6 +320,11 @@ describe("validateInput", () => {
     const message = (value: unknown) => refusal(target, { hosts: JSON.stringify(value) })?.message;
     assert.equal(message([{ group: "a" }]), undefined);
     assert.equal(message([{}]), "custom/thing: `hosts[0]` is missing the key `group`");
+    // a missing key beside a misspelling of it: the misspelling is the likelier mistake
+    assert.equal(
+      message([{ grop: "a" }]),
+      'custom/thing: `hosts[0]` has an unknown key "grop"; did you mean `group`?',
+    );
     assert.equal(
       message([{ group: "a", grop: 1 }]),
       'custom/thing: `hosts[0]` has an unknown key "grop"; did you mean `group`?',
@@ -373,6 +378,10 @@ describe("validateInput", () => {
     assert.equal(
       message([{ when: "c" }]),
       "custom/thing: `roles[0]` is missing the key `role` or `name`",
+    );
+    assert.equal(
+      message([{ rol: "b" }]),
+      'custom/thing: `roles[0]` has an unknown key "rol"; did you mean `role`?',
     );
     assert.equal(
       message([{ role: "b", whn: "c" }]),
