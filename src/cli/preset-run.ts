@@ -1,5 +1,6 @@
 // What setup, apply and check share: find the preset and hand its components to the core's
 // project pipeline (src/core/project/) with the CLI's renderer of one component.
+import { KilnError } from "../core/errors.ts";
 import type { PlannedFile } from "../core/plan.ts";
 import { loadPreset, type Preset, type PresetComponent } from "../core/preset.ts";
 import { presetRenderSettings } from "../core/project/preset.ts";
@@ -25,13 +26,41 @@ export interface RenderedPreset {
 /**
  * The CLI's renderer of one component: built-ins in this thread, components from files and
  * URLs in a worker with a deadline (render-component.ts), named by reference and name when a
- * limit stops them.
+ * limit stops them, and by their place in `components` in any other error's detail.
  */
 export function renderWith(
   renderer: ComponentRenderer,
+  components: readonly PresetComponent[] = [],
 ): RenderOne<PresetComponent, ResolvedRender> {
-  return (component, input) =>
-    renderer.render(component.reference, input, componentLabel(component));
+  return async (component, input) => {
+    try {
+      return await renderer.render(component.reference, input, componentLabel(component));
+    } catch (error) {
+      throw inPreset(error, component, components);
+    }
+  };
+}
+
+/**
+ * A component's error with a line naming it in the preset (its place and name), since the
+ * specification's messages name only the reference (`--group is required for
+ * automation/group-vars`) and a preset may hold several of it. A render stopped by a limit
+ * names it already.
+ */
+function inPreset(
+  error: unknown,
+  component: PresetComponent,
+  components: readonly PresetComponent[],
+): unknown {
+  if (!(error instanceof KilnError) || error instanceof RenderStopped) return error;
+  const index = components.indexOf(component);
+  const place = index < 0 ? "" : `components[${index}], `;
+  const where = `in the preset: ${place}${componentLabel(component)}`;
+  return new KilnError(
+    error.kind,
+    error.message,
+    error.detail ? `${error.detail}\n${where}` : where,
+  );
 }
 
 /**
@@ -50,7 +79,10 @@ async function withPreset<T>(
   preferFastStart();
   const renderer = new ComponentRenderer(cwd);
   try {
-    const options = { ...presetRenderSettings(preset), render: renderWith(renderer) };
+    const options = {
+      ...presetRenderSettings(preset),
+      render: renderWith(renderer, preset.components),
+    };
     return { preset, rendered: await render(preset, options) };
   } finally {
     await renderer.close();

@@ -10,15 +10,18 @@
 // The worker pool is the HTTP service's (src/server/render-pool.ts), loaded with import() from
 // the compiled dist/server only when a component that is not built-in is rendered: the CLI
 // bundle stays free of worker_threads.
-import type { RenderInput } from "../core/context.ts";
+import { missingRequiredField, type RenderInput } from "../core/context.ts";
 import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../core/engine.ts";
 import { KilnError } from "../core/errors.ts";
 import { type RegistryItem, referenceOf } from "../core/item.ts";
+import { FIELD_SHORTCUTS } from "../core/project/shortcuts.ts";
 import { builtinRegistry } from "../core/registry.ts";
 import { type RenderResult, renderItem } from "../core/render.ts";
 import { builtinFor, resolveReference } from "../core/resolve.ts";
+import { undeclaredFieldWarnings } from "../core/validate.ts";
 import type { RenderPool, RenderPoolOptions } from "../server/render-pool.ts";
 import { preferFastStart } from "./fast-start.ts";
+import { forTerminal, isTerminal, styleFor, writeFd } from "./output.ts";
 
 /**
  * The bounds of one render of a component that is not built-in. 10 s is hundreds of times what
@@ -156,18 +159,63 @@ export class ComponentRenderer {
   }
 }
 
-/** Renders one component (`kiln add`) and stops the worker, if it needed one. */
+/**
+ * Renders one component (`kiln add`, `kiln render`) and stops the worker, if it needed one.
+ * Supplied fields the item does not declare are pointed out through `warn` (stderr by
+ * default), with the field they were most likely meant to be; a missing required field's error
+ * says how to pass it on the command line.
+ */
 export async function renderComponent(
   cwd: string,
   reference: string,
   input: RenderInput,
+  warn: (message: string) => void = printWarning,
 ): Promise<ResolvedRender> {
   const renderer = new ComponentRenderer(cwd);
+  // a built-in's fields are known before it renders: a misspelt field is pointed out even when
+  // the render then fails for want of the field it was meant to be
+  const builtin = renderer.builtin(reference);
+  if (builtin) for (const warning of undeclaredFieldWarnings(builtin, input.fields)) warn(warning);
   try {
-    return await renderer.render(reference, input);
+    const result = await renderer.render(reference, input);
+    if (!builtin) {
+      for (const warning of undeclaredFieldWarnings(result.item, input.fields)) warn(warning);
+    }
+    return result;
+  } catch (error) {
+    throw withOptionHint(error, builtin);
   } finally {
     await renderer.close();
   }
+}
+
+/** `warning: <message>` on stderr. */
+function printWarning(message: string): void {
+  const style = styleFor({ isTTY: isTerminal(2) });
+  writeFd(2, `${forTerminal(`${style.yellow("warning:")} ${message}`)}\n`);
+}
+
+/** A value as one shell word: as it is when it needs no quotes, else in single quotes. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The specification's `--<field> is required for <reference>` names a field, and most fields
+ * have no option of that name: the detail says how to pass it (`--set group=<value>`, or the
+ * shortcut option when there is one), with the item's example when it is short enough to type.
+ */
+function withOptionHint(error: unknown, item: RegistryItem | undefined): unknown {
+  if (!(error instanceof KilnError) || error instanceof RenderStopped) return error;
+  const field = missingRequiredField(error.message);
+  if (field === undefined) return error;
+  const shortcut = FIELD_SHORTCUTS.find((candidate) => candidate.field === field);
+  const example = item?.fields.find((candidate) => candidate.name === field)?.example;
+  const typed = example !== undefined && example !== "" && example.length <= 200;
+  const detail = shortcut
+    ? `pass it with --${shortcut.option} <value> (or --set ${field}=<value>)${typed ? `, for example --${shortcut.option} ${shellWord(example)}` : ""}`
+    : `pass it with --set ${field}=<value>${typed ? `, for example --set ${shellWord(`${field}=${example}`)}` : ""}`;
+  return new KilnError(error.kind, error.message, detail);
 }
 
 /**

@@ -68,8 +68,28 @@ export function jsonValued(value: string): unknown {
   }
 }
 
+/**
+ * The specification's message for a required field without a value, and where to give it: the
+ * `fields` of a preset component or a render request (the CLI says `--set` instead, see
+ * `missingRequiredField`).
+ */
 export function requiredFieldError(field: string, item: RegistryItem): KilnError {
-  return new KilnError("invalid_request", `--${field} is required for ${referenceOf(item)}`);
+  const example = item.fields.find((candidate) => candidate.name === field)?.example;
+  return new KilnError(
+    "invalid_request",
+    `--${field} is required for ${referenceOf(item)}`,
+    `give it a value in the component's fields: "fields": {${JSON.stringify(field)}: ${example === undefined ? '"<value>"' : JSON.stringify(example)}}`,
+  );
+}
+
+/**
+ * The field a `requiredFieldError` message names, or undefined for any other message (the
+ * message is all that crosses from a render worker).
+ */
+export function missingRequiredField(message: string): string | undefined {
+  const at = message.indexOf(" is required for ");
+  if (!message.startsWith("--") || at <= 2) return undefined;
+  return message.slice(2, at);
 }
 
 function setKey(target: Record<string, unknown>, key: string, value: unknown): void {

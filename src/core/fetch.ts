@@ -98,10 +98,29 @@ export async function fetchBytes(url: string, options: FetchOptions = {}): Promi
     if (options.signal?.aborted)
       throw new FetchFailure("the request that asked for it was cancelled");
     if (deadline.aborted) throw new FetchFailure(`no answer within ${limits.timeoutMs} ms`);
-    throw new FetchFailure((error as Error).message);
+    throw new FetchFailure(networkFailure(error));
   } finally {
     release?.();
   }
+}
+
+/** Why a request did not get an answer, from fetch's `cause` (its own message says only "fetch failed"). */
+function networkFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const code = typeof cause?.code === "string" ? cause.code : undefined;
+  const reasons: Record<string, string> = {
+    ECONNREFUSED: "the connection was refused",
+    ECONNRESET: "the connection was reset",
+    ENOTFOUND: "the host name does not resolve",
+    EAI_AGAIN: "the host name could not be resolved now",
+    ETIMEDOUT: "the connection timed out",
+    EHOSTUNREACH: "the host is unreachable",
+    ENETUNREACH: "the network is unreachable",
+  };
+  if (code !== undefined && Object.hasOwn(reasons, code)) return `${reasons[code]} (${code})`;
+  if (code !== undefined) return `${(error as Error).message} (${code})`;
+  if (typeof cause?.message === "string") return `${(error as Error).message}: ${cause.message}`;
+  return (error as Error).message;
 }
 
 async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {

@@ -1,5 +1,7 @@
 // Error → HTTP, mapped once: a KilnError's kind gives the status and the `code` of the JSON
-// body `{code, error}`. Request-parsing failures are "framework" errors and answer text/plain
+// body `{code, error}`, plus `detail` (kiln's own key, after them) when the error has one: what
+// exactly was wrong and what to do, such as why an item is invalid or a fetch failed. Errors
+// without a detail answer exactly the spec's two keys. Request-parsing failures are "framework" errors and answer text/plain
 // with the spec's fixed messages (FrameworkError carries the exact reply).
 import { type ErrorKind, isKilnError } from "../core/index.ts";
 import { json, type Reply, text } from "./reply.ts";
@@ -42,7 +44,12 @@ export function errorReply(error: unknown, log: (message: string) => void): Repl
     return reply;
   }
   if (isKilnError(error)) {
-    return json(STATUS_BY_KIND[error.kind], { code: error.kind, error: error.message });
+    const body: { code: string; error: string; detail?: string } = {
+      code: error.kind,
+      error: error.message,
+    };
+    if (error.detail) body.detail = error.detail;
+    return json(STATUS_BY_KIND[error.kind], body);
   }
   log(
     `kiln: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,

@@ -173,7 +173,10 @@ describe("kiln add", () => {
     const dir = project();
     const missing = kiln(["add", "k8s/deployment", "--name", "web"], dir);
     assert.equal(missing.status, 1);
-    assert.equal(missing.stderr, "error: --image is required for k8s/deployment\n");
+    assert.equal(
+      missing.stderr,
+      "error: --image is required for k8s/deployment\n  pass it with --image <value> (or --set image=<value>), for example --image nginx:1.27\n",
+    );
 
     const unknown = kiln(["add", "nothing-here.json", "--name", "web"], dir);
     assert.equal(unknown.status, 1);

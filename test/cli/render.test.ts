@@ -211,6 +211,9 @@ describe("kiln render: errors", () => {
   it("a required field missing exits 1 with the core's message", () => {
     const run = kiln(["render", "k8s/deployment", "--name", "web"], tempDir());
     assert.equal(run.status, 1);
-    assert.equal(run.stderr, "error: --image is required for k8s/deployment\n");
+    assert.equal(
+      run.stderr,
+      "error: --image is required for k8s/deployment\n  pass it with --image <value> (or --set image=<value>), for example --image nginx:1.27\n",
+    );
   });
 });

@@ -67,6 +67,12 @@ after(async () => {
 const get = (path: string, headers: Record<string, string> = {}) =>
   raw(service.url, { path, headers });
 
+/** kiln's `detail` of two spec errors (the spec's `code` and `error` come first, unchanged). */
+const NOT_JSON_DETAIL =
+  "not JSON: line 1, column 1: expected a value (an object, array, string, number, true, false or null)";
+const REQUIRED_IMAGE_DETAIL =
+  'give it a value in the component\'s fields: "fields": {"image": "nginx:1.27"}';
+
 function assertJson(response: RawResponse, status: number, body: unknown): void {
   assert.equal(response.status, status, response.body);
   assert.equal(response.headers["content-type"], JSON_TYPE);
@@ -236,17 +242,25 @@ describe("GET /api/registry/inspect", () => {
 
   test("a failed URL fetch is 400 `failed to fetch registry item from <url>`", async () => {
     const url = `${itemBase}/missing.json`;
+    // the spec's message; kiln's `detail` says why (docs/http-api.md)
     assertJson(await inspect(url), 400, {
       code: "invalid_request",
       error: `failed to fetch registry item from ${url}`,
+      detail: "HTTP status 500",
     });
   });
 
   test("a response or file that is not a registry item is 400 `<ref> is not a valid registry item`", async () => {
-    for (const ref of [`${itemBase}/bad.json`, "items/not-an-item.json", "items/not-json.json"]) {
+    for (const [ref, detail] of [
+      [`${itemBase}/bad.json`, "missing field `name`"],
+      ["items/not-an-item.json", "missing field `category`"],
+      ["items/not-json.json", NOT_JSON_DETAIL],
+    ] as const) {
+      // the spec's message; kiln's `detail` says what did not fit (docs/http-api.md)
       assertJson(await inspect(ref), 400, {
         code: "invalid_request",
         error: `${ref} is not a valid registry item`,
+        detail,
       });
     }
   });
@@ -380,6 +394,7 @@ describe("POST /api/render", () => {
       {
         code: "invalid_request",
         error: "items/not-an-item.json is not a valid registry item",
+        detail: "missing field `category`",
       },
     );
   });
@@ -388,6 +403,7 @@ describe("POST /api/render", () => {
     assertJson(await postJson(service.url, { reference: "k8s/deployment", name: "x" }), 400, {
       code: "invalid_request",
       error: "--image is required for k8s/deployment",
+      detail: REQUIRED_IMAGE_DETAIL,
     });
   });
 

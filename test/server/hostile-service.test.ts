@@ -208,9 +208,11 @@ describe("fetches through the service itself, and work for clients that have gon
     try {
       const response = await inspect(service.url, `${attacker.url}/item.json`);
       assert.equal(response.status, 400);
+      const { port } = new URL(service.url);
       assert.deepEqual(JSON.parse(response.body), {
         code: "invalid_request",
         error: `failed to fetch registry item from ${attacker.url}/item.json`,
+        detail: `127.0.0.1:${port} is this service's own address - the service does not fetch from itself`,
       });
       assert.equal(fetches, 1, "the attacker was asked once, and the service never itself");
       for (const own of [

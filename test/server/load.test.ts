@@ -131,7 +131,7 @@ test("1,000 concurrent renders: good ones correct, failures answered, memory bac
           assert.equal(response.status, 400);
           assert.equal(
             response.body,
-            '{"code":"invalid_request","error":"--image is required for k8s/deployment"}',
+            '{"code":"invalid_request","error":"--image is required for k8s/deployment","detail":"give it a value in the component\'s fields: \\"fields\\": {\\"image\\": \\"nginx:1.27\\"}"}',
           );
           break;
         case "unknown":

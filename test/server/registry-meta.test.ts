@@ -152,6 +152,7 @@ describe("GET /api/registry/meta", () => {
     assertJson(await meta("items/not-an-item.json"), 400, {
       code: "invalid_request",
       error: "items/not-an-item.json is not a valid registry item",
+      detail: "missing field `category`",
     });
     const twice = await get("/api/registry/meta?ref=a&ref=b");
     assert.equal(twice.status, 400);
