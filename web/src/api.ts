@@ -20,23 +20,58 @@ export interface RenderRequest extends PresetComponent {
   automationProfile?: AutomationProfile | undefined;
 }
 
-/** What POST /api/render gave: the files, or the service's message (the pipeline's outcome). */
+/**
+ * What POST /api/render gave: the files, or the service's message and its detail (the
+ * pipeline's outcome).
+ */
 export type RenderResult = RenderOutcome;
 
-async function errorText(response: Response): Promise<string> {
+/**
+ * A failure as the service words it: `error`, and `detail` when the JSON error body has one
+ * (what exactly was wrong and what to do: the path inside a JSON value, why an item is
+ * invalid or a fetch failed). The dashboard shows the detail under the message.
+ */
+export interface ApiFailure {
+  error: string;
+  detail?: string | undefined;
+}
+
+/** An error answer of the service, thrown by the calls below; it keeps the detail. */
+export class ApiError extends Error {
+  readonly detail: string | undefined;
+
+  constructor(failure: ApiFailure) {
+    super(failure.error);
+    this.name = "ApiError";
+    this.detail = failure.detail;
+  }
+}
+
+/** The failure any thrown error stands for (an ApiError keeps its detail). */
+export function failureOf(error: unknown): ApiFailure {
+  if (error instanceof ApiError) return { error: error.message, detail: error.detail };
+  return { error: error instanceof Error ? error.message : String(error) };
+}
+
+/** An error answer's message and detail: the JSON error body's keys, or the text itself. */
+export async function errorAnswer(response: Response): Promise<ApiFailure> {
   const text = await response.text();
   try {
-    const json = JSON.parse(text) as { error?: string };
-    if (json.error) return json.error;
+    const json = JSON.parse(text) as { error?: unknown; detail?: unknown };
+    if (typeof json.error === "string" && json.error !== "") {
+      return typeof json.detail === "string" && json.detail !== ""
+        ? { error: json.error, detail: json.detail }
+        : { error: json.error };
+    }
   } catch {
     // plain text
   }
-  return text || `${response.status} ${response.statusText}`;
+  return { error: text || `${response.status} ${response.statusText}` };
 }
 
 async function getJson<T>(path: string): Promise<T> {
   const response = await fetch(path, { headers: { accept: "application/json" } });
-  if (!response.ok) throw new Error(await errorText(response));
+  if (!response.ok) throw new ApiError(await errorAnswer(response));
   return (await response.json()) as T;
 }
 
@@ -62,7 +97,10 @@ export function renderKey(request: RenderRequest): string {
   ]);
 }
 
-/** POST /api/render; never throws: a failure is `{ok: false, error}` with the service's message. */
+/**
+ * POST /api/render; never throws: a failure is `{ok: false, error, detail?}` with the service's
+ * message and detail.
+ */
 export function render(request: RenderRequest): Promise<RenderResult> {
   const key = renderKey(request);
   const hit = cache.get(key);
@@ -81,7 +119,7 @@ export function render(request: RenderRequest): Promise<RenderResult> {
     body,
   })
     .then(async (response): Promise<RenderResult> => {
-      if (!response.ok) return { ok: false, error: await errorText(response) };
+      if (!response.ok) return { ok: false, ...(await errorAnswer(response)) };
       const json = (await response.json()) as { files: { path: string; content: string }[] };
       return { ok: true, files: json.files };
     })
@@ -109,7 +147,7 @@ export function inspect(ref: string): Promise<RegistryItemView> {
 
 /**
  * The project pipeline's renderer of one component: POST /api/render (cached), the service's
- * message thrown when it fails, so the pipeline keeps it with the component.
+ * message (and detail) thrown when it fails, so the pipeline keeps them with the component.
  */
 export const renderThroughApi: RenderOne<PresetComponent> = async (component, input) => {
   const result = await render({
@@ -120,6 +158,6 @@ export const renderThroughApi: RenderOne<PresetComponent> = async (component, in
     defaultNamespace: input.defaultNamespace,
     automationProfile: input.automationProfile,
   });
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new ApiError(result);
   return result;
 };

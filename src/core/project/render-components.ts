@@ -23,8 +23,13 @@ export type RenderOne<
   R extends ComponentFiles = ComponentFiles,
 > = (component: C, input: RenderInput) => Promise<R> | R;
 
-/** The outcome of one render, as the dashboard keeps it per component. */
-export type RenderOutcome = { ok: true; files: PlannedFile[] } | { ok: false; error: string };
+/**
+ * The outcome of one render, as the dashboard keeps it per component: the files, or the
+ * message and, when the renderer gave one, its detail (what exactly was wrong, what to do).
+ */
+export type RenderOutcome =
+  | { ok: true; files: PlannedFile[] }
+  | { ok: false; error: string; detail?: string | undefined };
 
 /** Which component an outcome belongs to: the component itself and its place in the list. */
 export interface ComponentOf<C extends PresetComponent = PresetComponent> {
@@ -46,6 +51,8 @@ export type FailedComponent<C extends PresetComponent = PresetComponent> = Compo
   ok: false;
   /** The renderer's message. */
   error: string;
+  /** The detail of what it threw (a KilnError's, or an Error's `detail`), if any. */
+  detail?: string | undefined;
   /** What the renderer threw, for a front that maps error kinds. */
   cause: unknown;
 };
@@ -116,6 +123,15 @@ export async function renderUntilError<C extends PresetComponent, R extends Comp
   return rendered;
 }
 
+/** The `detail` an error carries (KilnError's, or one the dashboard's API layer set). */
+function errorDetail(error: unknown): string | undefined {
+  const detail =
+    typeof error === "object" && error !== null
+      ? (error as { detail?: unknown }).detail
+      : undefined;
+  return typeof detail === "string" && detail !== "" ? detail : undefined;
+}
+
 /** One component's render, its failure caught and kept with it unless it is fatal. */
 async function renderKeepingError<C extends PresetComponent, R extends ComponentFiles>(
   component: C,
@@ -131,7 +147,15 @@ async function renderKeepingError<C extends PresetComponent, R extends Component
   } catch (error) {
     if (options.isFatal?.(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    return { index, component, ok: false, error: message, cause: error };
+    const detail = errorDetail(error);
+    return {
+      index,
+      component,
+      ok: false,
+      error: message,
+      ...(detail === undefined ? {} : { detail }),
+      cause: error,
+    };
   }
 }
 

@@ -3,7 +3,7 @@
 // through GET /api/registry/inspect, once per reference; a reference that does not resolve
 // keeps the service's message.
 import { useEffect, useState } from "preact/hooks";
-import { inspect, type RegistryItemView } from "../api.ts";
+import { type ApiFailure, failureOf, inspect, type RegistryItemView } from "../api.ts";
 import type { Project } from "../model/project.ts";
 
 /** The built-in a reference resolves to: the name after the last `/` picks it. */
@@ -15,12 +15,16 @@ function builtinFor(registry: RegistryItemView[], reference: string): RegistryIt
 export interface Items {
   /** The item of a reference, when it is known (and resolved). */
   itemOf: (reference: string) => RegistryItemView | undefined;
-  /** Why a reference did not resolve, when it did not. */
-  errorOf: (reference: string) => string | undefined;
+  /** Why a reference did not resolve (the service's message and detail), when it did not. */
+  errorOf: (reference: string) => ApiFailure | undefined;
+}
+
+function isFailure(entry: RegistryItemView | ApiFailure): entry is ApiFailure {
+  return "error" in entry;
 }
 
 export function useItems(project: Project | undefined, registry: RegistryItemView[]): Items {
-  const [inspected, setInspected] = useState<Record<string, RegistryItemView | string>>({});
+  const [inspected, setInspected] = useState<Record<string, RegistryItemView | ApiFailure>>({});
   useEffect(() => {
     if (!project || registry.length === 0) return;
     for (const component of project.components) {
@@ -28,7 +32,7 @@ export function useItems(project: Project | undefined, registry: RegistryItemVie
       if (builtinFor(registry, reference) || inspected[reference] !== undefined) continue;
       inspect(reference).then(
         (item) => setInspected((all) => ({ ...all, [reference]: item })),
-        (error: Error) => setInspected((all) => ({ ...all, [reference]: error.message })),
+        (error: unknown) => setInspected((all) => ({ ...all, [reference]: failureOf(error) })),
       );
     }
   }, [project, registry, inspected]);
@@ -37,11 +41,11 @@ export function useItems(project: Project | undefined, registry: RegistryItemVie
       const builtin = builtinFor(registry, reference);
       if (builtin) return builtin;
       const entry = inspected[reference];
-      return typeof entry === "string" ? undefined : entry;
+      return entry && !isFailure(entry) ? entry : undefined;
     },
     errorOf: (reference) => {
       const entry = inspected[reference];
-      return typeof entry === "string" ? entry : undefined;
+      return entry && isFailure(entry) ? entry : undefined;
     },
   };
 }

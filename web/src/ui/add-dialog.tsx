@@ -5,7 +5,14 @@
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { ItemMeta } from "../../../src/core/item.ts";
-import { inspect, type RegistryItemView, type RenderResult, render } from "../api.ts";
+import {
+  type ApiFailure,
+  failureOf,
+  inspect,
+  type RegistryItemView,
+  type RenderResult,
+  render,
+} from "../api.ts";
 import { type Conflict, findConflicts } from "../model/conflicts.ts";
 import {
   type Project,
@@ -15,7 +22,7 @@ import {
   stageOf,
   uniqueName,
 } from "../model/project.ts";
-import { Modal, TextInput } from "./common.tsx";
+import { ErrorDetail, Modal, TextInput } from "./common.tsx";
 
 export interface AddDialogProps {
   stage: StageId;
@@ -32,7 +39,7 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
   const [stage, setStage] = useState<StageId>(props.stage);
   const [item, setItem] = useState<RegistryItemView | undefined>();
   const [ref, setRef] = useState("");
-  const [refError, setRefError] = useState("");
+  const [refError, setRefError] = useState<ApiFailure | undefined>();
   const [loading, setLoading] = useState(false);
   const items = props.registry.filter((entry) => stageOf(props.metaOf(entry.reference)) === stage);
   const title = item ? `Add ${item.title || item.reference}` : "Add a component";
@@ -59,11 +66,11 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
               onSubmit={async (event) => {
                 event.preventDefault();
                 setLoading(true);
-                setRefError("");
+                setRefError(undefined);
                 try {
                   setItem(await inspect(ref.trim()));
                 } catch (error) {
-                  setRefError((error as Error).message);
+                  setRefError(failureOf(error));
                 } finally {
                   setLoading(false);
                 }
@@ -92,7 +99,8 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
               </div>
               {refError && (
                 <p class="field-error" role="alert">
-                  {refError}
+                  {refError.error}
+                  <ErrorDetail detail={refError.detail} />
                 </p>
               )}
             </form>
@@ -216,7 +224,10 @@ function ConfigureNew(props: {
         <div class="subhead">Will write</div>
         {!probe && <p class="muted small">…</p>}
         {probe && !probe.ok && (
-          <p class="muted small">Paths appear once it renders: {probe.error}</p>
+          <div class="muted small">
+            Paths appear once it renders: {probe.error}
+            <ErrorDetail detail={probe.detail} />
+          </div>
         )}
         {probe?.ok && (
           <ul class="paths">

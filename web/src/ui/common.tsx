@@ -206,6 +206,19 @@ export function Toasts(props: { toasts: Toast[]; dismiss: (id: number) => void }
   );
 }
 
+/**
+ * The detail of a failure, under its message: what exactly was wrong and what to do, as the
+ * service's JSON error body gives it (nothing when it gave none).
+ */
+export function ErrorDetail(props: { detail: string | undefined }): JSX.Element | null {
+  if (!props.detail) return null;
+  return (
+    <pre class="error-detail" data-testid="error-detail">
+      {props.detail}
+    </pre>
+  );
+}
+
 export function download(fileName: string, data: BlobPart, type: string): void {
   const url = URL.createObjectURL(new Blob([data], { type }));
   const anchor = document.createElement("a");

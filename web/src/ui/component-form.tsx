@@ -5,10 +5,10 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import type { ItemMeta } from "../../../src/core/item.ts";
 import type { ProjectFacts } from "../../../src/core/project/facts.ts";
-import type { FieldView, RegistryItemView } from "../api.ts";
+import type { ApiFailure, FieldView, RegistryItemView } from "../api.ts";
 import { withKey } from "../model/json-style.ts";
 import type { ProjectComponent } from "../model/project.ts";
-import { IconButton, KvEditor, TextArea, TextInput } from "./common.tsx";
+import { ErrorDetail, IconButton, KvEditor, TextArea, TextInput } from "./common.tsx";
 import { JsonField } from "./editors/json-field.tsx";
 import { structuredKind } from "./editors/kind.ts";
 
@@ -41,7 +41,7 @@ export function ComponentForm(props: {
   item: RegistryItemView | undefined;
   /** The item's catalogue metadata (editors, formats); undefined while it loads. */
   meta: ItemMeta | undefined;
-  itemError: string | undefined;
+  itemError: ApiFailure | undefined;
   context: FormContext;
   onChange: (component: ProjectComponent) => void;
   onRemove: () => void;
@@ -75,7 +75,8 @@ export function ComponentForm(props: {
       </header>
       {props.itemError && (
         <div class="render-error" role="alert">
-          Could not load this component's fields: {props.itemError}
+          Could not load this component's fields: {props.itemError.error}
+          <ErrorDetail detail={props.itemError.detail} />
         </div>
       )}
       <label class="field">

@@ -3,6 +3,7 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import type { RenderResult } from "../api.ts";
 import type { Conflict } from "../model/conflicts.ts";
+import { ErrorDetail } from "./common.tsx";
 
 export function Preview(props: {
   result: RenderResult | undefined;
@@ -28,6 +29,7 @@ export function Preview(props: {
         <div class="render-error" role="alert" data-testid="render-error">
           <strong>This component does not render.</strong>
           <pre>{result.error}</pre>
+          <ErrorDetail detail={result.detail} />
         </div>
       )}
       {props.conflicts.length > 0 && (
