@@ -7,30 +7,118 @@ import { DEFAULT_RENDER_CACHE_BYTES } from "./render-cache.ts";
 import { DEFAULT_POOL_OPTIONS, MAX_FUEL } from "./render-pool.ts";
 import { DEFAULT_BIND, DEFAULT_PORT, type ServerOptions, startServer } from "./server.ts";
 
+/** One option of `kiln serve`, declared once: the parser's config and the help come from it. */
+interface ServeOption {
+  name: string;
+  /** The value's name in the help; absent for a flag (boolean). */
+  value?: string;
+  multiple?: true;
+  short?: string;
+  description: string;
+}
+
+const SERVE_OPTIONS: readonly ServeOption[] = [
+  {
+    name: "bind",
+    value: "<address>",
+    description: `address to listen on (env SERVICE_BIND, default ${DEFAULT_BIND})`,
+  },
+  {
+    name: "port",
+    value: "<port>",
+    description: `port, 0 for any free one (env SERVICE_PORT, default ${DEFAULT_PORT})`,
+  },
+  {
+    name: "allow-origin",
+    value: "<origin>",
+    multiple: true,
+    description:
+      "allowed CORS origin, repeatable or comma-separated (env SERVICE_ALLOWED_ORIGINS; default: any loopback origin)",
+  },
+  {
+    name: "allowed-host",
+    value: "<name>",
+    multiple: true,
+    description:
+      "extra Host name accepted while bound to loopback, repeatable or comma-separated (env SERVICE_ALLOWED_HOSTS)",
+  },
+  { name: "ui", description: "also serve the dashboard from dist/web at /" },
+  {
+    name: "render-timeout",
+    value: "<ms>",
+    description: `wall-clock deadline of one render (env SERVICE_RENDER_TIMEOUT_MS, default ${DEFAULT_POOL_OPTIONS.deadlineMs})`,
+  },
+  {
+    name: "render-fuel",
+    value: "<n>",
+    description: `template engine fuel per render (env SERVICE_RENDER_FUEL, default ${DEFAULT_POOL_OPTIONS.fuel})`,
+  },
+  {
+    name: "render-memory",
+    value: "<MiB>",
+    description: `template engine memory cap per worker (env SERVICE_RENDER_MEMORY_MB, default ${DEFAULT_POOL_OPTIONS.engineMemoryBytes / 1024 / 1024})`,
+  },
+  {
+    name: "render-cache",
+    value: "<MiB>",
+    description: `memory kept for answers to repeated render requests of built-in components, 0 to turn it off (env SERVICE_RENDER_CACHE_MB, default ${DEFAULT_RENDER_CACHE_BYTES / 1024 / 1024})`,
+  },
+  {
+    name: "workers",
+    value: "<n>",
+    description: "render worker threads (env SERVICE_WORKERS, default: cores)",
+  },
+  { name: "help", short: "h", description: "show this help" },
+];
+
+/** Words of `text` in lines of at most `width` characters. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== "") lines.push(line);
+  return lines;
+}
+
+/** The options part of the help: flags in a column, descriptions wrapped beside them. */
+function optionHelp(options: readonly ServeOption[]): string {
+  const column = 28;
+  return options
+    .map((option) => {
+      const flag = `${option.short ? `-${option.short}, ` : ""}--${option.name}${option.value ? ` ${option.value}` : ""}`;
+      const [first = "", ...rest] = wrap(option.description, 96 - column);
+      const lead = `  ${flag}`.padEnd(column);
+      return [`${lead}${first}`, ...rest.map((line) => `${" ".repeat(column)}${line}`)].join("\n");
+    })
+    .join("\n");
+}
+
 export const SERVE_USAGE = `Usage: kiln serve [options]
 
 Serve the HTTP API (and with --ui the dashboard).
 
 Options:
-  --bind <address>          address to listen on (env SERVICE_BIND, default ${DEFAULT_BIND})
-  --port <port>             port, 0 for any free one (env SERVICE_PORT, default ${DEFAULT_PORT})
-  --allow-origin <origin>   allowed CORS origin, repeatable or comma-separated
-                            (env SERVICE_ALLOWED_ORIGINS; default: any loopback origin)
-  --allowed-host <name>     extra Host name accepted while bound to loopback, repeatable or
-                            comma-separated (env SERVICE_ALLOWED_HOSTS)
-  --ui                      also serve the dashboard from dist/web at /
-  --render-timeout <ms>     wall-clock deadline of one render (env SERVICE_RENDER_TIMEOUT_MS,
-                            default ${DEFAULT_POOL_OPTIONS.deadlineMs})
-  --render-fuel <n>         template engine fuel per render (env SERVICE_RENDER_FUEL,
-                            default ${DEFAULT_POOL_OPTIONS.fuel})
-  --render-memory <MiB>     template engine memory cap per worker (env SERVICE_RENDER_MEMORY_MB,
-                            default ${DEFAULT_POOL_OPTIONS.engineMemoryBytes / 1024 / 1024})
-  --render-cache <MiB>      memory kept for answers to repeated render requests of built-in
-                            components, 0 to turn it off (env SERVICE_RENDER_CACHE_MB,
-                            default ${DEFAULT_RENDER_CACHE_BYTES / 1024 / 1024})
-  --workers <n>             render worker threads (env SERVICE_WORKERS, default: cores)
-  -h, --help                show this help
+${optionHelp(SERVE_OPTIONS)}
 `;
+
+/** The parser's config, from the same declarations as the help. */
+const SERVE_PARSE_OPTIONS = Object.fromEntries(
+  SERVE_OPTIONS.map((option) => [
+    option.name,
+    {
+      type: option.value ? ("string" as const) : ("boolean" as const),
+      ...(option.multiple ? { multiple: true as const } : {}),
+      ...(option.short ? { short: option.short } : {}),
+    },
+  ]),
+);
 
 /** A wrong flag or value: the CLI answers exit status 2 (it tells usage errors by this name). */
 class UsageError extends Error {
@@ -63,51 +151,43 @@ export function parseServeArgs(
   argv: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
 ): ServerOptions | "help" {
-  let values: ReturnType<typeof parse>["values"];
-  function parse() {
-    return parseArgs({
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parseArgs({
       args: [...argv],
       strict: true,
       allowPositionals: false,
-      options: {
-        bind: { type: "string" },
-        port: { type: "string" },
-        "allow-origin": { type: "string", multiple: true },
-        "allowed-host": { type: "string", multiple: true },
-        ui: { type: "boolean" },
-        "render-timeout": { type: "string" },
-        "render-fuel": { type: "string" },
-        "render-memory": { type: "string" },
-        "render-cache": { type: "string" },
-        workers: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  }
-  try {
-    values = parse().values;
+      options: SERVE_PARSE_OPTIONS,
+    }).values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  if (values.help) return "help";
+  // the parser's result, typed as the declarations make it
+  const values = {
+    text: (name: string) =>
+      typeof parsed[name] === "string" ? (parsed[name] as string) : undefined,
+    list: (name: string) => (Array.isArray(parsed[name]) ? (parsed[name] as string[]) : undefined),
+    flag: (name: string) => parsed[name] === true,
+  };
+  if (values.flag("help")) return "help";
   const options: ServerOptions = {};
-  const bind = pick(values.bind, env.SERVICE_BIND);
+  const bind = pick(values.text("bind"), env.SERVICE_BIND);
   options.bind = bind?.trim() ?? DEFAULT_BIND;
-  const port = pick(values.port, env.SERVICE_PORT);
+  const port = pick(values.text("port"), env.SERVICE_PORT);
   options.port = port === undefined ? DEFAULT_PORT : integer("port", port, 0, 65535);
-  options.allowedOrigins = values["allow-origin"]
-    ? parseOriginList(values["allow-origin"])
-    : parseOriginList([env.SERVICE_ALLOWED_ORIGINS ?? ""]);
-  options.allowedHosts = values["allowed-host"]
-    ? parseOriginList(values["allowed-host"])
-    : parseOriginList([env.SERVICE_ALLOWED_HOSTS ?? ""]);
-  if (values.ui) options.ui = true;
+  options.allowedOrigins = parseOriginList(
+    values.list("allow-origin") ?? [env.SERVICE_ALLOWED_ORIGINS ?? ""],
+  );
+  options.allowedHosts = parseOriginList(
+    values.list("allowed-host") ?? [env.SERVICE_ALLOWED_HOSTS ?? ""],
+  );
+  if (values.flag("ui")) options.ui = true;
   const render: NonNullable<ServerOptions["render"]> = {};
-  const timeout = pick(values["render-timeout"], env.SERVICE_RENDER_TIMEOUT_MS);
+  const timeout = pick(values.text("render-timeout"), env.SERVICE_RENDER_TIMEOUT_MS);
   if (timeout !== undefined) render.deadlineMs = integer("render timeout", timeout, 1, 600_000);
-  const fuel = pick(values["render-fuel"], env.SERVICE_RENDER_FUEL);
+  const fuel = pick(values.text("render-fuel"), env.SERVICE_RENDER_FUEL);
   if (fuel !== undefined) render.fuel = integer("render fuel", fuel, 1, MAX_FUEL);
-  const memory = pick(values["render-memory"], env.SERVICE_RENDER_MEMORY_MB);
+  const memory = pick(values.text("render-memory"), env.SERVICE_RENDER_MEMORY_MB);
   if (memory !== undefined) {
     render.engineMemoryBytes = integer("render memory", memory, 16, 4096) * 1024 * 1024;
     render.recycleBytes = Math.max(
@@ -115,11 +195,11 @@ export function parseServeArgs(
       render.engineMemoryBytes * 0.75,
     );
   }
-  const cache = pick(values["render-cache"], env.SERVICE_RENDER_CACHE_MB);
+  const cache = pick(values.text("render-cache"), env.SERVICE_RENDER_CACHE_MB);
   if (cache !== undefined) {
     options.renderCacheBytes = integer("render cache", cache, 0, 4096) * 1024 * 1024;
   }
-  const workers = pick(values.workers, env.SERVICE_WORKERS);
+  const workers = pick(values.text("workers"), env.SERVICE_WORKERS);
   if (workers !== undefined) render.size = integer("workers", workers, 1, 256);
   options.render = render;
   return options;

@@ -130,7 +130,7 @@ describe("kiln completion bash", { skip: shellSkip("bash") }, () => {
     );
     assert.deepEqual(complete("kiln", "add", "k8s/d"), ["k8s/deployment"]);
     assert.deepEqual(complete("kiln", "completion", ""), ["bash", "zsh", "fish"]);
-    assert.deepEqual(complete("kiln", "help", "re"), ["render"]);
+    assert.deepEqual(complete("kiln", "help", "ren"), ["render"]);
   });
 
   it("skips options and their values when counting positionals; completes folder values", () => {

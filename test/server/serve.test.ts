@@ -7,7 +7,7 @@ import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { HostGuard, isLoopbackBind } from "../../src/server/host-guard.ts";
-import { parseServeArgs } from "../../src/server/serve-command.ts";
+import { parseServeArgs, SERVE_USAGE } from "../../src/server/serve-command.ts";
 import { SPEC_COMPONENT_ORDER } from "../tools/spec.ts";
 import { REPO, raw, runChild, startChild } from "./helpers.ts";
 
@@ -161,6 +161,28 @@ describe("start-up", () => {
     }
     const env = await runChild([], { SERVICE_PORT: "x" });
     assert.equal(env.code, 2);
+  });
+
+  test("every option is declared once: the help lists exactly the options the parser takes", () => {
+    const listed = [...SERVE_USAGE.matchAll(/^ {2}(?:-h, )?--([a-z-]+)/gm)].map((m) => m[1]);
+    assert.deepEqual(listed, [
+      "bind",
+      "port",
+      "allow-origin",
+      "allowed-host",
+      "ui",
+      "render-timeout",
+      "render-fuel",
+      "render-memory",
+      "render-cache",
+      "workers",
+      "help",
+    ]);
+    for (const name of listed) {
+      const args = name === "ui" || name === "help" ? [`--${name}`] : [`--${name}`, "16"];
+      assert.doesNotThrow(() => parseServeArgs(args, {}), name);
+    }
+    assert.throws(() => parseServeArgs(["--not-listed"], {}), /Unknown option/);
   });
 
   test("--help prints the usage and exits 0", async () => {
