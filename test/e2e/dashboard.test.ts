@@ -175,6 +175,25 @@ describe("dashboard in a real browser", { skip }, () => {
       (await page.textContent('[data-testid="render-error"]')) ?? "",
       /--image is required/,
     );
+    // and under it the service's detail: where to give the value
+    assert.equal(
+      await page.textContent('[data-testid="render-error"] [data-testid="error-detail"]'),
+      'give it a value in the component\'s fields: "fields": {"image": "nginx:1.27"}',
+    );
+    // a value that does not fit its declared format: the field, what was expected, its help
+    await page.fill('[data-testid="input-image"]', "nginx");
+    await page.fill('[data-testid="input-replicas"]', "three");
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid="render-error"]')?.textContent?.includes("replicas"),
+    );
+    assert.match(
+      (await page.textContent('[data-testid="render-error"]')) ?? "",
+      /k8s\/deployment: `replicas` must be a whole number from 0 to 2147483647, written in digits; got "three"/,
+    );
+    assert.equal(
+      await page.textContent('[data-testid="render-error"] [data-testid="error-detail"]'),
+      "replicas: Number of pods.",
+    );
     assert.deepEqual(errors, []);
     await context.close();
   });
