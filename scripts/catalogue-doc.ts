@@ -90,8 +90,17 @@ function valueCell(check: FieldCheck | undefined): string {
         : "";
     parts.push(`\`${check.format}\`${bounds}`);
   }
-  if (check.schema !== undefined) parts.push("JSON, shape below");
+  if (check.schema !== undefined) parts.push(schemaSummary(check.schema));
   return parts.join(", ");
+}
+
+/** A schema in a few words: a text pattern said as it is, any other shape shown below. */
+function schemaSummary(schema: unknown): string {
+  const plain = schema as { type?: unknown; pattern?: unknown };
+  if (plain.type === "string" && typeof plain.pattern === "string") {
+    return `text matching \`${plain.pattern}\``;
+  }
+  return "JSON, shape below";
 }
 
 /** The JSON Schema of each field that declares one, folded away under the table. */
