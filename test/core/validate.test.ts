@@ -642,3 +642,26 @@ describe("the built-in components' declarations", () => {
     assert.deepEqual(JSON.parse(result.stdout.trim()), { before: false, after: true });
   });
 });
+
+describe("group vars' group names the output file", () => {
+  test("letters, digits, _ and -; a / or a space (another folder, another file) is refused", () => {
+    const item = builtinRegistry().byComponentName("group-vars") as Parameters<
+      typeof renderItem
+    >[1];
+    const render = (group: string) =>
+      renderItem(new TemplateEngine(), item, {
+        name: "g",
+        fields: { group },
+        defaultNamespace: "d",
+      });
+    assert.equal(render("k8s-nodes").files[0]?.path, "group_vars/k8s-nodes.yml");
+    assert.equal(render("all").files[0]?.path, "group_vars/all.yml");
+    for (const group of ["a/b", "we b", "../x", "web\n"]) {
+      assert.throws(
+        () => render(group),
+        /automation\/group-vars: `group` must match the pattern/,
+        group,
+      );
+    }
+  });
+});
