@@ -176,6 +176,29 @@ export async function planComponentUpdate(
   return { ...rendered, outcomes };
 }
 
+/**
+ * What updating the components named (all when none is) would do, planned with one renderer
+ * that is closed afterwards: `kiln diff` shows it, `kiln update` writes it.
+ */
+export async function planUpdates(
+  project: LockedProject,
+  names: readonly string[],
+  options: { resolution: ConflictResolution; changes?: Changes | undefined },
+): Promise<ComponentUpdate[]> {
+  const selected = selectComponents(project.lock, names);
+  const disk = diskReader(project.cwd);
+  const renderer = new ComponentRenderer(project.cwd);
+  const updates: ComponentUpdate[] = [];
+  try {
+    for (const entry of selected) {
+      updates.push(await planComponentUpdate(renderer, project, entry, { ...options, disk }));
+    }
+  } finally {
+    await renderer.close();
+  }
+  return updates;
+}
+
 /** The lock entry of a component after its update: the new render's values and records. */
 export function updatedEntry(update: ComponentUpdate): LockedComponent {
   const records = update.outcomes.flatMap((outcome) => (outcome.record ? [outcome.record] : []));

@@ -3,6 +3,7 @@
 // node:util parseArgs config (parseCommand), the usage line and option lines of `--help`
 // (commandHelp) and the shell completions (src/cli/completion.ts). The declarations of all
 // commands are in src/cli/command-list.ts.
+import { wrap } from "../core/wrap.ts";
 import { type OptionSpec, type Parsed, parse, positionals } from "./args.ts";
 
 /**
@@ -109,22 +110,6 @@ export function usageLine(command: CommandDecl): string {
   if (`Usage: ${full}`.length <= WIDTH) return full;
   const required = command.options.filter((option) => option.required).map(inUsage);
   return [...head, ...required, "[options]"].join(" ");
-}
-
-/** `text` broken into lines of at most `width` columns, at spaces. */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(" ")) {
-    if (line !== "" && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line === "" ? word : `${line} ${word}`;
-    }
-  }
-  lines.push(line);
-  return lines;
 }
 
 /** The `Options:` lines: labels in a column, descriptions (and defaults) beside them. */

@@ -2,6 +2,7 @@
 // on SIGINT/SIGTERM. A flag beats the environment.
 import { parseArgs } from "node:util";
 import { KilnError } from "../core/index.ts";
+import { wrap } from "../core/wrap.ts";
 import { parseOriginList } from "./cors.ts";
 import { DEFAULT_RENDER_CACHE_BYTES } from "./render-cache.ts";
 import { DEFAULT_POOL_OPTIONS, MAX_FUEL } from "./render-pool.ts";
@@ -70,22 +71,6 @@ const SERVE_OPTIONS: readonly ServeOption[] = [
   },
   { name: "help", short: "h", description: "show this help" },
 ];
-
-/** Words of `text` in lines of at most `width` characters. */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(" ")) {
-    if (line !== "" && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line === "" ? word : `${line} ${word}`;
-    }
-  }
-  if (line !== "") lines.push(line);
-  return lines;
-}
 
 /** The options part of the help: flags in a column, descriptions wrapped beside them. */
 function optionHelp(options: readonly ServeOption[]): string {

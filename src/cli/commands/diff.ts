@@ -8,16 +8,9 @@ import { LOCK_FILE } from "../../core/project/lock.ts";
 import { flag, parse } from "../args.ts";
 import { DIFF } from "../command-list.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";
-import {
-  type ComponentUpdate,
-  diskReader,
-  planComponentUpdate,
-  readLockedProject,
-  selectComponents,
-} from "../lifecycle.ts";
+import { planUpdates, readLockedProject } from "../lifecycle.ts";
 import { commandHelp, parseConfig } from "../options.ts";
 import { forTerminal, type Output } from "../output.ts";
-import { ComponentRenderer } from "../render-component.ts";
 import { plural } from "../report.ts";
 
 export function help(): string {
@@ -67,21 +60,8 @@ function shown(line: string): string {
 export async function run(argv: string[], output: Output): Promise<number> {
   const parsed = parse(argv, parseConfig(DIFF));
   const names = parsed.positionals;
-  const cwd = process.cwd();
-  const project = readLockedProject(cwd);
-  const selected = selectComponents(project.lock, names);
-  const disk = diskReader(cwd);
-  const renderer = new ComponentRenderer(cwd);
-  const updates: ComponentUpdate[] = [];
-  try {
-    for (const entry of selected) {
-      updates.push(
-        await planComponentUpdate(renderer, project, entry, { resolution: "markers", disk }),
-      );
-    }
-  } finally {
-    await renderer.close();
-  }
+  const project = readLockedProject(process.cwd());
+  const updates = await planUpdates(project, names, { resolution: "markers" });
   const files: FileDiff[] = updates.flatMap((update) =>
     update.outcomes.flatMap((outcome) => {
       const patch = patchOf(outcome);

@@ -15,15 +15,12 @@ import { fieldValues, labelValues } from "../fields.ts";
 import {
   type Changes,
   type ComponentUpdate,
-  diskReader,
-  planComponentUpdate,
+  planUpdates,
   readLockedProject,
-  selectComponents,
   updatedEntry,
 } from "../lifecycle.ts";
 import { commandHelp, parseConfig } from "../options.ts";
 import type { Output } from "../output.ts";
-import { ComponentRenderer } from "../render-component.ts";
 import { plural } from "../report.ts";
 import { commit } from "../write-commit.ts";
 import { planRemovals, planRun, type WriteGroup } from "../write-plan.ts";
@@ -135,19 +132,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const changes = changesOf(parsed, names);
   const cwd = process.cwd();
   const project = readLockedProject(cwd);
-  const selected = selectComponents(project.lock, names);
-  const disk = diskReader(cwd);
-  const renderer = new ComponentRenderer(cwd);
-  const updates: ComponentUpdate[] = [];
-  try {
-    for (const entry of selected) {
-      updates.push(
-        await planComponentUpdate(renderer, project, entry, { resolution, changes, disk }),
-      );
-    }
-  } finally {
-    await renderer.close();
-  }
+  const updates = await planUpdates(project, names, { resolution, changes });
   const outcomes = updates.flatMap((update) => update.outcomes);
   const conflicted = outcomes.filter((outcome) => outcome.action === "conflict");
   if (conflicted.length > 0 && resolution === "stop") throw conflictError(conflicted);
