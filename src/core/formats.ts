@@ -4,7 +4,7 @@
 // JSON Schemas may name them too (`{"type": "string", "format": "dns-label"}`).
 import { createRequire } from "node:module";
 import { shown } from "./filters.ts";
-import type { FieldFormat } from "./item.ts";
+import { FIELD_FORMATS, type FieldFormat } from "./item.ts";
 import { parseCidr } from "./project/facts.ts";
 
 export interface FormatBounds {
@@ -152,15 +152,6 @@ export function formatProblem(
  * kiln's formats a JSON Schema may name in `format` (for strings), beside the standard ones.
  * Not `duration`: in a JSON Schema that is the standard ISO 8601 duration (`PT30S`).
  */
-export const SCHEMA_FORMATS: readonly FieldFormat[] = [
-  "integer",
-  "port",
-  "port-or-name",
-  "boolean",
-  "dns-label",
-  "dns-1035-label",
-  "dns-subdomain",
-  "ip",
-  "cidr",
-  "yaml",
-];
+export const SCHEMA_FORMATS: readonly FieldFormat[] = FIELD_FORMATS.filter(
+  (format) => format !== "duration",
+);

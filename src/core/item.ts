@@ -86,7 +86,7 @@ export type EditorKind = (typeof EDITOR_KINDS)[number];
  * compared by the checks, and `yaml` gets a multi-line box in the dashboard. What each accepts:
  * README, "Field formats and shapes".
  */
-const FIELD_FORMATS = [
+export const FIELD_FORMATS = [
   "cidr",
   "yaml",
   "integer",
