@@ -2,29 +2,17 @@
 // a real `kiln serve --ui` serving the built dist/web. Skipped only when chromium is missing and
 // KILN_REQUIRE_TOOLS is not 1 (CI sets it and installs chromium).
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { unzipSync } from "fflate";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-const required = process.env.KILN_REQUIRE_TOOLS === "1";
-const skip =
-  !hasChromium && !required ? "chromium is not installed (apt-get install chromium)" : false;
+import {
+  type Dashboard,
+  kilnSetup as kilnSetupInto,
+  openPreset,
+  skipBrowser,
+  startDashboard,
+} from "./harness.ts";
 
 const PRESETS = [
   "k8s-web-app",
@@ -34,80 +22,9 @@ const PRESETS = [
   "multi-tier-platform",
 ];
 
-let server: ChildProcess | undefined;
-let base = "";
-let browser: Browser | undefined;
-const scratch: string[] = [];
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "kiln-e2e-"));
-  scratch.push(dir);
-  return dir;
-}
-
-async function startServer(): Promise<string> {
-  if (!existsSync(join(ROOT, "dist/web/index.html"))) {
-    const build = spawnSync(process.execPath, ["scripts/build-web.mjs"], {
-      cwd: ROOT,
-      encoding: "utf8",
-    });
-    assert.equal(build.status, 0, build.stderr);
-  }
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/server/main.ts", "--port", "0", "--ui"],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  server = child;
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /kiln listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve((match[1] as string).replace(/\/$/, ""));
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
-
-async function newPage(): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  assert.ok(browser);
-  const context = await browser.newContext({
-    acceptDownloads: true,
-    viewport: { width: 1440, height: 900 },
-  });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (error) => errors.push(error.message));
-  await page.goto(`${base}/`);
-  return { context, page, errors };
-}
-
-async function openPreset(page: Page, name: string): Promise<void> {
-  await page.click(`[data-testid="preset-${name}"]`);
-  await page.waitForSelector('[data-testid="builder"]');
-  await page.waitForSelector('[data-testid="preview-content"]');
-}
-
-/** Every file under `dir`, relative path → bytes. */
-function readTree(dir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  const walk = (current: string) => {
-    for (const entry of readdirSync(current)) {
-      const path = join(current, entry);
-      if (statSync(path).isDirectory()) walk(path);
-      else files.set(relative(dir, path).split("\\").join("/"), readFileSync(path));
-    }
-  };
-  walk(dir);
-  return files;
-}
+let dashboard: Dashboard;
+const newPage = () => dashboard.newPage();
+const tempDir = () => dashboard.tempDir();
 
 /**
  * What `kiln setup` wrote that a dashboard zip holds too: everything but `kiln.lock`, which
@@ -122,47 +39,23 @@ function withoutLock(tree: Map<string, Buffer>): Map<string, Buffer> {
 }
 
 function kilnSetup(preset: string): Map<string, Buffer> {
-  const dir = tempDir();
-  const built = join(ROOT, "dist/cli/main.js");
-  const args = existsSync(built)
-    ? [built, "setup", preset]
-    : ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "setup", preset];
-  const result = spawnSync(process.execPath, args, { cwd: dir, encoding: "utf8" });
-  assert.equal(result.status, 0, `kiln setup ${preset} failed: ${result.stderr}`);
-  return readTree(dir);
+  return kilnSetupInto(preset, tempDir());
 }
 
-describe("dashboard in a real browser", { skip }, () => {
+describe("dashboard in a real browser", { skip: skipBrowser }, () => {
   before(async () => {
-    base = await startServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-      // launch() gives every run a fresh, empty profile of its own (a --user-data-dir argument
-      // is refused by playwright: that is launchPersistentContext's job).
-    });
+    dashboard = await startDashboard();
   });
 
   after(async () => {
-    await browser?.close();
-    server?.kill("SIGTERM");
-    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+    await dashboard?.close();
   });
 
   it("serves the dashboard at / and the API beside it", async () => {
-    const page = await fetch(`${base}/`);
+    const page = await fetch(`${dashboard.base}/`);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<div id="app">/);
-    const health = await fetch(`${base}/api/health`);
+    const health = await fetch(`${dashboard.base}/api/health`);
     assert.equal(await health.text(), "ok");
   });
 
@@ -295,7 +188,9 @@ describe("dashboard in a real browser", { skip }, () => {
       page.waitForEvent("download"),
       page.click('[data-testid="download-preset"]'),
     ]);
-    const original = (await (await fetch(`${base}/api/presets/single-server`)).json()) as {
+    const original = (await (
+      await fetch(`${dashboard.base}/api/presets/single-server`)
+    ).json()) as {
       project: { name: string };
       components: unknown[];
     };

@@ -1,0 +1,146 @@
+// What every end-to-end dashboard test needs: a real `kiln serve --ui` serving the built
+// dist/web on a free port, Debian's headless Chromium driven by playwright-core, fresh pages
+// and temporary folders, and `kiln setup` to compare the dashboard's downloads with. Browser
+// suites are skipped only when chromium is missing and KILN_REQUIRE_TOOLS is not 1 (CI sets it
+// and installs chromium); scripts/run-tests.mjs says so in its summary.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const CHROMIUM = "/usr/bin/chromium";
+const required = process.env.KILN_REQUIRE_TOOLS === "1";
+
+/** The `skip` option of a browser suite: a reason when chromium is missing locally, else false. */
+export const skipBrowser: string | false =
+  !existsSync(CHROMIUM) && !required
+    ? "chromium is not installed (apt-get install chromium)"
+    : false;
+
+export interface Dashboard {
+  /** `http://127.0.0.1:<port>` of the running service, no trailing slash. */
+  base: string;
+  browser: Browser;
+  /** A fresh page (own context: no storage shared with other pages) at the dashboard's `/`. */
+  newPage(options?: { colorScheme?: "light" | "dark" }): Promise<{
+    context: BrowserContext;
+    page: Page;
+    errors: string[];
+  }>;
+  /** A temporary folder removed by close(). */
+  tempDir(): string;
+  close(): Promise<void>;
+}
+
+async function startServer(): Promise<{ child: ChildProcess; base: string }> {
+  if (!existsSync(join(ROOT, "dist/web/index.html"))) {
+    const build = spawnSync(process.execPath, ["scripts/build-web.mjs"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
+    assert.equal(build.status, 0, build.stderr);
+  }
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "src/server/main.ts", "--port", "0", "--ui"],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const base = await new Promise<string>((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /kiln listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve((match[1] as string).replace(/\/$/, ""));
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+  return { child, base };
+}
+
+/** Starts the service and the browser; call close() in the suite's `after`. */
+export async function startDashboard(): Promise<Dashboard> {
+  const { child, base } = await startServer();
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    // launch() gives every run a fresh, empty profile of its own (a --user-data-dir argument
+    // is refused by playwright: that is launchPersistentContext's job).
+  });
+  const scratch: string[] = [];
+  return {
+    base,
+    browser,
+    async newPage(options = {}) {
+      const context = await browser.newContext({
+        acceptDownloads: true,
+        viewport: { width: 1440, height: 900 },
+        colorScheme: options.colorScheme ?? "light",
+      });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      await page.goto(`${base}/`);
+      return { context, page, errors };
+    },
+    tempDir() {
+      const dir = mkdtempSync(join(tmpdir(), "kiln-e2e-"));
+      scratch.push(dir);
+      return dir;
+    },
+    async close() {
+      await browser.close();
+      child.kill("SIGTERM");
+      for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function openPreset(page: Page, name: string): Promise<void> {
+  await page.click(`[data-testid="preset-${name}"]`);
+  await page.waitForSelector('[data-testid="builder"]');
+  await page.waitForSelector('[data-testid="preview-content"]');
+}
+
+/** Every file under `dir`, relative path → bytes. */
+export function readTree(dir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const walk = (current: string) => {
+    for (const entry of readdirSync(current)) {
+      const path = join(current, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else files.set(relative(dir, path).split("\\").join("/"), readFileSync(path));
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+/** The files `kiln setup <preset>` writes into `dir`, relative path → bytes. */
+export function kilnSetup(preset: string, dir: string): Map<string, Buffer> {
+  const built = join(ROOT, "dist/cli/main.js");
+  const args = existsSync(built)
+    ? [built, "setup", preset]
+    : ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "setup", preset];
+  const result = spawnSync(process.execPath, args, { cwd: dir, encoding: "utf8" });
+  assert.equal(result.status, 0, `kiln setup ${preset} failed: ${result.stderr}`);
+  return readTree(dir);
+}
