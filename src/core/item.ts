@@ -12,6 +12,7 @@ import {
   array,
   boolean,
   type Decoder,
+  isPlainObject,
   optional,
   required,
   ShapeError,
@@ -196,7 +197,18 @@ const decodeField = struct("Field", {
 
 const decodeFile = struct("File", { path: required(string), template: required(string) });
 
-const decodeItem: Decoder<RegistryItem> = struct("RegistryItem", {
+/**
+ * `$schema`: where an editor finds the file's JSON Schema (src/core/schemas). kiln ignores it
+ * like any key it does not read, but refuses one that is not a string (null counts as absent),
+ * as the published schemas do, so the schemas and the decoders accept the same files.
+ */
+export function decodeSchemaKey(value: unknown, path: string): void {
+  if (isPlainObject(value) && Object.hasOwn(value, "$schema") && value.$schema !== null) {
+    string(value.$schema, path ? `${path}.$schema` : "$schema");
+  }
+}
+
+const decodeItemKeys: Decoder<RegistryItem> = struct("RegistryItem", {
   name: required(string),
   category: required(string),
   title: withDefault(string, () => ""),
@@ -204,6 +216,11 @@ const decodeItem: Decoder<RegistryItem> = struct("RegistryItem", {
   fields: withDefault(array(decodeField), () => []),
   files: required(array(decodeFile)),
 });
+
+const decodeItem: Decoder<RegistryItem> = (value, path) => {
+  decodeSchemaKey(value, path);
+  return decodeItemKeys(value, path);
+};
 
 function oneOf<T extends string>(values: readonly T[], value: unknown): T | undefined {
   return typeof value === "string" && (values as readonly string[]).includes(value)

@@ -45,6 +45,14 @@ describe("the packed package, installed into an empty prefix", () => {
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
+  it("ships both JSON Schemas, where a file's $schema can name them", () => {
+    const schemas = join(prefix, "lib", "node_modules", "kiln", "src", "core", "schemas");
+    for (const name of ["preset.schema.json", "registry-item.schema.json"]) {
+      const schema = JSON.parse(readFileSync(join(schemas, name), "utf8")) as { $schema: string };
+      assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema", name);
+    }
+  });
+
   it("kiln --version", () => {
     assert.equal(run(kiln, ["--version"], scratch), `kiln ${version}\n`);
   });

@@ -9,6 +9,7 @@ import {
   decodeAutomationProfile,
 } from "../context.ts";
 import { KilnError } from "../errors.ts";
+import { decodeSchemaKey } from "../item.ts";
 import { parseJsonText } from "../json-text.ts";
 import {
   array,
@@ -77,17 +78,23 @@ const decodeComponent = struct("PresetComponent", {
   labels: withDefault(record(string), () => ({})),
 });
 
-/**
- * Parsed JSON → a preset; a ShapeError worded like serde's (`components[0].fields.port:
- * invalid type: integer `80`, expected a string`) when it is not one. Unknown keys are ignored.
- */
-export const decodePreset: Decoder<Preset> = struct("Preset", {
+const decodePresetKeys = struct("Preset", {
   name: withDefault(string, () => ""),
   title: withDefault(string, () => ""),
   description: withDefault(string, () => ""),
   project: optional(decodeProject),
   components: required(array(decodeComponent)),
 });
+
+/**
+ * Parsed JSON → a preset; a ShapeError worded like serde's (`components[0].fields.port:
+ * invalid type: integer `80`, expected a string`) when it is not one. Unknown keys are ignored;
+ * `$schema` (an editor's pointer to preset.schema.json) too, when it is a string.
+ */
+export const decodePreset: Decoder<Preset> = (value, path) => {
+  decodeSchemaKey(value, path);
+  return decodePresetKeys(value, path);
+};
 
 function invalidPreset(reference: string, detail: string): KilnError {
   return new KilnError("invalid_request", `${reference} is not a valid preset manifest`, detail);
