@@ -55,18 +55,22 @@ export function parse(argv: string[], options: OptionSpec): Parsed {
 }
 
 /** Exactly `count` positional arguments, named in the message when one is missing. */
-export function positionals(parsed: Parsed, names: string[]): string[] {
+/**
+ * The positionals given, checked against how many the command takes: `required` names the ones
+ * it needs (in order, for the `missing <name>` message), `most` is how many it takes at all.
+ */
+export function positionals(parsed: Parsed, required: string[], most: number): string[] {
   const given = parsed.positionals;
-  if (given.length < names.length) {
+  if (given.length < required.length) {
     throw new UsageError(
-      `missing ${names
+      `missing ${required
         .slice(given.length)
         .map((n) => `<${n}>`)
         .join(" ")}`,
     );
   }
-  if (given.length > names.length) {
-    throw new UsageError(`unexpected argument \`${given[names.length]}\``);
+  if (given.length > most) {
+    throw new UsageError(`unexpected argument \`${given[most]}\``);
   }
   return given;
 }

@@ -158,7 +158,7 @@ export const APPLY: CommandDecl = {
 export const CHECK: CommandDecl = {
   name: "check",
   summary: "check a preset's components against each other",
-  positionals: [{ name: "preset", complete: PRESETS }],
+  positionals: [{ name: "preset", count: "optional", complete: PRESETS }],
   options: [flag("json", 'print {"findings": [...], "errors": <n>, "warnings": <n>}')],
 };
 
@@ -190,13 +190,13 @@ export const STATUS: CommandDecl = {
   options: [flag("json", 'print {"components": [...], "unowned": [...]} (see docs/cli.md)')],
 };
 
-// diff and update take any number of component names: their positionals are read as they
-// come (a declaration's positionals are counted exactly), and the help says so
 export const DIFF: CommandDecl = {
   name: "diff",
-  summary: "show what kiln update would change, as a unified diff",
-  positionals: [],
+  summary: "show what kiln update (or a preset) would change, as a unified diff",
+  // component names, or one preset (`kiln diff k8s-web-app`): the command tells them apart
+  positionals: [{ name: "name", count: "any", complete: PRESETS }],
   options: [
+    flag("preset", "read the argument as a preset, whatever its name"),
     flag("json", 'print {"differs": <bool>, "files": [...]} (see docs/cli.md)'),
     flag("exit-code", "exit 1 when anything differs (for CI drift checks)"),
   ],
@@ -205,7 +205,7 @@ export const DIFF: CommandDecl = {
 export const UPDATE: CommandDecl = {
   name: "update",
   summary: "merge upstream changes and new values into the vendored files",
-  positionals: [],
+  positionals: [{ name: "name", count: "any" }],
   options: [
     SET,
     LABEL,

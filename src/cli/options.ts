@@ -39,6 +39,11 @@ export interface OptionDecl {
 export interface PositionalDecl {
   /** The name in usage lines and messages: `<reference>`, `missing <reference>`. */
   readonly name: string;
+  /**
+   * How many times it may be given: exactly once (the default), `optional` (zero or once:
+   * `[<preset>]`) or `any` (zero or more: `[<name>...]`). Only the last positional may be either.
+   */
+  readonly count?: "optional" | "any";
   readonly complete?: Completion;
 }
 
@@ -77,9 +82,12 @@ export function parseCommand(
   command: CommandDecl,
 ): { parsed: Parsed; args: string[] } {
   const parsed = parse(argv, parseConfig(command));
+  const required = command.positionals.filter((positional) => positional.count === undefined);
+  const last = command.positionals.at(-1);
   const args = positionals(
     parsed,
-    command.positionals.map((positional) => positional.name),
+    required.map((positional) => positional.name),
+    last?.count === "any" ? Number.POSITIVE_INFINITY : command.positionals.length,
   );
   return { parsed, args };
 }
@@ -100,12 +108,19 @@ function inUsage(option: OptionDecl): string {
   return `[${text}]${option.multiple ? "..." : ""}`;
 }
 
+/** How a positional is written in a usage line: `<reference>`, `[<preset>]`, `[<name>...]`. */
+function positionalInUsage(positional: PositionalDecl): string {
+  if (positional.count === "optional") return `[<${positional.name}>]`;
+  if (positional.count === "any") return `[<${positional.name}>...]`;
+  return `<${positional.name}>`;
+}
+
 /**
  * `kiln init [--name <name>] [--dir <folder>] ...`: every option when the line fits, else the
  * required ones and `[options]`.
  */
 export function usageLine(command: CommandDecl): string {
-  const head = [`kiln ${command.name}`, ...command.positionals.map((p) => `<${p.name}>`)];
+  const head = [`kiln ${command.name}`, ...command.positionals.map(positionalInUsage)];
   const full = [...head, ...command.options.map(inUsage)].join(" ");
   if (`Usage: ${full}`.length <= WIDTH) return full;
   const required = command.options.filter((option) => option.required).map(inUsage);

@@ -8,11 +8,11 @@ import { LOCK_FILE } from "../../core/project/lock.ts";
 import { type PresetComponent, presetNamespace } from "../../core/project/preset.ts";
 import { type ComponentRender, withRenderedPaths } from "../../core/project/render-components.ts";
 import { builtinRegistry } from "../../core/registry.ts";
-import { flag, parse, UsageError } from "../args.ts";
+import { flag } from "../args.ts";
 import { CHECK } from "../command-list.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";
 import { readLockedProject, renderLockForChecks } from "../lifecycle.ts";
-import { commandHelp, parseConfig } from "../options.ts";
+import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderPresetForChecks } from "../preset-run.ts";
 import { plural } from "../report.ts";
@@ -41,11 +41,8 @@ ${CHECK_RULES.map((rule) => `  ${rule.id.padEnd(width)}  ${rule.severity.padEnd(
 
 export async function run(argv: string[], output: Output): Promise<number> {
   // <preset> is optional: without it, the project in the current folder (its kiln.lock)
-  const parsed = parse(argv, parseConfig(CHECK));
-  if (parsed.positionals.length > 1) {
-    throw new UsageError(`unexpected argument \`${parsed.positionals[1]}\``);
-  }
-  const reference = parsed.positionals[0];
+  const { parsed, args } = parseCommand(argv, CHECK);
+  const reference = args[0];
   // built-ins render here; components from files and URLs in a worker with a deadline. A
   // render stopped by a limit ends the check with that error (see renderPresetForChecks)
   const { label, namespace, count, results } =

@@ -9,7 +9,7 @@ import { KilnError } from "../../core/errors.ts";
 import type { FileOutcome } from "../../core/project/lifecycle.ts";
 import { LOCK_FILE, type Lock, serializeLock } from "../../core/project/lock.ts";
 import type { ConflictResolution } from "../../core/project/merge.ts";
-import { flag, type Parsed, parse, stringOption, UsageError } from "../args.ts";
+import { flag, type Parsed, stringOption, UsageError } from "../args.ts";
 import { UPDATE } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
 import {
@@ -19,7 +19,7 @@ import {
   readLockedProject,
   updatedEntry,
 } from "../lifecycle.ts";
-import { commandHelp, parseConfig } from "../options.ts";
+import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { plural } from "../report.ts";
 import { commit } from "../write-commit.ts";
@@ -28,13 +28,12 @@ import { planRemovals, planRun, type WriteGroup } from "../write-plan.ts";
 export function help(): string {
   return commandHelp(UPDATE, {
     title: "bring upstream changes and new values into the vendored files, keeping your edits",
-    about: `Usage with names: kiln update [<name>...] [options] - the components of ${LOCK_FILE} with those
-names (all of them when none is given). Each is rendered again with the newest item (this
-kiln's built-ins, the URL fetched again, the file read again) and the values recorded in
-${LOCK_FILE}, changed only by --set, --label and the shortcut options (which need a name). Each file
-is merged three ways: what kiln wrote last time, the file on disk, the new render. An untouched
-file is replaced, edits on other lines are kept, a file that moves (a new name) takes your
-edits along, a missing file is written again.
+    about: `<name>... are components of ${LOCK_FILE} (all of them when none is given). Each is rendered
+again with the newest item (this kiln's built-ins, the URL fetched again, the file read again)
+and the values recorded in ${LOCK_FILE}, changed only by --set, --label and the shortcut options
+(which need a name). Each file is merged three ways: what kiln wrote last time, the file on
+disk, the new render. An untouched file is replaced, edits on other lines are kept, a file that
+moves (a new name) takes your edits along, a missing file is written again.
 
 Conflicts (you and the new render changed the same lines) are never silent: by default nothing
 is written and each conflict is listed; --conflicts=markers writes git-style markers and
@@ -125,9 +124,7 @@ const WORDS: Record<FileOutcome["action"], string> = {
 };
 
 export async function run(argv: string[], output: Output): Promise<number> {
-  // any number of names: the declaration has no positional (options.ts counts them exactly)
-  const parsed = parse(argv, parseConfig(UPDATE));
-  const names = parsed.positionals;
+  const { parsed, args: names } = parseCommand(argv, UPDATE);
   const resolution = resolutionOf(parsed);
   const changes = changesOf(parsed, names);
   const cwd = process.cwd();
