@@ -1,6 +1,7 @@
 // What status, diff and update share: the project with its lock, the components a command
 // names, each rendered again with its recorded values (and what the command changes), the disk
 // read once, and the core's decision per file (src/core/project/lifecycle.ts).
+import { type Dirent, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { RenderInput } from "../core/context.ts";
 import { KilnError } from "../core/errors.ts";
@@ -139,6 +140,28 @@ export function diskReader(cwd: string): (path: string) => string | undefined {
     }
     return seen.get(path);
   };
+}
+
+/** Every regular file and link below `dir` (relative to the project root), `.git` left out. */
+export function filesBelow(cwd: string, dir: string, limit = 100_000): string[] {
+  const found: string[] = [];
+  const walk = (relative: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(cwd, relative), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (found.length >= limit) return;
+      const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== ".git" && entry.name !== "node_modules") walk(path);
+      } else found.push(path);
+    }
+  };
+  walk(dir === "." ? "" : dir.replace(/\/+$/, ""));
+  return found.sort();
 }
 
 /** The recorded files of a component with their bases. */

@@ -1,8 +1,10 @@
 // What setup, apply and check share: find the preset and hand its components to the core's
 // project pipeline (src/core/project/) with the CLI's renderer of one component.
+import { PRESET_SUFFIX } from "../core/config.ts";
 import { KilnError } from "../core/errors.ts";
+import { isUrl } from "../core/fetch.ts";
 import type { PlannedFile } from "../core/plan.ts";
-import { loadPreset, type Preset, type PresetComponent } from "../core/preset.ts";
+import { builtinPreset, loadPreset, type Preset, type PresetComponent } from "../core/preset.ts";
 import { presetRenderSettings } from "../core/project/preset.ts";
 import {
   type ComponentRender,
@@ -15,6 +17,24 @@ import {
 } from "../core/project/render-components.ts";
 import { preferFastStart } from "./fast-start.ts";
 import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
+
+/**
+ * Does `reference` name a preset by itself: a built-in template name, or a file or URL whose
+ * name ends in `.preset.json`? (Commands that also take other arguments - `render`'s component
+ * references, `diff`'s component names - ask their own question first, and take `--preset`.)
+ */
+export function namesAPreset(reference: string): boolean {
+  if (builtinPreset(reference)) return true;
+  let name = reference;
+  if (isUrl(reference)) {
+    try {
+      name = new URL(reference).pathname;
+    } catch {
+      // not a URL after all: the name as typed
+    }
+  }
+  return name.endsWith(PRESET_SUFFIX);
+}
 
 export interface RenderedPreset {
   preset: Preset;

@@ -175,6 +175,82 @@ describe("kiln diff", () => {
       "error: no component named `nope` in kiln.lock\n  its components: n\n",
     );
   });
+
+  it("<preset>: what kiln setup of the preset would write against the disk, in both directions", () => {
+    const dir = tempDir();
+    // an empty folder: every file of the preset, and kiln.toml, would be added
+    const empty = kiln(["diff", "k8s-web-app", "--exit-code", "--json"], dir);
+    assert.equal(empty.status, 1, empty.stderr);
+    const added = JSON.parse(empty.stdout) as {
+      differs: boolean;
+      files: { path: string; action: string; component?: string; name?: string }[];
+      notInPreset: string[];
+    };
+    assert.equal(added.differs, true);
+    assert.ok(added.files.every((file) => file.action === "added"));
+    assert.ok(
+      added.files.some((file) => file.path === "kiln.toml" && file.component === undefined),
+    );
+    assert.ok(
+      added.files.some(
+        (file) =>
+          file.path === "k8s/frontend-deployment.yaml" &&
+          file.component === "k8s/deployment" &&
+          file.name === "frontend",
+      ),
+    );
+    assert.deepEqual(tree(dir), {}, "diff writes nothing");
+    // set up from it: no difference, exit 0, nothing printed
+    assert.equal(kiln(["setup", "k8s-web-app"], dir).status, 0);
+    const same = kiln(["diff", "k8s-web-app", "--exit-code"], dir);
+    assert.equal(same.status, 0, same.stderr);
+    assert.equal(same.stdout, "");
+    // a hand edit is a difference; a file of the user's own is listed and is none
+    const path = join(dir, "k8s/frontend-deployment.yaml");
+    write(
+      dir,
+      "k8s/frontend-deployment.yaml",
+      `${tree(dir)["k8s/frontend-deployment.yaml"]}# mine\n`,
+    );
+    write(dir, "k8s/notes.txt", "my notes\n");
+    const before = treeHash(dir);
+    const edited = kiln(["diff", "k8s-web-app", "--exit-code"], dir);
+    assert.equal(edited.status, 1, edited.stderr);
+    assert.match(
+      edited.stdout,
+      /^--- a\/k8s\/frontend-deployment\.yaml\n\+\+\+ b\/k8s\/frontend-deployment\.yaml\n@@ [^\n]+ @@\n(?: [^\n]*\n)+-# mine\n# k8s\/notes\.txt: not written by the preset \(left as it is\)\n$/,
+    );
+    assert.equal(treeHash(dir), before, "diff writes nothing");
+    unlinkSync(path);
+    assert.equal(
+      kiln(["diff", "k8s-web-app", "--exit-code"], dir).status,
+      1,
+      "a missing file differs",
+    );
+  });
+
+  it("<preset>: a recorded component's name wins; --preset reads the argument as a preset", () => {
+    const dir = tempDir();
+    assert.equal(kiln(["setup", "single-server"], dir).status, 0);
+    // a component named like a built-in template is the component
+    const named = kiln(
+      ["add", "k8s/deployment", "--name", "k8s-web-app", "--image", "nginx:1.27"],
+      dir,
+    );
+    assert.equal(named.status, 0, named.stderr);
+    const asName = kiln(["diff", "k8s-web-app", "--exit-code"], dir);
+    assert.equal(asName.status, 0, asName.stderr);
+    const asPreset = kiln(["diff", "k8s-web-app", "--preset", "--exit-code", "--json"], dir);
+    assert.equal(asPreset.status, 1, asPreset.stderr);
+    assert.ok(
+      (JSON.parse(asPreset.stdout) as { files: { path: string }[] }).files.some(
+        (file) => file.path === "k8s/frontend-deployment.yaml",
+      ),
+    );
+    const two = kiln(["diff", "a", "b", "--preset"], dir);
+    assert.equal(two.status, 2);
+    assert.match(two.stderr, /--preset takes exactly one preset/);
+  });
 });
 
 describe("kiln update", () => {

@@ -1,33 +1,50 @@
 // kiln diff: the unified diff between the files on disk and what `kiln update` would write,
-// for the named components or the whole project. Writes nothing. --exit-code exits 1 when
-// anything differs (a CI drift check). A conflict is shown as `--conflicts=markers` would
-// write it, and said to be one: plain `kiln update` stops there.
+// for the named components or the whole project - or, given a preset, what `kiln setup` of
+// that preset would write (preset-diff.ts). Writes nothing. --exit-code exits 1 when anything
+// differs (a CI drift check). A conflict is shown as `--conflicts=markers` would write it, and
+// said to be one: plain `kiln update` stops there.
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import type { FileOutcome } from "../../core/project/lifecycle.ts";
 import { LOCK_FILE } from "../../core/project/lock.ts";
-import { flag, parse } from "../args.ts";
+import { flag, UsageError } from "../args.ts";
 import { DIFF } from "../command-list.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";
 import { planUpdates, readLockedProject } from "../lifecycle.ts";
-import { commandHelp, parseConfig } from "../options.ts";
+import { readLock } from "../lock-file.ts";
+import { commandHelp, parseCommand } from "../options.ts";
 import { forTerminal, type Output } from "../output.ts";
+import { planPresetDiff } from "../preset-diff.ts";
+import { namesAPreset } from "../preset-run.ts";
 import { plural } from "../report.ts";
 
 export function help(): string {
   return commandHelp(DIFF, {
     title: "show what `kiln update` would change in the vendored files",
-    about: `Usage with names: kiln diff [<name>...] [--json] [--exit-code] - the components of ${LOCK_FILE}
-with those names (all of them when none is given). Prints a unified diff between each file on
-disk and what \`kiln update\` would write: the newest item rendered with the recorded values,
-merged with your edits. Writes nothing. A conflict is shown with the markers
-\`kiln update --conflicts=markers\` would write. Colour only on a terminal, never with NO_COLOR.`,
-    examples: ["kiln diff", "kiln diff api web", "kiln diff --exit-code  # in CI: fails on drift"],
+    about: `<name>... are components of ${LOCK_FILE} (all of them when none is given). Prints a unified
+diff between each file on disk and what \`kiln update\` would write: the newest item rendered
+with the recorded values, merged with your edits. A conflict is shown with the markers
+\`kiln update --conflicts=markers\` would write.
+
+kiln diff <preset> compares with a preset instead: what \`kiln setup <preset>\` would write (the
+files under its output folder, and kiln.toml) against the files on disk; files the preset does
+not make are listed, not counted. An argument is a preset when --preset is given, or when no
+component of ${LOCK_FILE} has that name and it is a built-in template name (\`kiln presets\`)
+or ends in .preset.json.
+
+Writes nothing. Colour only on a terminal, never with NO_COLOR.`,
+    examples: [
+      "kiln diff",
+      "kiln diff api web",
+      "kiln diff --exit-code  # in CI: fails on drift",
+      "kiln diff k8s-web-app  # against a preset",
+    ],
   });
 }
 
 interface FileDiff {
-  component: string;
-  name: string;
+  /** The component and name that write it; absent for a preset's kiln.toml. */
+  component?: string | undefined;
+  name?: string | undefined;
   path: string;
   from?: string | undefined;
   action: FileOutcome["action"];
@@ -35,15 +52,23 @@ interface FileDiff {
   patch: string;
 }
 
-/** The unified diff of one file: `a/` the file on disk, `b/` what the update writes. */
-function patchOf(outcome: FileOutcome): string {
-  const oldPath = outcome.from ?? outcome.path;
-  const before = outcome.before;
+/** The unified diff of one update outcome: `a/` the file on disk, `b/` what the update writes. */
+function outcomePatch(outcome: FileOutcome): string {
   const after = outcome.action === "released" ? outcome.before : outcome.content;
+  return patchOf(outcome.from ?? outcome.path, outcome.before, outcome.path, after);
+}
+
+/** The unified diff of one file; "" when both sides are the same. */
+function patchOf(
+  oldPath: string,
+  before: string | undefined,
+  newPath: string,
+  after: string | undefined,
+): string {
   if (before === after) return "";
   return createTwoFilesPatch(
     before === undefined ? "/dev/null" : `a/${oldPath}`,
-    after === undefined ? "/dev/null" : `b/${outcome.path}`,
+    after === undefined ? "/dev/null" : `b/${newPath}`,
     before ?? "",
     after ?? "",
     undefined,
@@ -57,14 +82,29 @@ function shown(line: string): string {
   return line.split("\t").map(forTerminal).join("\t");
 }
 
-export async function run(argv: string[], output: Output): Promise<number> {
-  const parsed = parse(argv, parseConfig(DIFF));
-  const names = parsed.positionals;
+/**
+ * Is the command's one argument a preset rather than a component name? --preset says so;
+ * otherwise a name the lock records is a component, and a preset is what names one by itself.
+ */
+function readsAsPreset(args: readonly string[], forced: boolean): boolean {
+  if (forced && args.length !== 1) {
+    throw new UsageError("--preset takes exactly one preset: kiln diff <preset> --preset");
+  }
+  if (forced) return true;
+  const [argument] = args;
+  if (args.length !== 1 || argument === undefined) return false;
+  const lock = readLock(process.cwd());
+  if (lock?.components.some((entry) => entry.name === argument)) return false;
+  return namesAPreset(argument);
+}
+
+/** Each file of the named components (all when none is) that `kiln update` would change. */
+async function updateDiffs(names: readonly string[]): Promise<FileDiff[]> {
   const project = readLockedProject(process.cwd());
   const updates = await planUpdates(project, names, { resolution: "markers" });
-  const files: FileDiff[] = updates.flatMap((update) =>
+  return updates.flatMap((update) =>
     update.outcomes.flatMap((outcome) => {
-      const patch = patchOf(outcome);
+      const patch = outcomePatch(outcome);
       if (patch === "") return [];
       return [
         {
@@ -79,9 +119,37 @@ export async function run(argv: string[], output: Output): Promise<number> {
       ];
     }),
   );
+}
+
+/** Each file `kiln setup <preset>` would write that differs from the disk. */
+async function presetDiffs(
+  reference: string,
+): Promise<{ files: FileDiff[]; notInPreset: string[] }> {
+  const planned = await planPresetDiff(reference, process.cwd());
+  const files = planned.files.flatMap((file): FileDiff[] => {
+    const patch = patchOf(file.path, file.before, file.path, file.after);
+    if (patch === "") return [];
+    const action = file.before === undefined ? "added" : "replaced";
+    return [
+      { component: file.component, name: file.name, path: file.path, action, conflicts: 0, patch },
+    ];
+  });
+  return { files, notInPreset: planned.notInPreset };
+}
+
+export async function run(argv: string[], output: Output): Promise<number> {
+  const { parsed, args } = parseCommand(argv, DIFF);
+  const preset = readsAsPreset(args, flag(parsed, "preset"));
+  const { files, notInPreset } = preset
+    ? await presetDiffs(args[0] as string)
+    : { files: await updateDiffs(args), notInPreset: undefined };
   const status = flag(parsed, "exit-code") && files.length > 0 ? EXIT_FAILED : EXIT_OK;
   if (flag(parsed, "json")) {
-    output.line(JSON.stringify({ differs: files.length > 0, files }, null, 2));
+    const answer =
+      notInPreset === undefined
+        ? { differs: files.length > 0, files }
+        : { differs: files.length > 0, files, notInPreset };
+    output.line(JSON.stringify(answer, null, 2));
     return status;
   }
   const style = output.out;
@@ -101,6 +169,9 @@ export async function run(argv: string[], output: Output): Promise<number> {
       else if (line.startsWith("-")) lines.push(style.red(line));
       else lines.push(line);
     }
+  }
+  for (const path of notInPreset ?? []) {
+    lines.push(style.dim(`# ${path}: not written by the preset (left as it is)`));
   }
   if (lines.length > 0) output.verbatim(`${lines.map(shown).join("\n")}\n`);
   return status;

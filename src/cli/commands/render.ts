@@ -4,9 +4,7 @@
 // project pipeline as `apply` does (preset-run.ts), stopping at the first component that fails.
 import { DEFAULT_NAMESPACE, PRESET_SUFFIX } from "../../core/config.ts";
 import { isKilnError, KilnError } from "../../core/errors.ts";
-import { isUrl } from "../../core/fetch.ts";
 import type { PlannedFile } from "../../core/plan.ts";
-import { builtinPreset } from "../../core/preset.ts";
 import { FIELD_SHORTCUTS } from "../../core/project/shortcuts.ts";
 import { builtinRegistry } from "../../core/registry.ts";
 import { builtinFor } from "../../core/resolve.ts";
@@ -15,7 +13,7 @@ import { RENDER } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { renderWholePreset } from "../preset-run.ts";
+import { namesAPreset, renderWholePreset } from "../preset-run.ts";
 import { renderComponent } from "../render-component.ts";
 
 export function help(): string {
@@ -48,16 +46,7 @@ and values, so --name, --set, --label and the shortcut options are for component
 export function isPresetReference(reference: string, forced: boolean): boolean {
   if (forced) return true;
   if (builtinFor(reference, builtinRegistry())) return false;
-  if (builtinPreset(reference)) return true;
-  let name = reference;
-  if (isUrl(reference)) {
-    try {
-      name = new URL(reference).pathname;
-    } catch {
-      // not a URL after all: the name as typed
-    }
-  }
-  return name.endsWith(PRESET_SUFFIX);
+  return namesAPreset(reference);
 }
 
 /** The options that give one component its values, as typed (for the preset's refusal). */

@@ -2,14 +2,18 @@
 // file, the file on disk against kiln.lock (unchanged, modified, missing, conflicted) and the
 // newest item rendered with the recorded values against what kiln wrote (changed upstream);
 // then the files in the output folder that no component owns. Writes nothing; exits 0.
-import { type Dirent, readdirSync } from "node:fs";
-import { join } from "node:path";
 import { isKilnError } from "../../core/errors.ts";
 import { type LocalState, localState, pairFiles } from "../../core/project/lifecycle.ts";
 import { LOCK_FILE, type LockedComponent } from "../../core/project/lock.ts";
 import { flag } from "../args.ts";
 import { STATUS } from "../command-list.ts";
-import { diskReader, type LockedProject, readLockedProject, rerender } from "../lifecycle.ts";
+import {
+  diskReader,
+  filesBelow,
+  type LockedProject,
+  readLockedProject,
+  rerender,
+} from "../lifecycle.ts";
 import { sha256Hex } from "../lock-file.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
@@ -49,28 +53,6 @@ interface ComponentStatus {
   added: string[];
   /** Why the newest item could not be rendered (offline, file gone); upstream is then unknown. */
   error?: string | undefined;
-}
-
-/** Every regular file and link below `dir` (relative to the project root), `.git` left out. */
-function filesBelow(cwd: string, dir: string, limit = 100_000): string[] {
-  const found: string[] = [];
-  const walk = (relative: string) => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(join(cwd, relative), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (found.length >= limit) return;
-      const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (entry.name !== ".git" && entry.name !== "node_modules") walk(path);
-      } else found.push(path);
-    }
-  };
-  walk(dir === "." ? "" : dir.replace(/\/+$/, ""));
-  return found.sort();
 }
 
 async function componentStatus(

@@ -1,0 +1,63 @@
+// What `kiln diff <preset>` compares: the files `kiln setup <preset>` would write here - the
+// preset's files under its output folder, and kiln.toml - with the files on disk. Two ways only:
+// a preset records no base, so nothing is merged (that is `kiln update`'s job for a project
+// kiln vendored). kiln.lock is left out: it is kiln's record of a run, not a file of the preset.
+// Files under the output folder that the preset does not make are listed, and are no difference:
+// a project grows beyond the preset it started from.
+import { PROJECT_FILE } from "../core/config.ts";
+import { layoutEntries, layoutProject, pathInside } from "../core/project/layout.ts";
+import { LOCK_FILE } from "../core/project/lock.ts";
+import { presetConfig } from "../core/project/preset.ts";
+import { defaultProjectName } from "./commands/init.ts";
+import { diskReader, filesBelow } from "./lifecycle.ts";
+import { presetLabel, renderWholePreset } from "./preset-run.ts";
+
+export interface PresetFileDiff {
+  /** The path from the project root. */
+  path: string;
+  /** The component that renders it; undefined for kiln.toml. */
+  component?: string | undefined;
+  name?: string | undefined;
+  /** On disk now; undefined when missing. */
+  before: string | undefined;
+  /** What `kiln setup <preset>` writes. */
+  after: string;
+}
+
+export interface PresetDiff {
+  /** `preset "k8s-web-app"` or the reference as typed, for messages. */
+  label: string;
+  /** Every file the preset writes, in setup's order. */
+  files: PresetFileDiff[];
+  /** Files under the output folder the preset does not write (kiln.lock aside). */
+  notInPreset: string[];
+}
+
+export async function planPresetDiff(reference: string, cwd: string): Promise<PresetDiff> {
+  const { preset, files, components } = await renderWholePreset(reference, cwd);
+  const layout = layoutProject(presetConfig(preset, defaultProjectName(cwd)), files);
+  const owners = new Map<string, { component: string; name: string }>();
+  for (const { component, output } of components) {
+    for (const file of output.files) {
+      owners.set(pathInside(layout.outputDir, file.path), {
+        component: component.reference,
+        name: component.name,
+      });
+    }
+  }
+  const disk = diskReader(cwd);
+  const written = layoutEntries(layout);
+  const paths = new Set(written.map((file) => file.path));
+  return {
+    label: presetLabel(preset, reference),
+    files: written.map((file) => ({
+      path: file.path,
+      ...owners.get(file.path),
+      before: disk(file.path),
+      after: file.content,
+    })),
+    notInPreset: filesBelow(cwd, layout.outputDir).filter(
+      (path) => !paths.has(path) && path !== PROJECT_FILE && path !== LOCK_FILE,
+    ),
+  };
+}
