@@ -245,7 +245,14 @@ describe("architecture graph", () => {
     ]);
     assert.deepEqual(
       graph.nodes.find((n) => n.id === "group:db"),
-      { id: "group:db", kind: "group", label: "db", detail: "group · 1 host", component: 0 },
+      {
+        id: "group:db",
+        kind: "group",
+        lane: "inventory",
+        label: "db",
+        detail: "group · 1 host",
+        component: 0,
+      },
     );
     assert.deepEqual(
       graph.edges.map((e) => `${e.source} ${e.target}`),

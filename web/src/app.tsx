@@ -16,6 +16,7 @@ import { findConflicts } from "./model/conflicts.ts";
 import { renderProjectFiles, zipFileName } from "./model/files.ts";
 import {
   blankProject,
+  downloadName,
   newId,
   type Project,
   type ProjectComponent,
@@ -455,6 +456,8 @@ export function App(): JSX.Element {
             <GraphView
               components={checkComponents}
               namespace={settings.namespace}
+              title={settings.name ?? config?.defaultProjectName ?? "kiln-project"}
+              fileName={downloadName(project, ".drawio")}
               onSelect={(i) => {
                 setSelected(project.components[i]?.id);
                 setView("build");

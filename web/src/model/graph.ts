@@ -1,14 +1,20 @@
 // The architecture graph: what the project holds and how it connects. Groups and their children,
 // group vars → group, plays → group, site → playbooks, playbooks → roles, a targeted playbook →
-// group, config → inventory, ingress → service → deployment. Drawn from the core's project facts
-// (src/core/project/facts.ts), the same facts the checks read, so the graph and the findings
-// never disagree about what connects to what. Pure data; the view lays it out with elkjs.
+// group, config → inventory, ingress → service → deployment, cloud servers → the inventory groups
+// of the hosts they provision. Each node sits in a lane, the dashboard stage of what it is
+// (provision, inventory, configure, deploy, other), so the view and the draw.io export show the
+// same swimlanes. Drawn from the core's project facts (src/core/project/facts.ts), the same
+// facts the checks read, so the graph and the findings never disagree about what connects to
+// what. Pure data; the view lays it out with elkjs.
+import type { StageId } from "../../../src/core/item.ts";
 import {
   type CheckComponent,
+  type HostFact,
   hostPatternTargets,
   normalizePath,
   type ProjectFacts,
   projectFacts,
+  type ServerFact,
 } from "../../../src/core/project/facts.ts";
 
 export type NodeKind =
@@ -26,11 +32,28 @@ export type NodeKind =
   | "other"
   | "missing";
 
+/** A swimlane: one dashboard stage. */
+export interface GraphLane {
+  id: StageId;
+  title: string;
+}
+
+/** The lanes in stage order; a graph holds only those with nodes. */
+const LANES: readonly GraphLane[] = [
+  { id: "provision", title: "Provision" },
+  { id: "inventory", title: "Inventory" },
+  { id: "configure", title: "Configure" },
+  { id: "deploy", title: "Deploy" },
+  { id: "other", title: "Other" },
+];
+
 export interface GraphNode {
   id: string;
   kind: NodeKind;
   label: string;
   detail: string;
+  /** The lane (dashboard stage) it is drawn in. */
+  lane: StageId;
   /** The component to edit on click. */
   component?: number | undefined;
 }
@@ -43,21 +66,62 @@ export interface GraphEdge {
 }
 
 export interface Graph {
+  /** The lanes that hold nodes, in stage order. */
+  lanes: GraphLane[];
   nodes: GraphNode[];
   edges: GraphEdge[];
 }
 
+/** A node as the builders below give it: its lane comes from its kind or component. */
+type NodeInput = Omit<GraphNode, "lane"> & { lane?: StageId | undefined };
+
 /** A component as the graph needs it: the checks' shape, with its catalogue metadata. */
 export type GraphComponent = CheckComponent;
+
+/** The lane of a node without a component (a group, a missing target), by its kind. */
+const LANE_OF_KIND: Record<NodeKind, StageId> = {
+  group: "inventory",
+  "group-vars": "inventory",
+  playbook: "configure",
+  site: "configure",
+  role: "configure",
+  bootstrap: "configure",
+  config: "configure",
+  server: "provision",
+  deployment: "deploy",
+  service: "deploy",
+  ingress: "deploy",
+  other: "other",
+  missing: "other",
+};
 
 /** Nodes and edges, each kept once (the first one added wins). */
 class GraphBuilder {
   readonly nodes = new Map<string, GraphNode>();
   readonly edges = new Map<string, GraphEdge>();
 
-  node(value: GraphNode): string {
-    if (!this.nodes.has(value.id)) this.nodes.set(value.id, value);
+  /**
+   * Where a node goes: its component's stage, else the stage of what its kind is. (Inventory
+   * groups say `inventory` themselves: they are inventory whatever stage their item declares.)
+   */
+  constructor(private readonly stageOfComponent: (index: number) => StageId | undefined) {}
+
+  private placed(value: NodeInput): GraphNode {
+    const lane =
+      value.lane ??
+      (value.component !== undefined ? this.stageOfComponent(value.component) : undefined) ??
+      LANE_OF_KIND[value.kind];
+    return { ...value, lane };
+  }
+
+  node(value: NodeInput): string {
+    if (!this.nodes.has(value.id)) this.nodes.set(value.id, this.placed(value));
     return value.id;
+  }
+
+  /** Sets a node, replacing one of the same id. */
+  set(value: NodeInput): void {
+    this.nodes.set(value.id, this.placed(value));
   }
 
   edge(source: string, target: string, label?: string): void {
@@ -65,13 +129,17 @@ class GraphBuilder {
     if (!this.edges.has(id)) this.edges.set(id, { id, source, target, label });
   }
 
-  missing(id: string, label: string, detail: string): string {
-    return this.node({ id: `missing:${id}`, kind: "missing", label, detail });
+  /** A node for something referred to but not in the project, in the lane it would be in. */
+  missing(id: string, label: string, detail: string, lane: StageId): string {
+    return this.node({ id: `missing:${id}`, kind: "missing", label, detail, lane });
   }
 
   graph(): Graph {
+    const nodes = [...this.nodes.values()];
+    const used = new Set(nodes.map((node) => node.lane));
     return {
-      nodes: [...this.nodes.values()],
+      lanes: LANES.filter((lane) => used.has(lane.id)),
+      nodes,
       edges: [...this.edges.values()].filter(
         (e) => this.nodes.has(e.source) && this.nodes.has(e.target),
       ),
@@ -84,9 +152,10 @@ function addGroups(graph: GraphBuilder, facts: ProjectFacts): void {
   for (const inventory of facts.inventories) {
     for (const group of inventory.groups) {
       const hosts = group.hosts.length;
-      graph.nodes.set(`group:${group.name}`, {
+      graph.set({
         id: `group:${group.name}`,
         kind: "group",
+        lane: "inventory",
         label: group.name,
         detail: hosts > 0 ? `group · ${hosts} host${hosts === 1 ? "" : "s"}` : "group",
         component: inventory.component,
@@ -97,6 +166,7 @@ function addGroups(graph: GraphBuilder, facts: ProjectFacts): void {
         graph.node({
           id: `group:${child}`,
           kind: "group",
+          lane: "inventory",
           label: child,
           detail: "group",
           component: inventory.component,
@@ -115,7 +185,7 @@ function addAutomation(graph: GraphBuilder, facts: ProjectFacts): Map<string, st
       ? graph.node({ id: `group:${target}`, kind: "group", label: target, detail: "group" })
       : facts.knownHosts.has(target)
         ? undefined // a host, which the checks accept too; the graph draws groups
-        : graph.missing(`group:${target}`, target, "unknown group");
+        : graph.missing(`group:${target}`, target, "unknown group", "inventory");
   const edgeTo = (source: string, target: string, label: string) => {
     const id = targetNode(target);
     if (id !== undefined) graph.edge(source, id, label);
@@ -135,7 +205,7 @@ function addAutomation(graph: GraphBuilder, facts: ProjectFacts): Map<string, st
         const vendor = facts.vendoredRoles.get(role)?.[0];
         const roleId =
           vendor === undefined
-            ? graph.missing(`role:${role}`, role, "role not vendored")
+            ? graph.missing(`role:${role}`, role, "role not vendored", "configure")
             : `c:${vendor}`;
         graph.edge(id, roleId, "role");
       }
@@ -217,7 +287,7 @@ function addEntryPoints(
       graph.edge(
         id,
         playbookByPath.get(entry.resolved) ??
-          graph.missing(`pb:${entry.resolved}`, entry.path, "playbook not written"),
+          graph.missing(`pb:${entry.resolved}`, entry.path, "playbook not written", "configure"),
         "imports",
       );
     }
@@ -246,21 +316,56 @@ function addKubernetes(graph: GraphBuilder, facts: ProjectFacts): void {
       `c:${ingress.component}`,
       ingress.backend !== undefined
         ? `c:${ingress.backend}`
-        : graph.missing(`svc:${ingress.service}`, ingress.service, "service missing"),
+        : graph.missing(`svc:${ingress.service}`, ingress.service, "service missing", "deploy"),
       "routes to",
     );
+  }
+}
+
+/**
+ * The index among a servers component's machines of an inventory host it provisions, else
+ * undefined. The provisioning templates name their machines `<name>-<index>` (index from 0 to
+ * count - 1), so a host provisioned by them is one whose name or address (`cm_host`) is such a
+ * machine name.
+ */
+export function provisionedIndex(server: ServerFact, host: HostFact): number | undefined {
+  const count = /^\d+$/.test(server.count.trim()) ? Number(server.count) : 1;
+  const prefix = `${server.name}-`;
+  for (const address of [host.name, host.address]) {
+    if (address === undefined || !address.startsWith(prefix)) continue;
+    const rest = address.slice(prefix.length);
+    if (/^\d+$/.test(rest) && Number(rest) < count) return Number(rest);
+  }
+  return undefined;
+}
+
+/** Cloud servers → each inventory group holding hosts they provision, the hosts named. */
+function addProvisioning(graph: GraphBuilder, facts: ProjectFacts): void {
+  for (const server of facts.servers) {
+    for (const inventory of facts.inventories) {
+      for (const group of inventory.groups) {
+        const hosts = group.hosts
+          .filter((host) => provisionedIndex(server, host) !== undefined)
+          .map((host) => host.name);
+        if (hosts.length === 0) continue;
+        const label =
+          hosts.length <= 2 ? `provisions ${hosts.join(", ")}` : `provisions ${hosts.length} hosts`;
+        graph.edge(`c:${server.component}`, `group:${group.name}`, label);
+      }
+    }
   }
 }
 
 /** The graph of a project's components; each carries its catalogue metadata (`meta`). */
 export function buildGraph(components: readonly GraphComponent[], namespace = "default"): Graph {
   const facts = projectFacts({ namespace, components });
-  const graph = new GraphBuilder();
+  const graph = new GraphBuilder((index) => facts.components[index]?.meta?.stage);
   addGroups(graph, facts);
   addComponents(graph, facts);
   const playbookByPath = addAutomation(graph, facts);
   addEntryPoints(graph, facts, playbookByPath);
   addKubernetes(graph, facts);
+  addProvisioning(graph, facts);
   return graph.graph();
 }
 

@@ -1,8 +1,12 @@
-// The architecture view: the project's graph laid out by elkjs (loaded on first use), hover a
-// node to trace what it reaches and what reaches it, click to edit its component.
-import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api.js";
+// The architecture view: the project's graph in its lanes (one per stage), laid out by elkjs
+// (web/src/model/graph-layout.ts), fitted to the window on open and whenever the window changes
+// until the user zooms or pans; wheel or pinch zooms at the pointer, dragging pans, and the
+// + / - / Fit buttons and the keyboard (+, -, 0, arrow keys on the focused canvas) do the same.
+// Hover or focus a node to trace what it reaches and what reaches it, click it (Enter, Space) to
+// edit its component. "Export draw.io" downloads the same picture as a .drawio file.
 import type { JSX } from "preact";
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { drawioXml } from "../model/drawio.ts";
 import {
   buildGraph,
   type Graph,
@@ -10,13 +14,8 @@ import {
   type NodeKind,
   traceFrom,
 } from "../model/graph.ts";
-
-interface Placed {
-  nodes: Map<string, { x: number; y: number; width: number; height: number }>;
-  edges: Map<string, { points: { x: number; y: number }[] }>;
-  width: number;
-  height: number;
-}
+import { type GraphLayout, LANE_TITLE_HEIGHT, layoutGraph } from "../model/graph-layout.ts";
+import { download } from "./common.tsx";
 
 const KIND_LABEL: Record<NodeKind, string> = {
   group: "Group",
@@ -34,78 +33,86 @@ const KIND_LABEL: Record<NodeKind, string> = {
   missing: "Missing",
 };
 
-const NODE_HEIGHT = 46;
-
-function nodeWidth(label: string, detail: string): number {
-  return Math.max(110, Math.min(260, Math.max(label.length * 7.6, detail.length * 6.2) + 34));
+/** How the graph sits in the viewport: canvas pixels = graph units × scale, then shifted. */
+interface View {
+  scale: number;
+  x: number;
+  y: number;
 }
 
-async function layout(graph: Graph): Promise<Placed> {
-  const { default: ELK } = await import("elkjs/lib/elk.bundled.js");
-  const elk = new ELK();
-  const input: ElkNode = {
-    id: "root",
-    layoutOptions: {
-      "elk.algorithm": "layered",
-      "elk.direction": "RIGHT",
-      "elk.edgeRouting": "ORTHOGONAL",
-      "elk.layered.spacing.nodeNodeBetweenLayers": "70",
-      "elk.spacing.nodeNode": "18",
-      "elk.spacing.componentComponent": "36",
-      "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
-    },
-    children: graph.nodes.map((node) => ({
-      id: node.id,
-      width: nodeWidth(node.label, node.detail),
-      height: NODE_HEIGHT,
-    })),
-    edges: graph.edges.map((edge) => ({
-      id: edge.id,
-      sources: [edge.source],
-      targets: [edge.target],
-    })),
+const MIN_SCALE = 0.1;
+const MAX_SCALE = 3;
+const ZOOM_STEP = 1.25;
+const PAN_STEP = 60;
+/** Room kept between the fitted graph and the viewport's edges. */
+const FIT_MARGIN = 12;
+
+function clampScale(scale: number): number {
+  return Math.min(MAX_SCALE, Math.max(MIN_SCALE, scale));
+}
+
+/** The whole graph in the viewport, centred, never enlarged past its natural size. */
+function fittedView(
+  graph: { width: number; height: number },
+  viewport: { width: number; height: number },
+): View {
+  const room = { width: viewport.width - 2 * FIT_MARGIN, height: viewport.height - 2 * FIT_MARGIN };
+  const scale = Math.max(
+    MIN_SCALE,
+    Math.min(1, room.width / Math.max(1, graph.width), room.height / Math.max(1, graph.height)),
+  );
+  return {
+    scale,
+    x: (viewport.width - graph.width * scale) / 2,
+    y: (viewport.height - graph.height * scale) / 2,
   };
-  const result = await elk.layout(input);
-  const nodes = new Map<string, { x: number; y: number; width: number; height: number }>();
-  for (const child of result.children ?? []) {
-    nodes.set(child.id, {
-      x: child.x ?? 0,
-      y: child.y ?? 0,
-      width: child.width ?? 0,
-      height: child.height ?? 0,
-    });
-  }
-  const edges = new Map<string, { points: { x: number; y: number }[] }>();
-  for (const edge of (result.edges ?? []) as ElkExtendedEdge[]) {
-    const section = edge.sections?.[0];
-    if (!section) continue;
-    edges.set(edge.id, {
-      points: [section.startPoint, ...(section.bendPoints ?? []), section.endPoint],
-    });
-  }
-  return { nodes, edges, width: result.width ?? 0, height: result.height ?? 0 };
+}
+
+/** The view zoomed by `factor` keeping the viewport point (px, py) still. */
+function zoomedAt(view: View, factor: number, px: number, py: number): View {
+  const scale = clampScale(view.scale * factor);
+  const applied = scale / view.scale;
+  return { scale, x: px - (px - view.x) * applied, y: py - (py - view.y) * applied };
+}
+
+/** The viewport's size, followed as the window changes. */
+function useSize(element: HTMLElement | null): { width: number; height: number } | undefined {
+  const [size, setSize] = useState<{ width: number; height: number }>();
+  useEffect(() => {
+    if (!element) return;
+    const observer = new ResizeObserver(() =>
+      setSize({ width: element.clientWidth, height: element.clientHeight }),
+    );
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [element]);
+  return size;
 }
 
 export function GraphView(props: {
   components: GraphComponent[];
   namespace: string;
+  /** The diagram's name in the export (the project's name). */
+  title: string;
+  /** The export's file name, `<project name>.drawio`. */
+  fileName: string;
   onSelect: (index: number) => void;
 }): JSX.Element {
   const graph = useMemo(
     () => buildGraph(props.components, props.namespace),
     [props.components, props.namespace],
   );
-  const [placed, setPlaced] = useState<Placed | undefined>();
+  const [placed, setPlaced] = useState<{ graph: Graph; layout: GraphLayout } | undefined>();
   const [error, setError] = useState("");
   const [hover, setHover] = useState<string | undefined>();
   const signature = JSON.stringify([
-    graph.nodes.map((n) => [n.id, n.label, n.detail]),
+    graph.nodes.map((n) => [n.id, n.label, n.detail, n.lane]),
     graph.edges.map((e) => e.id),
   ]);
   useEffect(() => {
     let live = true;
-    layout(graph)
-      .then((result) => live && setPlaced(result))
+    layoutGraph(graph)
+      .then((layout) => live && setPlaced({ graph, layout }))
       .catch((reason: unknown) => live && setError((reason as Error).message));
     return () => {
       live = false;
@@ -113,59 +120,195 @@ export function GraphView(props: {
   }, [signature]);
   const traced = hover ? traceFrom(graph, hover) : undefined;
   const kinds = [...new Set(graph.nodes.map((node) => node.kind))];
+  const layout = placed?.layout;
   return (
     <section class="graph" data-testid="graph-view">
       <header class="checks-head">
         <div>
           <h2>Architecture</h2>
           <p class="muted">
-            Hover a node to trace its connections; click it to edit the component.
+            Hover a node to trace its connections; click it to edit the component. Drag to pan,
+            scroll to zoom.
           </p>
         </div>
-        <div class="legend">
-          {kinds.map((kind) => (
-            <span key={kind} class={`legend-item k-${kind}`}>
-              <i />
-              {KIND_LABEL[kind]}
-            </span>
-          ))}
+        <div class="graph-head-side">
+          <div class="legend">
+            {kinds.map((kind) => (
+              <span key={kind} class={`legend-item k-${kind}`}>
+                <i />
+                {KIND_LABEL[kind]}
+              </span>
+            ))}
+          </div>
+          <button
+            type="button"
+            class="button small"
+            data-testid="export-drawio"
+            disabled={!placed || graph.nodes.length === 0}
+            onClick={() =>
+              placed &&
+              download(
+                props.fileName,
+                drawioXml(props.title, placed.graph, placed.layout),
+                "application/vnd.jgraph.mxfile",
+              )
+            }
+          >
+            Export draw.io
+          </button>
         </div>
       </header>
       {graph.nodes.length === 0 && <p class="empty">Add components to see how they connect.</p>}
       {error && <p class="render-error">Layout failed: {error}</p>}
-      {graph.nodes.length > 0 && !placed && !error && <p class="empty">Laying out…</p>}
-      {placed && graph.nodes.length > 0 && (
-        <div class="graph-scroll">
-          <svg
-            width={placed.width + 20}
-            height={placed.height + 20}
-            viewBox={`-10 -10 ${placed.width + 20} ${placed.height + 20}`}
-            role="img"
-            aria-label="Architecture graph"
+      {graph.nodes.length > 0 && !layout && !error && <p class="empty">Laying out…</p>}
+      {layout && graph.nodes.length > 0 && (
+        <Canvas
+          graph={graph}
+          layout={layout}
+          traced={traced}
+          hover={hover}
+          setHover={setHover}
+          onSelect={props.onSelect}
+        />
+      )}
+    </section>
+  );
+}
+
+/** The zoomable, pannable drawing: lanes, edges, nodes, and the zoom buttons over it. */
+function Canvas(props: {
+  graph: Graph;
+  layout: GraphLayout;
+  traced: Set<string> | undefined;
+  hover: string | undefined;
+  setHover: (id: string | undefined) => void;
+  onSelect: (index: number) => void;
+}): JSX.Element {
+  const { graph, layout, traced, hover } = props;
+  const [element, setElement] = useState<HTMLDivElement | null>(null);
+  const size = useSize(element);
+  // undefined: fitted (refitted as the window or the graph changes); else the user's view
+  const [chosen, setChosen] = useState<View | undefined>();
+  const drag = useRef<{ pointer: number; x: number; y: number; view: View } | undefined>(undefined);
+  const [panning, setPanning] = useState(false);
+  const fitted = size ? fittedView(layout, size) : { scale: 1, x: 0, y: 0 };
+  const view = chosen ?? fitted;
+  const current = useRef(view);
+  current.current = view;
+
+  // wheel and pinch (a wheel event with ctrlKey) zoom at the pointer; the listener is not
+  // passive so the page does not scroll as well
+  useEffect(() => {
+    if (!element) return;
+    const onWheel = (event: WheelEvent) => {
+      event.preventDefault();
+      const box = element.getBoundingClientRect();
+      const factor = Math.exp(-event.deltaY * (event.ctrlKey ? 0.01 : 0.0015));
+      setChosen(
+        zoomedAt(current.current, factor, event.clientX - box.left, event.clientY - box.top),
+      );
+    };
+    element.addEventListener("wheel", onWheel, { passive: false });
+    return () => element.removeEventListener("wheel", onWheel);
+  }, [element]);
+
+  const zoomBy = (factor: number) =>
+    setChosen(zoomedAt(view, factor, (size?.width ?? 0) / 2, (size?.height ?? 0) / 2));
+  const panBy = (dx: number, dy: number) => setChosen({ ...view, x: view.x + dx, y: view.y + dy });
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.target !== event.currentTarget) return; // a node's own keys
+    const actions: Record<string, () => void> = {
+      "+": () => zoomBy(ZOOM_STEP),
+      "=": () => zoomBy(ZOOM_STEP),
+      "-": () => zoomBy(1 / ZOOM_STEP),
+      "0": () => setChosen(undefined),
+      ArrowLeft: () => panBy(PAN_STEP, 0),
+      ArrowRight: () => panBy(-PAN_STEP, 0),
+      ArrowUp: () => panBy(0, PAN_STEP),
+      ArrowDown: () => panBy(0, -PAN_STEP),
+    };
+    const action = actions[event.key];
+    if (!action) return;
+    event.preventDefault();
+    action();
+  };
+
+  return (
+    <div class="graph-frame">
+      <div
+        ref={setElement}
+        class={`graph-viewport${panning ? " panning" : ""}`}
+        data-testid="graph-viewport"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: the canvas takes the arrow, + and - keys itself (an application)
+        tabIndex={0}
+        role="application"
+        aria-label="Architecture graph. Arrow keys pan, + and - zoom, 0 fits it to the window."
+        onKeyDown={onKeyDown}
+        onPointerDown={(event) => {
+          if ((event.target as Element).closest(".node") || event.button !== 0) return;
+          drag.current = { pointer: event.pointerId, x: event.clientX, y: event.clientY, view };
+          setPanning(true);
+          (event.currentTarget as HTMLElement).setPointerCapture(event.pointerId);
+        }}
+        onPointerMove={(event) => {
+          const start = drag.current;
+          if (!start || start.pointer !== event.pointerId) return;
+          setChosen({
+            ...start.view,
+            x: start.view.x + event.clientX - start.x,
+            y: start.view.y + event.clientY - start.y,
+          });
+        }}
+        onPointerUp={() => {
+          drag.current = undefined;
+          setPanning(false);
+        }}
+        onPointerCancel={() => {
+          drag.current = undefined;
+          setPanning(false);
+        }}
+      >
+        <svg class="graph-svg" aria-label="Architecture graph">
+          <defs>
+            <marker
+              id="arrow"
+              viewBox="0 0 10 10"
+              refX="9"
+              refY="5"
+              markerWidth="7"
+              markerHeight="7"
+              orient="auto"
+            >
+              <path d="M0,0 L10,5 L0,10 z" class="arrow-head" />
+            </marker>
+          </defs>
+          <g
+            data-testid="graph-canvas"
+            transform={`translate(${view.x},${view.y}) scale(${view.scale})`}
           >
-            <defs>
-              <marker
-                id="arrow"
-                viewBox="0 0 10 10"
-                refX="9"
-                refY="5"
-                markerWidth="7"
-                markerHeight="7"
-                orient="auto"
-              >
-                <path d="M0,0 L10,5 L0,10 z" class="arrow-head" />
-              </marker>
-            </defs>
+            {graph.lanes.map((lane) => {
+              const box = layout.lanes.get(lane.id);
+              if (!box) return null;
+              return (
+                <g key={lane.id} class={`lane lane-${lane.id}`} data-testid="graph-lane">
+                  <rect x={box.x} y={box.y} width={box.width} height={box.height} rx="10" />
+                  <text x={box.x + 12} y={box.y + LANE_TITLE_HEIGHT - 8} class="lane-title">
+                    {lane.title}
+                  </text>
+                </g>
+              );
+            })}
             {graph.edges.map((edge) => {
-              const route = placed.edges.get(edge.id);
+              const route = layout.edges.get(edge.id);
               if (!route) return null;
               const active = traced ? traced.has(edge.source) && traced.has(edge.target) : false;
-              const d = route.points.map((p, i) => `${i === 0 ? "M" : "L"}${p.x},${p.y}`).join(" ");
+              const d = route.map((p, i) => `${i === 0 ? "M" : "L"}${p.x},${p.y}`).join(" ");
               return (
                 <path
                   key={edge.id}
                   d={d}
                   class={`edge${active ? " active" : ""}${traced && !active ? " dim" : ""}`}
+                  data-testid="graph-edge"
                   marker-end="url(#arrow)"
                 >
                   <title>{edge.label}</title>
@@ -173,9 +316,10 @@ export function GraphView(props: {
               );
             })}
             {graph.nodes.map((node) => {
-              const box = placed.nodes.get(node.id);
+              const box = layout.nodes.get(node.id);
               if (!box) return null;
               const dim = traced && !traced.has(node.id);
+              const select = () => node.component !== undefined && props.onSelect(node.component);
               return (
                 // biome-ignore lint/a11y/useSemanticElements: an SVG node cannot be a <button>; it has the role, focus and Enter
                 <g
@@ -185,16 +329,18 @@ export function GraphView(props: {
                   data-testid="graph-node"
                   role="button"
                   tabIndex={node.component !== undefined ? 0 : -1}
-                  aria-label={`${node.label} (${node.detail})`}
-                  onFocus={() => setHover(node.id)}
-                  onBlur={() => setHover(undefined)}
+                  // the name holds all the visible text (axe: label-content-name-mismatch)
+                  aria-label={`${node.label}, ${node.detail}`}
+                  onFocus={() => props.setHover(node.id)}
+                  onBlur={() => props.setHover(undefined)}
                   onKeyDown={(event) => {
-                    if (event.key === "Enter" && node.component !== undefined)
-                      props.onSelect(node.component);
+                    if (event.key !== "Enter" && event.key !== " ") return;
+                    event.preventDefault();
+                    select();
                   }}
-                  onMouseEnter={() => setHover(node.id)}
-                  onMouseLeave={() => setHover(undefined)}
-                  onClick={() => node.component !== undefined && props.onSelect(node.component)}
+                  onMouseEnter={() => props.setHover(node.id)}
+                  onMouseLeave={() => props.setHover(undefined)}
+                  onClick={select}
                 >
                   <rect width={box.width} height={box.height} rx="8" />
                   <rect class="band" width="5" height={box.height} rx="2" />
@@ -207,9 +353,43 @@ export function GraphView(props: {
                 </g>
               );
             })}
-          </svg>
-        </div>
-      )}
-    </section>
+          </g>
+        </svg>
+      </div>
+      <div class="graph-controls" role="toolbar" aria-label="Zoom">
+        <button
+          type="button"
+          class="icon-button"
+          aria-label="Zoom in"
+          title="Zoom in (+)"
+          data-testid="zoom-in"
+          onClick={() => zoomBy(ZOOM_STEP)}
+        >
+          +
+        </button>
+        <button
+          type="button"
+          class="icon-button"
+          aria-label="Zoom out"
+          title="Zoom out (-)"
+          data-testid="zoom-out"
+          onClick={() => zoomBy(1 / ZOOM_STEP)}
+        >
+          −
+        </button>
+        <button
+          type="button"
+          class="button small"
+          title="Fit to the window (0)"
+          data-testid="zoom-fit"
+          onClick={() => setChosen(undefined)}
+        >
+          Fit
+        </button>
+        <span class="muted small" data-testid="zoom-level" aria-live="polite">
+          {Math.round(view.scale * 100)}%
+        </span>
+      </div>
+    </div>
   );
 }
