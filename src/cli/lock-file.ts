@@ -1,24 +1,26 @@
 // kiln.lock on the disk: reading it (bounded, as kiln.toml is read), and the Node half of its
-// entries - the sha256 of each file's content, the compressed base kept for the next merge, and
-// the fingerprint of the registry item. The format itself is the core's (src/core/project/lock.ts).
+// entries - sha256 by Node's crypto and the kiln version. How an entry is built (and so its
+// bytes, which the dashboard's zip gives too) is the core's (src/core/project/lock-entry.ts);
+// the format is src/core/project/lock.ts.
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { DEFAULT_AUTOMATION_PROFILE, type RenderInput } from "../core/context.ts";
+import type { RenderInput } from "../core/context.ts";
 import type { RegistryItem } from "../core/item.ts";
 import { referenceOf } from "../core/item.ts";
 import type { PlannedFile } from "../core/plan.ts";
 import {
-  canonicalJson,
   LOCK_FILE,
   type Lock,
   type LockedComponent,
   type LockedFile,
-  lockFileError,
   lockSource,
   parseLock,
-  urlForLock,
 } from "../core/project/lock.ts";
+import {
+  lockEntry as coreLockEntry,
+  decodeBase,
+  itemFingerprint,
+} from "../core/project/lock-entry.ts";
 import { readRegularFile } from "./read-file.ts";
 import { readVersion } from "./version.ts";
 
@@ -35,45 +37,9 @@ export function sha256Hex(content: string | Buffer): string {
   return createHash("sha256").update(content).digest("hex");
 }
 
-/** `sha256:<hex>` of the item's canonical JSON. */
-export function itemFingerprint(item: RegistryItem): string {
-  return `sha256:${sha256Hex(canonicalJson(item))}`;
-}
-
-/** One file as the lock records it: its path from the project root, hash and base. */
-export function lockedFile(path: string, content: string, template: number): LockedFile {
-  return {
-    path,
-    sha256: sha256Hex(content),
-    base: deflateRawSync(Buffer.from(content, "utf8"), { level: 9 }).toString("base64"),
-    template,
-  };
-}
-
-/**
- * The content kiln wrote last time (the merge base), checked against its recorded hash: a lock
- * edited by hand is refused rather than merged against the wrong base.
- */
+/** The content kiln wrote last time (the merge base), checked against its recorded hash. */
 export function baseContent(file: LockedFile): string {
-  let text: string;
-  try {
-    text = inflateRawSync(Buffer.from(file.base, "base64")).toString("utf8");
-  } catch {
-    throw lockFileError(`: the recorded content of \`${file.path}\` cannot be read`);
-  }
-  if (sha256Hex(text) !== file.sha256) {
-    throw lockFileError(`: the recorded content of \`${file.path}\` does not match its hash`);
-  }
-  return text;
-}
-
-/**
- * A recorded file whose content is the same keeps its recorded base: compressors may differ
- * between Node versions, and the lock must not change when nothing did.
- */
-export function keepBase(fresh: LockedFile, old: LockedFile | undefined): LockedFile {
-  if (old === undefined || old.sha256 !== fresh.sha256) return fresh;
-  return { ...fresh, base: old.base };
+  return decodeBase(file, sha256Hex);
 }
 
 export interface RenderedForLock {
@@ -89,25 +55,16 @@ export interface RenderedForLock {
 
 /** The lock entry of a component kiln has just rendered and is writing. */
 export function lockEntry(rendered: RenderedForLock, old?: LockedComponent): LockedComponent {
-  const { input } = rendered;
-  const fields = input.fields ?? {};
-  const namespace = fields.namespace ?? input.defaultNamespace;
-  const profile = input.automationProfile ?? DEFAULT_AUTOMATION_PROFILE;
-  const oldFiles = new Map(old?.files.map((file) => [file.path, file]));
-  return {
-    name: input.name,
-    component: referenceOf(rendered.item),
-    reference: /^https?:\/\//.test(rendered.reference)
-      ? urlForLock(rendered.reference)
-      : rendered.reference,
-    source: lockSource(rendered.reference, rendered.builtin, readVersion()),
-    fingerprint: itemFingerprint(rendered.item),
-    fields: { ...fields },
-    labels: { ...input.labels },
-    namespace,
-    automationProfile: profile === DEFAULT_AUTOMATION_PROFILE ? undefined : profile,
-    files: rendered.files.map((file, index) =>
-      keepBase(lockedFile(file.path, file.content, index), oldFiles.get(file.path)),
-    ),
-  };
+  return coreLockEntry(
+    {
+      reference: rendered.reference,
+      component: referenceOf(rendered.item),
+      source: lockSource(rendered.reference, rendered.builtin, readVersion()),
+      fingerprint: itemFingerprint(rendered.item, sha256Hex),
+      input: rendered.input,
+      files: rendered.files,
+    },
+    sha256Hex,
+    old,
+  );
 }

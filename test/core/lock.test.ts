@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { baseContent, itemFingerprint, keepBase, lockedFile } from "../../src/cli/lock-file.ts";
+import { deflateRawSync } from "node:zlib";
+import { baseContent, sha256Hex } from "../../src/cli/lock-file.ts";
 import type { RegistryItem } from "../../src/core/item.ts";
 import {
   emptyLock,
@@ -19,6 +20,16 @@ import {
   urlForLock,
   withoutComponents,
 } from "../../src/core/project/lock.ts";
+import {
+  encodeBase,
+  itemFingerprint as fingerprintWith,
+  keepBase,
+  lockedFile as lockedFileWith,
+} from "../../src/core/project/lock-entry.ts";
+
+const lockedFile = (path: string, content: string, template: number) =>
+  lockedFileWith(path, content, template, sha256Hex);
+const itemFingerprint = (item: RegistryItem) => fingerprintWith(item, sha256Hex);
 
 const FIXTURE = new URL("./fixtures/kiln-v1.lock", import.meta.url);
 
@@ -167,7 +178,26 @@ describe("kiln.lock format", () => {
   });
 });
 
-describe("kiln.lock entries (the CLI's half)", () => {
+describe("kiln.lock entries (src/core/project/lock-entry.ts, with the CLI's sha256)", () => {
+  test("a base is raw DEFLATE by fflate at level 9, the same bytes in Node and the browser (pinned)", () => {
+    // the dashboard's zip holds kiln.lock byte for byte as kiln setup writes it: a change of
+    // compressor or level would break that, and shows here first
+    assert.equal(encodeBase("same\n"), "K07MTeUCAA==");
+    assert.equal(
+      encodeBase("kind: Deployment\n".repeat(50)),
+      "y87MS7FScEktyMmvzE3NK+EaFRgVGBWgQAAA",
+    );
+  });
+
+  test("a base an older kiln compressed with zlib reads back", () => {
+    const content = "apiVersion: v1\nkind: Service\n# é\n";
+    const file = {
+      ...lockedFile("k8s/s.yaml", content, 0),
+      base: deflateRawSync(Buffer.from(content), { level: 9 }).toString("base64"),
+    };
+    assert.equal(baseContent(file), content);
+  });
+
   test("a file's base is its exact content, checked against its hash", () => {
     const content = "a: 1\n# é ✓\nno newline at the end";
     const file = lockedFile("k8s/x.yaml", content, 3);

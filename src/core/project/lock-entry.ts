@@ -1,0 +1,128 @@
+// A component's entry in kiln.lock, built from what kiln has just rendered: the CLI builds it
+// when it writes (add, setup, update), the dashboard when it zips a project - and both must give
+// the same bytes, since the zip is `kiln setup` of the same preset. So everything that shapes
+// those bytes is here, pure: the compressed base (raw DEFLATE by fflate at level 9, the same
+// code in Node and the browser - zlib's output differs between builds, fflate's does not),
+// base64 by the platform's btoa/atob (in Node since 16). Only hashing is the caller's: Node's
+// crypto in the CLI, a library in the browser (crypto.subtle is async and missing outside
+// secure contexts); sha256 is the same everywhere.
+import { deflateSync, inflateSync, strFromU8, strToU8 } from "fflate";
+import type { RenderInput } from "../context.ts";
+import { DEFAULT_AUTOMATION_PROFILE } from "../context.ts";
+import type { PlannedFile } from "../plan.ts";
+import {
+  canonicalJson,
+  type LockedComponent,
+  type LockedFile,
+  type LockSource,
+  lockFileError,
+  urlForLock,
+} from "./lock.ts";
+
+/** Hex sha256 of a text's UTF-8 bytes. */
+export type Sha256Hex = (text: string) => string;
+
+/** btoa takes a "binary string"; built in slices so a large file does not overflow the stack. */
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let start = 0; start < bytes.length; start += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
+  }
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+  return bytes;
+}
+
+/** A file's content as the lock keeps it: raw DEFLATE (level 9), base64. */
+export function encodeBase(content: string): string {
+  return toBase64(deflateSync(strToU8(content), { level: 9 }));
+}
+
+/**
+ * The content a lock's `base` holds, checked against its recorded hash: a lock edited by hand
+ * is refused rather than merged against the wrong base. Reads any raw DEFLATE stream, so the
+ * bases older kilns compressed with zlib read the same.
+ */
+export function decodeBase(file: LockedFile, sha256: Sha256Hex): string {
+  let text: string;
+  try {
+    text = strFromU8(inflateSync(fromBase64(file.base)));
+  } catch {
+    throw lockFileError(`: the recorded content of \`${file.path}\` cannot be read`);
+  }
+  if (sha256(text) !== file.sha256) {
+    throw lockFileError(`: the recorded content of \`${file.path}\` does not match its hash`);
+  }
+  return text;
+}
+
+/** `sha256:<hex>` of the item's canonical JSON. */
+export function itemFingerprint(item: unknown, sha256: Sha256Hex): string {
+  return `sha256:${sha256(canonicalJson(item))}`;
+}
+
+/** One file as the lock records it: its path from the project root, hash and base. */
+export function lockedFile(
+  path: string,
+  content: string,
+  template: number,
+  sha256: Sha256Hex,
+): LockedFile {
+  return { path, sha256: sha256(content), base: encodeBase(content), template };
+}
+
+/**
+ * A recorded file whose content is the same keeps its recorded base (one an older kiln wrote
+ * stays as it is): the lock must not change when nothing did.
+ */
+export function keepBase(fresh: LockedFile, old: LockedFile | undefined): LockedFile {
+  if (old === undefined || old.sha256 !== fresh.sha256) return fresh;
+  return { ...fresh, base: old.base };
+}
+
+export interface RenderedForLock {
+  /** The reference as typed. */
+  reference: string;
+  /** The registry item's `category/name`. */
+  component: string;
+  source: LockSource;
+  /** The item's fingerprint (itemFingerprint). */
+  fingerprint: string;
+  input: RenderInput;
+  /** The rendered files with their paths from the project root, in the item's file order. */
+  files: readonly PlannedFile[];
+}
+
+/** The lock entry of a component kiln has just rendered and is writing. */
+export function lockEntry(
+  rendered: RenderedForLock,
+  sha256: Sha256Hex,
+  old?: LockedComponent,
+): LockedComponent {
+  const { input } = rendered;
+  const fields = input.fields ?? {};
+  const namespace = fields.namespace ?? input.defaultNamespace;
+  const profile = input.automationProfile ?? DEFAULT_AUTOMATION_PROFILE;
+  const oldFiles = new Map(old?.files.map((file) => [file.path, file]));
+  return {
+    name: input.name,
+    component: rendered.component,
+    reference: /^https?:\/\//.test(rendered.reference)
+      ? urlForLock(rendered.reference)
+      : rendered.reference,
+    source: rendered.source,
+    fingerprint: rendered.fingerprint,
+    fields: { ...fields },
+    labels: { ...input.labels },
+    namespace,
+    automationProfile: profile === DEFAULT_AUTOMATION_PROFILE ? undefined : profile,
+    files: rendered.files.map((file, index) =>
+      keepBase(lockedFile(file.path, file.content, index, sha256), oldFiles.get(file.path)),
+    ),
+  };
+}
