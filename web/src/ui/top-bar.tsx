@@ -1,5 +1,55 @@
-// The bar across the top: the brand (a way home from the builder) and the current view's actions.
+// The bar across the top: the brand (a way home from the builder), the current view's actions
+// and the theme switch (follow the system, light, dark).
 import type { JSX } from "preact";
+import { THEME_CHOICES, type ThemeChoice, useTheme } from "../hooks/use-theme.ts";
+
+const THEME_LABEL: Record<ThemeChoice, string> = {
+  system: "Theme: follow the system",
+  light: "Theme: light",
+  dark: "Theme: dark",
+};
+
+/** 16px line icons: a half-filled circle (system), a sun (light), a moon (dark). */
+const THEME_ICON: Record<ThemeChoice, JSX.Element> = {
+  system: (
+    <>
+      <circle cx="8" cy="8" r="5.5" fill="none" />
+      <path d="M8 2.5a5.5 5.5 0 0 1 0 11z" class="filled" />
+    </>
+  ),
+  light: (
+    <>
+      <circle cx="8" cy="8" r="3" fill="none" />
+      <path d="M8 1v2M8 13v2M1 8h2M13 8h2M3 3l1.4 1.4M11.6 11.6 13 13M3 13l1.4-1.4M11.6 4.4 13 3" />
+    </>
+  ),
+  dark: <path d="M13 10A5.5 5.5 0 0 1 6 3a5.5 5.5 0 1 0 7 7z" fill="none" />,
+};
+
+function ThemeSwitch(): JSX.Element {
+  const [choice, choose] = useTheme();
+  return (
+    <fieldset class="theme-switch" data-testid="theme-switch">
+      <legend class="visually-hidden">Theme</legend>
+      {THEME_CHOICES.map((option) => (
+        <button
+          key={option}
+          type="button"
+          class={option === choice ? "active" : ""}
+          aria-pressed={option === choice}
+          aria-label={THEME_LABEL[option]}
+          title={THEME_LABEL[option]}
+          data-testid={`theme-${option}`}
+          onClick={() => choose(option)}
+        >
+          <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+            {THEME_ICON[option]}
+          </svg>
+        </button>
+      ))}
+    </fieldset>
+  );
+}
 
 export function TopBar(props: {
   onHome: (() => void) | undefined;
@@ -23,6 +73,7 @@ export function TopBar(props: {
       </button>
       <span class="tabs-spacer" />
       {props.actions}
+      <ThemeSwitch />
     </header>
   );
 }
