@@ -1,7 +1,8 @@
 // Adding a component: pick it from the registry (or a URL/file), name it, fill its required
 // fields; what it would write is rendered first, and a path another component already writes is
 // shown side by side and blocks the add until the name (or field) changes. The registry's
-// components are sorted into stages by their catalogue metadata (`kiln.stage`).
+// components are sorted into stages by their catalogue metadata (`kiln.stage`). Ctrl/Cmd+Enter
+// adds from any field, as the primary button does.
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { ItemMeta } from "../../../src/core/item.ts";
@@ -22,7 +23,7 @@ import {
   stageOf,
   uniqueName,
 } from "../model/project.ts";
-import { ErrorDetail, Modal, TextInput } from "./common.tsx";
+import { ErrorDetail, Modal, submitOnModEnter, TextInput } from "./common.tsx";
 
 export interface AddDialogProps {
   stage: StageId;
@@ -63,6 +64,7 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
           {stage === "other" ? (
             <form
               class="ref-form"
+              onKeyDown={submitOnModEnter}
               onSubmit={async (event) => {
                 event.preventDefault();
                 setLoading(true);
@@ -190,6 +192,7 @@ function ConfigureNew(props: {
   return (
     <form
       class="configure-new"
+      onKeyDown={submitOnModEnter}
       onSubmit={(event) => {
         event.preventDefault();
         if (blocked) return;
@@ -257,13 +260,25 @@ function ConfigureNew(props: {
                   Existing · {label(conflict.existing)}
                   <code>{conflict.path}</code>
                 </div>
-                <pre class="code small">{conflict.existingContent}</pre>
+                <pre
+                  class="code small"
+                  // biome-ignore lint/a11y/noNoninteractiveTabindex: focusable so that a long file scrolls by keyboard too (axe: scrollable-region-focusable)
+                  tabIndex={0}
+                >
+                  {conflict.existingContent}
+                </pre>
               </div>
               <div>
                 <div class="side-head">
                   New · {props.reference} “{name}”<code>{conflict.path}</code>
                 </div>
-                <pre class="code small">{conflict.incomingContent}</pre>
+                <pre
+                  class="code small"
+                  // biome-ignore lint/a11y/noNoninteractiveTabindex: focusable so that a long file scrolls by keyboard too (axe: scrollable-region-focusable)
+                  tabIndex={0}
+                >
+                  {conflict.incomingContent}
+                </pre>
               </div>
             </div>
           ))}

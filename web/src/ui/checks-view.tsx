@@ -1,6 +1,8 @@
-// Findings of the cross-component checks (src/core/checks.ts), with links and one-click fixes.
+// Findings of the cross-component checks (src/core/checks.ts), with links and one-click fixes;
+// the names and values a message quotes in backticks show as code.
 import type { JSX } from "preact";
 import { CHECK_RULES, type ComponentToAdd, type Finding } from "../../../src/core/checks.ts";
+import { InlineCode } from "./common.tsx";
 
 export function ChecksView(props: {
   findings: Finding[];
@@ -53,7 +55,9 @@ export function ChecksView(props: {
               <span class={`pill ${finding.severity}`}>{finding.severity}</span>
               <code class="rule">{finding.rule}</code>
             </div>
-            <p>{finding.message}</p>
+            <p data-testid="finding-message">
+              <InlineCode text={finding.message} />
+            </p>
             <div class="finding-actions">
               {finding.components.map((component) => (
                 <button

@@ -1,6 +1,8 @@
-// Small shared pieces: inputs bound to strings, key/value rows, modal, toasts.
+// Small shared pieces: inputs bound to strings, key/value rows, modal, toasts, messages with
+// `code` in them, the Ctrl/Cmd+Enter shortcut.
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { inlineCodeParts } from "../model/inline-code.ts";
 import { fromRows, type KvRow, toRows } from "../model/kv.ts";
 
 export function inputValue(event: Event): string {
@@ -228,4 +230,27 @@ export function download(fileName: string, data: BlobPart, type: string): void {
   anchor.click();
   anchor.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** A message whose `backticked` parts show as <code> elements (built as elements, never HTML). */
+export function InlineCode(props: { text: string }): JSX.Element {
+  return (
+    <>
+      {inlineCodeParts(props.text).map((part, index) =>
+        part.code ? <code key={index}>{part.text}</code> : part.text,
+      )}
+    </>
+  );
+}
+
+/**
+ * Ctrl+Enter (Cmd+Enter on a Mac) runs a form's primary action, from any field in it, text
+ * areas included (where Enter alone is a new line): an onKeyDown for the form.
+ */
+export function submitOnModEnter(event: KeyboardEvent): void {
+  if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+  const form = (event.currentTarget as HTMLElement).closest("form");
+  if (!form) return;
+  event.preventDefault();
+  form.requestSubmit();
 }

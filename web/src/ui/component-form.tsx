@@ -256,10 +256,14 @@ function Field(props: {
               type="button"
               key={option.value}
               class={`suggestion${props.value === option.value ? " active" : ""}`}
-              title={option.label}
+              data-testid="suggestion"
+              title={`Use ${option.value}`}
               onClick={() => props.onChange(option.value)}
             >
-              {option.value}
+              {option.label}
+              {option.label !== option.value && (
+                <span class="suggestion-value mono">{option.value}</span>
+              )}
             </button>
           ))}
         </span>

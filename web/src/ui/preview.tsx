@@ -1,9 +1,20 @@
-// Live preview: the rendered files of the component being edited, errors inline.
+// Live preview: the rendered files of the component being edited, errors inline; the dot and
+// word beside its title say whether it is rendering, live, or failed to render.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import type { RenderResult } from "../api.ts";
 import type { Conflict } from "../model/conflicts.ts";
 import { ErrorDetail } from "./common.tsx";
+
+/** The preview's state: rendering wins (the error may be about to go), then error, then live. */
+function previewStatus(
+  pending: boolean,
+  result: RenderResult | undefined,
+): { state: "busy" | "error" | "live"; text: string; title: string } {
+  if (pending) return { state: "busy", text: "rendering…", title: "Rendering" };
+  if (result && !result.ok) return { state: "error", text: "error", title: "Render error" };
+  return { state: "live", text: "live", title: "Up to date" };
+}
 
 export function Preview(props: {
   result: RenderResult | undefined;
@@ -14,15 +25,15 @@ export function Preview(props: {
 }): JSX.Element {
   const [active, setActive] = useState(0);
   const result = props.result;
+  const status = previewStatus(props.pending, result);
   return (
     <section class="preview" data-testid="preview" aria-label="Preview">
       <header class="panel-head">
         <h2>Preview</h2>
-        <span
-          class={`status-dot${props.pending ? " busy" : ""}`}
-          title={props.pending ? "Rendering" : "Up to date"}
-        />
-        <span class="muted small">{props.pending ? "rendering…" : "live"}</span>
+        <span class={`status-dot ${status.state}`} title={status.title} aria-hidden="true" />
+        <span class={`muted small status-text ${status.state}`} data-testid="preview-status">
+          {status.text}
+        </span>
       </header>
       {!result && <p class="empty">Rendering…</p>}
       {result && !result.ok && (
@@ -72,7 +83,12 @@ export function Preview(props: {
                   <span class="muted">{props.outputDir.replace(/\/$/, "")}/</span>
                   {file.path}
                 </div>
-                <pre class="code" data-testid="preview-content">
+                <pre
+                  class="code"
+                  data-testid="preview-content"
+                  // biome-ignore lint/a11y/noNoninteractiveTabindex: focusable so that a long file scrolls by keyboard too (axe: scrollable-region-focusable)
+                  tabIndex={0}
+                >
                   {lines.map((line, index) => (
                     <div class="code-line" key={index}>
                       <span class="ln">{index + 1}</span>
