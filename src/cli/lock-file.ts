@@ -1,10 +1,10 @@
 // kiln.lock on the disk: reading it (bounded, as kiln.toml is read), and the Node half of its
-// entries - sha256 by Node's crypto and the kiln version. How an entry is built (and so its
+// entries - sha256 by Node's crypto (src/core/digest.ts) and the kiln version. How an entry is built (and so its
 // bytes, which the dashboard's zip gives too) is the core's (src/core/project/lock-entry.ts);
 // the format is src/core/project/lock.ts.
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { RenderInput } from "../core/context.ts";
+import { sha256Hex } from "../core/digest.ts";
 import type { RegistryItem } from "../core/item.ts";
 import { referenceOf } from "../core/item.ts";
 import type { PlannedFile } from "../core/plan.ts";
@@ -21,8 +21,8 @@ import {
   decodeBase,
   itemFingerprint,
 } from "../core/project/lock-entry.ts";
+import { readVersion } from "../core/version.ts";
 import { readRegularFile } from "./read-file.ts";
-import { readVersion } from "./version.ts";
 
 /** A lock holds every vendored file compressed; far more than a project of hundreds of files. */
 const MAX_LOCK_FILE_BYTES = 64 * 1024 * 1024;
@@ -31,10 +31,6 @@ const MAX_LOCK_FILE_BYTES = 64 * 1024 * 1024;
 export function readLock(cwd: string): Lock | undefined {
   const text = readRegularFile(join(cwd, LOCK_FILE), LOCK_FILE, MAX_LOCK_FILE_BYTES);
   return text === undefined ? undefined : parseLock(text);
-}
-
-export function sha256Hex(content: string | Buffer): string {
-  return createHash("sha256").update(content).digest("hex");
 }
 
 /** The content kiln wrote last time (the merge base), checked against its recorded hash. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readVersion } from "../core/version.ts";
 // The kiln command-line tool. This file only dispatches: each command lives in its own module,
 // loaded with a dynamic import, so the bundle starts by reading just the code that one command
 // needs (the template engine only for add/setup/apply, the HTTP server only for serve).
@@ -7,7 +8,6 @@ import { COMMAND_LIST } from "./command-list.ts";
 import { exitCodeFor } from "./exit.ts";
 import { JOURNAL_FILE, recoverInterruptedRun } from "./journal.ts";
 import { Output, pendingStreams, writeFd } from "./output.ts";
-import { readVersion } from "./version.ts";
 
 export interface Command {
   /** Runs the command with the arguments after its name; resolves to the exit status. */

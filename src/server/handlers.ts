@@ -15,12 +15,13 @@ import {
   presetSummary,
   presetView,
   type Registry,
-  toItemMetaView,
   toItemView,
 } from "../core/index.ts";
+import { readVersion } from "../core/version.ts";
 import { isJsonContentType, parseJsonBody, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { FrameworkError, MESSAGES } from "./errors.ts";
+import { itemMetaAnswer } from "./item-meta.ts";
 import { RenderCache, renderReply } from "./render-cache.ts";
 import type { RenderPool } from "./render-pool.ts";
 import { parseRenderRequest } from "./render-request.ts";
@@ -129,8 +130,9 @@ const componentsReply = once((registry: Registry) =>
 const registryReply = once((registry: Registry) =>
   constantJson({ items: registry.items.map(toItemView) }),
 );
+// `kiln`: the version whose built-ins these are (kiln.lock's `source` of a built-in)
 const registryMetaReply = once((registry: Registry) =>
-  constantJson({ items: registry.items.map(toItemMetaView) }),
+  constantJson({ items: registry.items.map(itemMetaAnswer), kiln: readVersion() }),
 );
 const presetsReply = once((list: readonly Preset[]) =>
   constantJson({ presets: list.map(presetSummary) }),
@@ -236,7 +238,7 @@ export const registryMeta: Handler = async (ctx, services) => {
   if (!ctx.query.has("ref")) return registryMetaReply(services.catalogue.registry());
   const reference = requiredQuery(ctx.query, "ref");
   const located = await locate(reference, ctx, services);
-  if (located.item) return json(200, toItemMetaView(located.item));
+  if (located.item) return json(200, itemMetaAnswer(located.item));
   const { bytes, origin, identity } = located;
   // kept beside the inspect answers of the same file, under a key of its own
   const key = identity === undefined ? undefined : `meta:${identity}`;

@@ -15,10 +15,10 @@ import {
   type RenderInput,
   renderItem,
   TemplateEngine,
-  toItemMetaView,
   toItemView,
   trustAsCatalogueItem,
 } from "../core/index.ts";
+import { itemMetaAnswer } from "./item-meta.ts";
 import { encodeJson, encodeRenderAnswer } from "./render-answer.ts";
 import {
   CLAIMED,
@@ -58,7 +58,7 @@ function itemOf(request: WorkerRequest): RegistryItem {
 function answer(request: WorkerRequest): Uint8Array {
   const item = itemOf(request);
   if (request.task === "inspect") return encodeJson(toItemView(item), data.maxOutputBytes);
-  if (request.task === "meta") return encodeJson(toItemMetaView(item), data.maxOutputBytes);
+  if (request.task === "meta") return encodeJson(itemMetaAnswer(item), data.maxOutputBytes);
   if (!request.input) throw new KilnError("internal", "render worker got no render input");
   const result = renderItem(engine, item, request.input satisfies RenderInput);
   return encodeRenderAnswer(result, data.maxOutputBytes);

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { deflateRawSync } from "node:zlib";
-import { baseContent, sha256Hex } from "../../src/cli/lock-file.ts";
+import { baseContent } from "../../src/cli/lock-file.ts";
+import { sha256Hex } from "../../src/core/digest.ts";
 import type { RegistryItem } from "../../src/core/item.ts";
 import {
   emptyLock,

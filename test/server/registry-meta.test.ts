@@ -3,13 +3,24 @@
 // reference. An addition to the spec: /api/registry and /api/registry/inspect keep exactly the
 // spec's keys, also for an item that declares metadata.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { builtinRegistry, toItemMetaView, toItemView } from "../../src/core/index.ts";
+import { fileURLToPath } from "node:url";
+import {
+  builtinRegistry,
+  parseRegistryItem,
+  type RegistryItem,
+  toItemMetaView,
+  toItemView,
+} from "../../src/core/index.ts";
+import { canonicalJson } from "../../src/core/project/lock.ts";
+import { readVersion } from "../../src/core/version.ts";
 import { type RunningServer, startServer } from "../../src/server/server.ts";
 import { type RawResponse, raw } from "./helpers.ts";
 
@@ -33,6 +44,20 @@ const machines = {
 };
 const plain = { name: "plain", category: "custom", files: [{ path: "p.txt", template: "p" }] };
 
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
+/** tsx by path: the CLI runs from source in a folder outside the repository. */
+const TSX = join(REPO, "node_modules/tsx/dist/esm/index.mjs");
+
+/** What kiln.lock records as an item's fingerprint: sha256 of its canonical JSON. */
+const fingerprint = (item: RegistryItem) =>
+  `sha256:${createHash("sha256").update(canonicalJson(item)).digest("hex")}`;
+
+/** The metadata answer of one item: its catalogue metadata, then its fingerprint. */
+const metaAnswer = (item: RegistryItem) => ({
+  ...toItemMetaView(item),
+  fingerprint: fingerprint(item),
+});
+
 const machinesMeta = {
   reference: "custom/machines",
   stage: "inventory",
@@ -44,6 +69,7 @@ const machinesMeta = {
   formats: { subnet: "cidr" },
   defaults: { subnet: "10.0.0.0/16" },
   profilePaths: {},
+  fingerprint: fingerprint(parseRegistryItem(machines, "machines.json")),
 };
 
 let service: RunningServer;
@@ -91,7 +117,10 @@ function assertJson(response: RawResponse, status: number, body: unknown): void 
 describe("GET /api/registry/meta", () => {
   test("every built-in's metadata, in registry order", async () => {
     const response = await get("/api/registry/meta");
-    assertJson(response, 200, { items: builtinRegistry().items.map(toItemMetaView) });
+    assertJson(response, 200, {
+      items: builtinRegistry().items.map(metaAnswer),
+      kiln: readVersion(),
+    });
     const items = (JSON.parse(response.body) as { items: { reference: string; stage: string }[] })
       .items;
     assert.deepEqual(
@@ -105,9 +134,7 @@ describe("GET /api/registry/meta", () => {
   });
 
   test("?ref= of a built-in, resolved by name as inspect resolves it", async () => {
-    const inventory = toItemMetaView(
-      builtinRegistry().byComponentName("inventory") as Parameters<typeof toItemMetaView>[0],
-    );
+    const inventory = metaAnswer(builtinRegistry().byComponentName("inventory") as RegistryItem);
     assertJson(await meta("automation/inventory"), 200, inventory);
     assertJson(await meta("elsewhere/inventory"), 200, inventory);
     assert.equal(inventory.kind, "inventory");
@@ -139,7 +166,34 @@ describe("GET /api/registry/meta", () => {
       formats: {},
       defaults: {},
       profilePaths: {},
+      fingerprint: fingerprint(parseRegistryItem(plain, "plain.json")),
     });
+  });
+
+  test("an item's fingerprint is the one kiln.lock records for it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kiln-meta-lock-"));
+    try {
+      const setup = spawnSync(
+        process.execPath,
+        ["--import", TSX, join(REPO, "src/cli/main.ts"), "setup", "single-server"],
+        { cwd: dir, encoding: "utf8" },
+      );
+      assert.equal(setup.status, 0, setup.stderr);
+      const lock = JSON.parse(readFileSync(join(dir, "kiln.lock"), "utf8")) as {
+        components: { component: string; fingerprint: string; source: unknown }[];
+      };
+      const answer = JSON.parse((await get("/api/registry/meta")).body) as {
+        items: { reference: string; fingerprint: string }[];
+        kiln: string;
+      };
+      for (const entry of lock.components) {
+        const item = answer.items.find((meta) => meta.reference === entry.component);
+        assert.equal(item?.fingerprint, entry.fingerprint, entry.component);
+        assert.deepEqual(entry.source, { type: "builtin", kiln: answer.kiln });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("failures are inspect's", async () => {

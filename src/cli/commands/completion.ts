@@ -2,12 +2,12 @@
 // commands' declarations (command-list.ts), the built-in registry's index and the preset list.
 import { builtinPresets } from "../../core/preset.ts";
 import { builtinRegistry } from "../../core/registry.ts";
+import { readVersion } from "../../core/version.ts";
 import { UsageError } from "../args.ts";
 import { COMMAND_LIST, COMPLETION, SERVE, SHELLS } from "../command-list.ts";
 import { bashScript, type CompletionModel, fishScript, zshScript } from "../completion.ts";
 import { type CommandDecl, commandHelp, type OptionDecl, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { readVersion } from "../version.ts";
 
 export function help(): string {
   return commandHelp(COMPLETION, {

@@ -1,12 +1,13 @@
 // kiln remove: deletes a component's files and its kiln.lock entry, in one all-or-nothing run.
 // A file edited since kiln wrote it is refused unless --force: it holds work kiln cannot give
 // back. A file already gone is fine.
+
+import { sha256Hex } from "../../core/digest.ts";
 import { KilnError } from "../../core/errors.ts";
 import { LOCK_FILE, serializeLock, withoutComponents } from "../../core/project/lock.ts";
 import { flag } from "../args.ts";
 import { REMOVE } from "../command-list.ts";
 import { diskReader, readLockedProject, selectComponents } from "../lifecycle.ts";
-import { sha256Hex } from "../lock-file.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { plural } from "../report.ts";

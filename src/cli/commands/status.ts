@@ -2,6 +2,8 @@
 // file, the file on disk against kiln.lock (unchanged, modified, missing, conflicted) and the
 // newest item rendered with the recorded values against what kiln wrote (changed upstream);
 // then the files in the output folder that no component owns. Writes nothing; exits 0.
+
+import { sha256Hex } from "../../core/digest.ts";
 import { isKilnError } from "../../core/errors.ts";
 import { type LocalState, localState, pairFiles } from "../../core/project/lifecycle.ts";
 import { LOCK_FILE, type LockedComponent } from "../../core/project/lock.ts";
@@ -14,7 +16,6 @@ import {
   readLockedProject,
   rerender,
 } from "../lifecycle.ts";
-import { sha256Hex } from "../lock-file.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { ComponentRenderer } from "../render-component.ts";
