@@ -1,7 +1,7 @@
 // Small shared pieces: inputs bound to strings, key/value rows, modal, toasts, messages with
 // `code` in them, the Ctrl/Cmd+Enter shortcut.
 import type { ComponentChildren, JSX } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { inlineCodeParts } from "../model/inline-code.ts";
 import { fromRows, type KvRow, toRows } from "../model/kv.ts";
 
@@ -21,8 +21,14 @@ export function TextInput(props: {
   ariaLabel?: string | undefined;
   autoFocus?: boolean | undefined;
 }): JSX.Element {
+  const input = useRef<HTMLInputElement>(null);
+  // focus on mount (the attribute alone does nothing for an element added after page load)
+  useEffect(() => {
+    if (props.autoFocus) input.current?.focus();
+  }, []);
   return (
     <input
+      ref={input}
       type="text"
       id={props.id}
       class={`input${props.mono ? " mono" : ""}${props.invalid ? " invalid" : ""}`}
@@ -139,6 +145,37 @@ export function IconButton(props: {
   );
 }
 
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * A dialog takes the focus when it opens (unless a field in it took it already) and gives it back
+ * to where it was when it closes, so a keyboard user is neither left behind the backdrop nor
+ * thrown back to the top of the page. Returns the clean-up for useEffect.
+ */
+function takeFocus(dialog: HTMLElement | null, before: HTMLElement | null): () => void {
+  if (dialog && !dialog.contains(document.activeElement)) dialog.focus();
+  return () => {
+    if (before?.isConnected) before.focus();
+  };
+}
+
+/** Tab from the dialog's last control goes to its first, Shift+Tab from the first to the last. */
+function keepFocusInside(dialog: HTMLElement, event: KeyboardEvent): void {
+  const controls = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  const first = controls[0];
+  const last = controls[controls.length - 1];
+  if (!first || !last) return;
+  const active = document.activeElement;
+  if (event.shiftKey && (active === first || active === dialog)) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && (active === last || !dialog.contains(active))) {
+    event.preventDefault();
+    first.focus();
+  }
+}
+
 export function Modal(props: {
   title: string;
   onClose: () => void;
@@ -146,19 +183,27 @@ export function Modal(props: {
   wide?: boolean;
   testId?: string;
 }): JSX.Element {
+  const dialog = useRef<HTMLDivElement>(null);
+  // what had the focus before the dialog opened, read while rendering: a field in the dialog
+  // may take the focus before this component's effects run
+  const [opener] = useState(() => document.activeElement as HTMLElement | null);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.key === "Escape") props.onClose();
+      if (event.key === "Tab" && dialog.current) keepFocusInside(dialog.current, event);
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [props.onClose]);
+  useEffect(() => takeFocus(dialog.current, opener), []);
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: a click outside closes; Escape does the same from the keyboard
     // biome-ignore lint/a11y/noStaticElementInteractions: the backdrop is not a control
     <div class="modal-backdrop" onClick={props.onClose}>
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: only stops clicks inside from closing the dialog */}
       <div
+        ref={dialog}
+        tabIndex={-1}
         class={`modal${props.wide ? " wide" : ""}`}
         role="dialog"
         aria-modal="true"
