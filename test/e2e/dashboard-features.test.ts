@@ -220,6 +220,22 @@ describe("dashboard features in a real browser", { skip: skipBrowser }, () => {
     assert.ok(view.preview.top >= 0 && view.preview.bottom <= view.height, "preview in view");
     assert.ok(view.content.top >= 0 && view.content.top < view.height, "its file in view");
     assert.ok(view.tabs.top >= 0 && view.tabs.bottom <= view.height, "tabs in view");
+
+    // in one column (a narrow window) the form keeps the larger share and the preview the rest
+    await page.setViewportSize({ width: 1000, height: 760 });
+    await page.waitForFunction(() => innerWidth === 1000);
+    const narrow = await page.evaluate(() => ({
+      scrollHeight: document.documentElement.scrollHeight,
+      form: (
+        document.querySelector('[data-testid="component-form"]') as Element
+      ).getBoundingClientRect(),
+      preview: (
+        document.querySelector('[data-testid="preview"]') as Element
+      ).getBoundingClientRect(),
+    }));
+    assert.ok(narrow.scrollHeight <= 760, `scrollHeight ${narrow.scrollHeight}`);
+    assert.ok(narrow.form.height > narrow.preview.height, "the form has the larger share");
+    assert.ok(narrow.preview.top < 760 - 200 && narrow.preview.bottom <= 760, "preview in view");
     assert.deepEqual(errors, []);
     await context.close();
   });
