@@ -1,0 +1,65 @@
+// scripts/run-tests.mjs ends with a line per kind of real-tool test it skipped locally (the
+// browser, the automation tool, SSH), and with none when KILN_REQUIRE_TOOLS=1, where a missing
+// tool fails instead. Run as the real script over a stand-in test file, with chromium pointed
+// at a path that does not exist and a PATH without the tools.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { REPO } from "../cli/helpers.ts";
+
+const emptyBin = mkdtempSync(join(tmpdir(), "kiln-no-tools-"));
+const STAND_IN = "test/scripts/fixtures/needs-tools.mjs";
+
+/** The `skip` option of the run with the real tools: a reason when one is missing locally. */
+function toolsHereSkip(): string | false {
+  if (process.env.KILN_REQUIRE_TOOLS === "1") return false; // CI has them all: run, and fail if not
+  const here = spawnSync("sh", [
+    "-c",
+    'command -v ansible-playbook && command -v ansible-inventory && command -v ssh-keygen && [ -x /usr/bin/chromium ] && [ -x /usr/sbin/sshd ] && [ "$(id -u)" = 0 ]',
+  ]);
+  return here.status === 0
+    ? false
+    : "skipped: chromium, ansible-core or openssh is missing here, or not root";
+}
+
+function runTests(env: Record<string, string>) {
+  const result = spawnSync(process.execPath, ["scripts/run-tests.mjs", STAND_IN], {
+    cwd: REPO,
+    encoding: "utf8",
+    env: { ...process.env, KILN_REQUIRE_TOOLS: "", ...env },
+  });
+  assert.equal(result.status, 0, result.stderr);
+  return result.stdout.trimEnd().split("\n");
+}
+
+describe("the test summary names the real-tool tests skipped for a missing tool", () => {
+  after(() => rmSync(emptyBin, { recursive: true, force: true }));
+  const missing = { PATH: emptyBin, KILN_TEST_CHROMIUM_PATH: join(emptyBin, "chromium") };
+
+  it("at the end of a local run without chromium and ansible", () => {
+    const lines = runTests(missing);
+    const summary = lines.slice(-3);
+    assert.equal(
+      summary[0],
+      "browser tests skipped: chromium not installed (apt-get install chromium)",
+    );
+    assert.equal(
+      summary[1],
+      "automation tool checks skipped: ansible-inventory and ansible-playbook not installed (apt-get install ansible-core)",
+    );
+    assert.match(summary[2] as string, /^SSH connection tests skipped: /);
+  });
+
+  it("not with KILN_REQUIRE_TOOLS=1, where a missing tool fails its tests instead", () => {
+    const lines = runTests({ ...missing, KILN_REQUIRE_TOOLS: "1" });
+    assert.ok(!lines.some((line) => line.includes("skipped:")), lines.join("\n"));
+  });
+
+  it("not when the tools are there", { skip: toolsHereSkip() }, () => {
+    const lines = runTests({});
+    assert.ok(!lines.some((line) => line.includes("skipped:")), lines.join("\n"));
+  });
+});
