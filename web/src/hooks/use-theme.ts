@@ -55,6 +55,8 @@ export function useTheme(): [ThemeChoice, (choice: ThemeChoice) => void] {
   }, [choice]);
   const choose = (next: ThemeChoice) => {
     storeChoice(next);
+    // at once, in the click itself, not a frame later when the effect runs
+    applyTheme(next);
     setChoice(next);
   };
   return [choice, choose];

@@ -330,7 +330,7 @@ function Canvas(props: {
                   role="button"
                   tabIndex={node.component !== undefined ? 0 : -1}
                   // the name holds all the visible text (axe: label-content-name-mismatch)
-                  aria-label={`${node.label}, ${node.detail}`}
+                  aria-label={`${node.label} ${node.detail}`}
                   onFocus={() => props.setHover(node.id)}
                   onBlur={() => props.setHover(undefined)}
                   onKeyDown={(event) => {
@@ -345,7 +345,8 @@ function Canvas(props: {
                   <rect width={box.width} height={box.height} rx="8" />
                   <rect class="band" width="5" height={box.height} rx="2" />
                   <text x="14" y="19" class="node-label">
-                    {node.label}
+                    {/* the space keeps label and detail two words in the node's text */}
+                    {`${node.label} `}
                   </text>
                   <text x="14" y="35" class="node-detail">
                     {node.detail}

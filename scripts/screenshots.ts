@@ -1,0 +1,71 @@
+// Refreshes the dashboard's screenshots in docs/ (`npm run screenshots`): builds the dashboard,
+// starts `kiln serve --ui` and headless Chromium through the e2e harness, opens the
+// web-and-database template and photographs the editor in the light and the dark theme and the
+// architecture view, at 1440x900. Needs /usr/bin/chromium.
+import { spawnSync } from "node:child_process";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { openPreset, ROOT, startDashboard } from "../test/e2e/harness.ts";
+
+const PRESET = "web-and-database";
+
+interface Shot {
+  file: string;
+  theme: "light" | "dark";
+  /** Brings the page from the opened template to what the picture shows. */
+  arrange: (page: Page) => Promise<void>;
+}
+
+/** The template's inventory in the editor: components by stage, a structured editor, a preview. */
+async function inventoryEditor(page: Page): Promise<void> {
+  await page.click(`[data-testid="component-item"][data-name="${PRESET}"]`);
+  await page.waitForSelector('[data-testid="inventory-editor"]');
+  // the first group open: its hosts show
+  await page.locator('[data-testid="inventory-group"] .disclosure').first().click();
+  await page.waitForSelector('[data-testid="inventory-host"]');
+  await page.waitForSelector('[data-testid="preview-content"]');
+}
+
+async function architecture(page: Page): Promise<void> {
+  await page.click('[data-testid="tab-graph"]');
+  await page.waitForSelector('[data-testid="graph-node"]');
+}
+
+const SHOTS: Shot[] = [
+  { file: "docs/dashboard-light.png", theme: "light", arrange: inventoryEditor },
+  { file: "docs/dashboard-dark.png", theme: "dark", arrange: inventoryEditor },
+  { file: "docs/dashboard-architecture.png", theme: "dark", arrange: architecture },
+];
+
+function buildDashboard(): void {
+  const build = spawnSync(process.execPath, ["scripts/build-web.mjs"], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
+  if (build.status !== 0) throw new Error("the dashboard did not build");
+}
+
+async function main(): Promise<void> {
+  buildDashboard();
+  const dashboard = await startDashboard();
+  try {
+    for (const shot of SHOTS) {
+      const { context, page } = await dashboard.newPage({ colorScheme: shot.theme });
+      await openPreset(page, PRESET);
+      await shot.arrange(page);
+      // no caret or hover left over, and the layout (elkjs, fonts) settled
+      await page.mouse.move(0, 0);
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await page.waitForTimeout(400);
+      const path = join(ROOT, shot.file);
+      await page.screenshot({ path, type: "png" });
+      console.log(`${shot.file} (${shot.theme}, ${Math.round(statSync(path).size / 1024)} KiB)`);
+      await context.close();
+    }
+  } finally {
+    await dashboard.close();
+  }
+}
+
+await main();

@@ -1,0 +1,190 @@
+// The dashboard's accessibility audit: axe-core (injected from node_modules) runs in real
+// Chromium on every view - home, the editor with each kind of component form, the checks, the
+// architecture, every dialog, a toast - in the light and the dark theme, and a violation of
+// impact `serious` or `critical` fails the test with its rule, targets and help.
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { after, before, describe, it } from "node:test";
+import type { AxeResults, ImpactValue } from "axe-core";
+import type { Page } from "playwright-core";
+import { type Dashboard, openPreset, skipBrowser, startDashboard } from "./harness.ts";
+
+const AXE_SCRIPT = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+const BLOCKING: ImpactValue[] = ["serious", "critical"];
+const THEMES = ["light", "dark"] as const;
+
+/** Runs axe over the whole page as it is now; the violations that fail the audit, described. */
+async function blockingViolations(page: Page): Promise<string[]> {
+  const loaded = await page.evaluate(() => "axe" in window);
+  if (!loaded) await page.addScriptTag({ path: AXE_SCRIPT });
+  // let a transition or a just-rendered frame settle before colours are measured
+  await page.waitForTimeout(150);
+  const results = (await page.evaluate(() =>
+    (window as unknown as { axe: { run: (context: Document) => Promise<unknown> } }).axe.run(
+      document,
+    ),
+  )) as AxeResults;
+  return results.violations
+    .filter((violation) => violation.impact && BLOCKING.includes(violation.impact))
+    .map((violation) => {
+      const targets = violation.nodes
+        .map(
+          (node) =>
+            `    ${node.target.join(" ")}: ${node.failureSummary?.split("\n")[1]?.trim() ?? ""}`,
+        )
+        .join("\n");
+      return `${violation.id} (${violation.impact}): ${violation.help}\n${targets}`;
+    });
+}
+
+async function assertAccessible(page: Page, view: string): Promise<void> {
+  const violations = await blockingViolations(page);
+  assert.deepEqual(
+    violations,
+    [],
+    `${view}: serious or critical axe violations:\n${violations.join("\n")}`,
+  );
+}
+
+/** Clicks the first component of each distinct item in the sidebar, auditing its form. */
+async function auditEveryForm(page: Page, theme: string): Promise<number> {
+  const references = await page.$$eval('[data-testid="component-item"]', (items) =>
+    items.map((item) => item.querySelector(".component-ref")?.textContent ?? ""),
+  );
+  const seen = new Set<string>();
+  for (const [index, reference] of references.entries()) {
+    if (seen.has(reference)) continue;
+    seen.add(reference);
+    await page.locator('[data-testid="component-item"]').nth(index).click();
+    await page.waitForSelector('[data-testid="component-form"]');
+    await page.waitForSelector('[data-testid="preview-content"], [data-testid="render-error"]');
+    await assertAccessible(page, `${theme} editor, ${reference} form`);
+  }
+  return seen.size;
+}
+
+describe("accessibility audit (axe-core) in a real browser", { skip: skipBrowser }, () => {
+  let dashboard: Dashboard;
+
+  before(async () => {
+    dashboard = await startDashboard();
+  });
+
+  after(async () => {
+    await dashboard?.close();
+  });
+
+  for (const theme of THEMES) {
+    describe(`${theme} theme`, () => {
+      const newPage = async () => {
+        const opened = await dashboard.newPage({ colorScheme: theme });
+        await opened.page.waitForSelector('[data-testid="preset-k8s-web-app"]');
+        const applied = await opened.page.evaluate(() => document.documentElement.dataset.theme);
+        assert.equal(applied, theme, "the page follows the emulated colour scheme");
+        return opened;
+      };
+
+      it("home, with and without a project to continue", async () => {
+        const { context, page, errors } = await newPage();
+        await assertAccessible(page, `${theme} home`);
+        await openPreset(page, "k8s-web-app");
+        await page.click(".brand");
+        await page.waitForSelector('[data-testid="continue"]');
+        await assertAccessible(page, `${theme} home with a project to continue`);
+        assert.deepEqual(errors, []);
+        await context.close();
+      });
+
+      it("the editor: every kind of component form, and a render error", async () => {
+        const { context, page, errors } = await newPage();
+        await openPreset(page, "multi-tier-platform");
+        const forms = await auditEveryForm(page, theme);
+        assert.ok(forms >= 8, `audited ${forms} kinds of form`);
+        await openPresetFromHome(page, "k8s-web-app");
+        await page.click('[data-testid="component-item"][data-name="frontend"]');
+        await page.fill('[data-testid="input-image"]', "");
+        await page.waitForSelector('[data-testid="render-error"]');
+        await assertAccessible(page, `${theme} editor with a render error`);
+        assert.deepEqual(errors, []);
+        await context.close();
+      });
+
+      it("the checks view, with findings", async () => {
+        const { context, page, errors } = await newPage();
+        await openPreset(page, "web-and-database");
+        // a role removed that a playbook runs: a finding with its one-click fix
+        await page.click('[data-testid="component-item"][data-name="nginx"]');
+        await page.click('[data-testid="remove-component"]');
+        await page.click('[data-testid="tab-checks"]');
+        await page.waitForSelector('[data-testid="finding"][data-rule="role-not-vendored"]');
+        await assertAccessible(page, `${theme} checks view`);
+        assert.deepEqual(errors, []);
+        await context.close();
+      });
+
+      it("the architecture view", async () => {
+        const { context, page, errors } = await newPage();
+        await openPreset(page, "multi-tier-platform");
+        await page.click('[data-testid="tab-graph"]');
+        await page.waitForSelector('[data-testid="graph-node"]');
+        await assertAccessible(page, `${theme} architecture view`);
+        // focus traces a node's connections like hover does (and reaches it by keyboard)
+        await page.locator('[data-testid="graph-node"].clickable').first().focus();
+        await page.waitForSelector('[data-testid="graph-node"].hovered');
+        await assertAccessible(page, `${theme} architecture view, a node traced`);
+        assert.deepEqual(errors, []);
+        await context.close();
+      });
+
+      it("the add-component dialog: picker, configuring, a conflict, from a URL", async () => {
+        const { context, page, errors } = await newPage();
+        await openPreset(page, "k8s-web-app");
+        await page.click('[data-testid="add-deploy"]');
+        await page.waitForSelector('[data-testid="add-dialog"]');
+        await assertAccessible(page, `${theme} add dialog, picker`);
+        await page.click('[data-testid="item-k8s/service"]');
+        await page.fill('[data-testid="new-name"]', "api");
+        await page.waitForSelector('[data-testid="conflict"]');
+        await assertAccessible(page, `${theme} add dialog, a conflict`);
+        await page.keyboard.press("Escape");
+        await page.waitForSelector('[data-testid="add-dialog"]', { state: "detached" });
+        await page.click('.add-url, [data-testid="add-other"]');
+        await page.waitForSelector('[data-testid="ref-input"]');
+        await page.fill('[data-testid="ref-input"]', "./no-such-item.json");
+        await page.click('[data-testid="add-dialog"] button[type="submit"]');
+        await page.waitForSelector('[data-testid="add-dialog"] .field-error');
+        await assertAccessible(page, `${theme} add dialog, from a URL or file, refused`);
+        assert.deepEqual(errors, []);
+        await context.close();
+      });
+
+      it("the INI import dialog, and the toast after removing a component", async () => {
+        const { context, page, errors } = await newPage();
+        await openPreset(page, "single-server");
+        const names = await page.$$eval('[data-testid="component-item"]', (items) =>
+          items.map((item) => [
+            item.getAttribute("data-name") ?? "",
+            item.querySelector(".component-ref")?.textContent ?? "",
+          ]),
+        );
+        const inventory = names.find(([, reference]) => reference === "inventory")?.[0] ?? "";
+        await page.click(`[data-testid="component-item"][data-name="${inventory}"]`);
+        await page.click('[data-testid="import-ini"]');
+        await page.fill('[data-testid="ini-text"]', "[web]\nweb-1 cm_host=10.1.0.1 x\n");
+        await page.waitForSelector(".import-summary");
+        await assertAccessible(page, `${theme} INI import dialog`);
+        await page.keyboard.press("Escape");
+        await page.click('[data-testid="remove-component"]');
+        await page.waitForSelector('[data-testid="toast"]');
+        await assertAccessible(page, `${theme} toast with Undo`);
+        assert.deepEqual(errors, []);
+        await context.close();
+      });
+    });
+  }
+});
+
+async function openPresetFromHome(page: Page, name: string): Promise<void> {
+  await page.click(".brand");
+  await openPreset(page, name);
+}
