@@ -19,6 +19,7 @@ import {
 import {
   lockEntry as coreLockEntry,
   decodeBase,
+  type ItemRecord,
   itemFingerprint,
 } from "../core/project/lock-entry.ts";
 import { readVersion } from "../core/version.ts";
@@ -49,14 +50,21 @@ export interface RenderedForLock {
   files: readonly PlannedFile[];
 }
 
+/** What the lock records of the item `reference` resolved to (`builtin`: the spec's first rule). */
+export function itemRecord(reference: string, item: RegistryItem, builtin: boolean): ItemRecord {
+  return {
+    component: referenceOf(item),
+    source: lockSource(reference, builtin, readVersion()),
+    fingerprint: itemFingerprint(item, sha256Hex),
+  };
+}
+
 /** The lock entry of a component kiln has just rendered and is writing. */
 export function lockEntry(rendered: RenderedForLock, old?: LockedComponent): LockedComponent {
   return coreLockEntry(
     {
       reference: rendered.reference,
-      component: referenceOf(rendered.item),
-      source: lockSource(rendered.reference, rendered.builtin, readVersion()),
-      fingerprint: itemFingerprint(rendered.item, sha256Hex),
+      ...itemRecord(rendered.reference, rendered.item, rendered.builtin),
       input: rendered.input,
       files: rendered.files,
     },

@@ -2,16 +2,17 @@
 // then kiln.toml (written last, so a failed run leaves no project file behind).
 import { resolve } from "node:path";
 import { DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
+import { sha256Hex } from "../../core/digest.ts";
 import { alreadyExists } from "../../core/plan.ts";
 import { loadPreset } from "../../core/preset.ts";
 import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
-import { layoutProject, pathInside } from "../../core/project/layout.ts";
-import { emptyLock, LOCK_FILE, recordComponent, serializeLock } from "../../core/project/lock.ts";
+import { layoutProject } from "../../core/project/layout.ts";
+import { LOCK_FILE, serializeLock } from "../../core/project/lock.ts";
+import { setupLock } from "../../core/project/lock-entry.ts";
 import { presetConfig, presetRenderSettings } from "../../core/project/preset.ts";
-import { componentInput } from "../../core/project/render-components.ts";
 import { flag } from "../args.ts";
 import { SETUP } from "../command-list.ts";
-import { lockEntry } from "../lock-file.ts";
+import { itemRecord } from "../lock-file.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
@@ -75,25 +76,16 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const layout = layoutProject(presetConfig(preset, defaultProjectName(cwd)), files);
   const { outputDir } = layout;
   // kiln.lock: every component with what it rendered, written with the files and kiln.toml
-  const settings = presetRenderSettings(preset);
-  let lock = emptyLock();
-  for (const { component, output } of components) {
-    const input = componentInput(component, settings.defaultNamespace, settings.automationProfile);
-    const files = output.files.map((file) => ({
-      path: pathInside(outputDir, file.path),
-      content: file.content,
-    }));
-    lock = recordComponent(
-      lock,
-      lockEntry({
-        reference: component.reference,
-        item: output.item,
-        builtin: output.builtin,
-        input,
-        files,
-      }),
-    );
-  }
+  // (the dashboard's zip builds the same lock with the same core function)
+  const lock = setupLock(
+    components.map(({ component, output }) => ({
+      component,
+      item: itemRecord(component.reference, output.item, output.builtin),
+      files: output.files,
+    })),
+    { outputDir, ...presetRenderSettings(preset) },
+    sha256Hex,
+  );
   const steps = planRun(
     [
       { root: resolve(cwd, outputDir), files: layout.files, project: cwd },

@@ -7,17 +7,23 @@
 // crypto in the CLI, a library in the browser (crypto.subtle is async and missing outside
 // secure contexts); sha256 is the same everywhere.
 import { deflateSync, inflateSync, strFromU8, strToU8 } from "fflate";
-import type { RenderInput } from "../context.ts";
+import type { AutomationProfile, RenderInput } from "../context.ts";
 import { DEFAULT_AUTOMATION_PROFILE } from "../context.ts";
 import type { PlannedFile } from "../plan.ts";
+import { pathInside } from "./layout.ts";
 import {
   canonicalJson,
+  emptyLock,
+  type Lock,
   type LockedComponent,
   type LockedFile,
   type LockSource,
   lockFileError,
+  recordComponent,
   urlForLock,
 } from "./lock.ts";
+import type { PresetComponent } from "./preset.ts";
+import { componentInput } from "./render-components.ts";
 
 /** Hex sha256 of a text's UTF-8 bytes. */
 export type Sha256Hex = (text: string) => string;
@@ -85,14 +91,18 @@ export function keepBase(fresh: LockedFile, old: LockedFile | undefined): Locked
   return { ...fresh, base: old.base };
 }
 
-export interface RenderedForLock {
-  /** The reference as typed. */
-  reference: string;
-  /** The registry item's `category/name`. */
+/** What the lock records of a component's registry item. */
+export interface ItemRecord {
+  /** The item's `category/name`. */
   component: string;
   source: LockSource;
   /** The item's fingerprint (itemFingerprint). */
   fingerprint: string;
+}
+
+export interface RenderedForLock extends ItemRecord {
+  /** The reference as typed. */
+  reference: string;
   input: RenderInput;
   /** The rendered files with their paths from the project root, in the item's file order. */
   files: readonly PlannedFile[];
@@ -125,4 +135,40 @@ export function lockEntry(
       keepBase(lockedFile(file.path, file.content, index, sha256), oldFiles.get(file.path)),
     ),
   };
+}
+
+/** A component of a project being set up, with its rendered files (paths in the output folder). */
+export interface SetUpComponent {
+  component: PresetComponent;
+  item: ItemRecord;
+  files: readonly PlannedFile[];
+}
+
+/**
+ * The kiln.lock of a project set up from a preset - by `kiln setup`, or zipped by the dashboard:
+ * every component with its values (as setup renders them: the preset's namespace and automation
+ * profile) and its files under the output folder, in one lock.
+ */
+export function setupLock(
+  components: readonly SetUpComponent[],
+  settings: { outputDir: string; defaultNamespace: string; automationProfile?: AutomationProfile },
+  sha256: Sha256Hex,
+): Lock {
+  let lock = emptyLock();
+  for (const { component, item, files } of components) {
+    const entry = lockEntry(
+      {
+        reference: component.reference,
+        ...item,
+        input: componentInput(component, settings.defaultNamespace, settings.automationProfile),
+        files: files.map((file) => ({
+          path: pathInside(settings.outputDir, file.path),
+          content: file.content,
+        })),
+      },
+      sha256,
+    );
+    lock = recordComponent(lock, entry);
+  }
+  return lock;
 }
