@@ -65,12 +65,14 @@ describe("the registry-item JSON Schema", () => {
       "unknown keys",
     );
     check({ ...minimal, title: null, fields: null }, "null counts as absent");
+    check({ $schema: "./registry-item.schema.json", ...minimal }, "$schema for editors");
     for (const bad of [
       { category: "c", files: [] },
       { ...minimal, files: [{ path: "p" }] },
       { ...minimal, fields: [{ name: "a", required: "yes" }] },
       { ...minimal, fields: [{ name: "a", schema: { type: "strin" } }] },
       { ...minimal, fields: [{ name: "a", format: "ports" }] },
+      { ...minimal, $schema: 1 },
     ]) {
       assert.equal(validate(bad), false, JSON.stringify(bad));
     }
