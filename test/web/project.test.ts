@@ -1,12 +1,15 @@
 // The dashboard's project model: preset in and out, file names, the files the zip holds,
 // conflicts. (Stages, editors and the graph: catalogue-meta.test.ts.)
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { serializeProjectConfig } from "../../src/core/project/kiln-toml.ts";
+import { parseLock } from "../../src/core/project/lock.ts";
 import { parsePreset } from "../../src/core/project/preset.ts";
 import { findConflicts } from "../../web/src/model/conflicts.ts";
 import {
+  type ItemRecords,
   projectConfig,
   projectFiles,
   renderProjectFiles,
@@ -155,29 +158,82 @@ describe("project files (the zip)", () => {
     );
   });
 
-  it("renders through the renderer it is given; the first failure names its component", async () => {
+  it("renders through the renderer it is given, kiln.lock last; the first failure names its component", async () => {
     const withTwo = projectFromPreset({
       project: { outputDir: "k8s", namespace: "shop" },
       components: [
-        { reference: "k8s/service", name: "api" },
-        { reference: "https://example.com/x.json", name: "x" },
+        { reference: "k8s/service", name: "api", labels: { tier: "web" } },
+        { reference: "https://example.com/x.json", name: "x", fields: { size: "2" } },
       ],
     });
     const seen: string[] = [];
-    const files = await renderProjectFiles(withTwo, async (component, input) => {
-      seen.push(`${component.name} ${input.defaultNamespace}`);
-      return { files: [{ path: `${component.name}.yaml`, content: component.reference }] };
-    });
+    const asked: string[][] = [];
+    const records: ItemRecords = async (references) => {
+      asked.push([...references]);
+      return new Map(
+        references.map((reference) => [
+          reference,
+          {
+            component: reference.startsWith("https:") ? "custom/x" : reference,
+            source: { type: "url" as const, url: reference },
+            fingerprint: `sha256:${reference.length}`,
+          },
+        ]),
+      );
+    };
+    const files = await renderProjectFiles(
+      withTwo,
+      async (component, input) => {
+        seen.push(`${component.name} ${input.defaultNamespace}`);
+        return { files: [{ path: `${component.name}.yaml`, content: component.reference }] };
+      },
+      records,
+    );
     assert.deepEqual(seen, ["api shop", "x shop"]);
+    assert.deepEqual(asked, [["k8s/service", "https://example.com/x.json"]]);
     assert.deepEqual(
       files.map((f) => f.path),
-      ["k8s/api.yaml", "k8s/x.yaml", "kiln.toml"],
+      ["k8s/api.yaml", "k8s/x.yaml", "kiln.toml", "kiln.lock"],
+    );
+    // the lock records each component with its values, the namespace and its files' hashes
+    const lock = parseLock(files[3]?.content ?? "");
+    assert.deepEqual(
+      lock.components.map((entry) => [
+        entry.name,
+        entry.component,
+        entry.namespace,
+        entry.fields,
+        entry.labels,
+        entry.files.map((file) => [file.path, file.sha256]),
+      ]),
+      [
+        [
+          "api",
+          "k8s/service",
+          "shop",
+          {},
+          { tier: "web" },
+          [["k8s/api.yaml", createHash("sha256").update("k8s/service").digest("hex")]],
+        ],
+        [
+          "x",
+          "custom/x",
+          "shop",
+          { size: "2" },
+          {},
+          [["k8s/x.yaml", createHash("sha256").update("https://example.com/x.json").digest("hex")]],
+        ],
+      ],
     );
     await assert.rejects(
-      renderProjectFiles(withTwo, async (component) => {
-        if (component.name === "x") throw new Error("failed to fetch registry item");
-        return { files: [] };
-      }),
+      renderProjectFiles(
+        withTwo,
+        async (component) => {
+          if (component.name === "x") throw new Error("failed to fetch registry item");
+          return { files: [] };
+        },
+        records,
+      ),
       { message: "https://example.com/x.json “x” does not render: failed to fetch registry item" },
     );
   });

@@ -6,6 +6,8 @@ import type { AutomationProfile } from "../../src/core/context.ts";
 import type { RegistryItemView } from "../../src/core/item.ts";
 import type { PresetComponent, PresetSummary } from "../../src/core/project/preset.ts";
 import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
+import type { ItemRecords } from "./model/files.ts";
+import { type CatalogueMeta, itemRecords } from "./model/project-lock.ts";
 
 // the answers' shapes are the core's, which the service serializes
 export type { ConfigView, PresetSummary, RegistryItemView };
@@ -161,3 +163,14 @@ export const renderThroughApi: RenderOne<PresetComponent> = async (component, in
   if (!result.ok) throw new ApiError(result);
   return result;
 };
+
+/**
+ * What kiln.lock records of each reference's item, for the zip: GET /api/registry/meta (every
+ * built-in's fingerprint and the kiln version) and /api/registry/meta?ref= for the others.
+ */
+export const itemRecordsFromApi: ItemRecords = async (references) =>
+  itemRecords(references, await getJson<CatalogueMeta>("api/registry/meta"), (reference) =>
+    getJson<{ reference: string; fingerprint: string }>(
+      `api/registry/meta?ref=${encodeURIComponent(reference)}`,
+    ),
+  );

@@ -1,9 +1,12 @@
 // What the project's zip holds: the core's project layout (src/core/project/layout.ts) - every
-// component's rendered files under the output folder, then `kiln.toml` - exactly as
-// `kiln setup <preset>` writes them, checked with setup's path rules. Rendering goes through
-// the core's pipeline with the renderer the caller passes (the app: the HTTP API).
+// component's rendered files under the output folder, then `kiln.toml`, then `kiln.lock` (the
+// core's setupLock) - exactly as `kiln setup <preset>` writes them, checked with setup's path
+// rules. Rendering goes through the core's pipeline with the renderer the caller passes (the
+// app: the HTTP API), and what the lock records of each item comes from `records`.
 import type { ProjectConfig } from "../../../src/core/project/kiln-toml.ts";
 import { layoutEntries, layoutProject } from "../../../src/core/project/layout.ts";
+import { LOCK_FILE, serializeLock } from "../../../src/core/project/lock.ts";
+import { type ItemRecord, setupLock } from "../../../src/core/project/lock-entry.ts";
 import {
   type ComponentFiles,
   firstFailure,
@@ -18,6 +21,7 @@ import {
   type Project,
   type ProjectComponent,
 } from "./project.ts";
+import { sha256Hex } from "./project-lock.ts";
 
 /** A rendered file, path relative to the output folder (conflicts.ts compares them). */
 export type { PlannedFile as RenderedFile } from "../../../src/core/plan.ts";
@@ -50,13 +54,20 @@ export function projectFiles(project: Project, rendered: readonly ComponentFiles
   return layoutEntries(layoutProject(projectConfig(project), runFiles(rendered)));
 }
 
+/** What the lock records of each reference's registry item (see project-lock.ts). */
+export type ItemRecords = (
+  references: readonly string[],
+) => Promise<ReadonlyMap<string, ItemRecord>>;
+
 /**
- * Renders every component with `render` and lays the project out. The first component that
- * does not render stops the zip, named by reference and name with the renderer's message.
+ * Renders every component with `render` and lays the project out, kiln.lock last. The first
+ * component that does not render stops the zip, named by reference and name with the
+ * renderer's message.
  */
 export async function renderProjectFiles(
   project: Project,
   render: RenderOne<ProjectComponent>,
+  records: ItemRecords,
 ): Promise<ProjectFile[]> {
   const results = await renderCollectingErrors(project.components, {
     defaultNamespace: project.project.namespace,
@@ -69,7 +80,31 @@ export async function renderProjectFiles(
     const { reference, name } = failed.component;
     throw new Error(`${reference} “${name}” does not render: ${failed.error}`);
   }
-  return projectFiles(project, results.filter(isRendered));
+  const rendered = results.filter(isRendered);
+  const files = projectFiles(project, rendered);
+  const items = await records(rendered.map((result) => result.component.reference));
+  const lock = setupLock(
+    rendered.map((result) => ({
+      component: result.component,
+      item: itemRecordOf(items, result.component.reference),
+      files: result.files,
+    })),
+    {
+      outputDir: project.project.outputDir,
+      defaultNamespace: project.project.namespace,
+      ...(project.project.automationProfile === undefined
+        ? {}
+        : { automationProfile: project.project.automationProfile }),
+    },
+    sha256Hex,
+  );
+  return [...files, { path: LOCK_FILE, content: serializeLock(lock) }];
+}
+
+function itemRecordOf(items: ReadonlyMap<string, ItemRecord>, reference: string): ItemRecord {
+  const record = items.get(reference);
+  if (!record) throw new Error(`no registry record for ${reference}: cannot write kiln.lock`);
+  return record;
 }
 
 /** `<project name>.zip`. */
