@@ -3,7 +3,8 @@
 // session in a fresh temporary folder, as a reader would type them into one terminal, with
 // `kiln` on PATH running the built CLI (dist/cli/main.js, through a shim in a temporary bin
 // folder). Each command must succeed, except one the document shows failing: a command whose
-// next line is a comment starting `# error:` must exit non-zero.
+// next line is a comment starting `# error:` (in a console block: output starting `error:`)
+// must exit non-zero.
 //
 // The service: a document whose commands talk to http://127.0.0.1:4000 gets a `kiln serve`
 // started in its folder on a free port, and `127.0.0.1:4000` in its commands is rewritten to
@@ -51,7 +52,14 @@ function commandsOf(block: CodeBlock): Command[] {
       continue;
     }
     if (block.language === "console") {
-      if (!trimmed.startsWith("$ ")) continue;
+      if (!trimmed.startsWith("$ ")) {
+        // the output a console block shows: a command whose output starts `error:` fails
+        const previous = commands.at(-1);
+        if (previous && previous.line === block.line + index && trimmed.startsWith("error:")) {
+          previous.expectFailure = true;
+        }
+        continue;
+      }
       line = trimmed.slice(2);
     }
     if (trimmed === "") continue;
