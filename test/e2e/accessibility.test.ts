@@ -84,13 +84,21 @@ describe("accessibility audit (axe-core) in a real browser", { skip: skipBrowser
         return opened;
       };
 
-      it("home, with and without a project to continue", async () => {
+      it("home: fresh, with a project to continue, with a refused file", async () => {
         const { context, page, errors } = await newPage();
         await assertAccessible(page, `${theme} home`);
         await openPreset(page, "k8s-web-app");
         await page.click(".brand");
         await page.waitForSelector('[data-testid="continue"]');
         await assertAccessible(page, `${theme} home with a project to continue`);
+        // a file that is not a preset: the refusal shows on the home page
+        await page.setInputFiles('[data-testid="open-file"]', {
+          name: "not-a.preset.json",
+          mimeType: "application/json",
+          buffer: Buffer.from('{"fields": 1}'),
+        });
+        await page.waitForSelector('[data-testid="home-error"]');
+        await assertAccessible(page, `${theme} home with a refused file`);
         assert.deepEqual(errors, []);
         await context.close();
       });
