@@ -158,10 +158,77 @@ function loadMiniJinja(maxPages: number): MiniJinjaModule {
     "__dirname",
     "console",
     "WebAssembly",
-    glueSource,
+    fasterGlue(glueSource),
   );
   run(mod, mod.exports, glueRequire, dirname(gluePath), silentConsole, wasmShim);
   return mod.exports as unknown as MiniJinjaModule;
+}
+
+/**
+ * Two of the glue's helpers, written for fewer slow calls: every value that crosses between
+ * WASM and JavaScript (each context value, each filter argument and result) goes through them,
+ * tens of thousands of times for a large inventory. Measured in a profile (issue 14), they
+ * were the largest JavaScript costs of a render:
+ * - `getDataViewMemory0` read `wasm.memory.buffer` (a call into the engine's C++ side) on
+ *   every use to see whether the memory had grown; the glue's Uint8Array view already notices
+ *   that (its length drops to 0 when memory grows), so the DataView is renewed with it.
+ * - `getStringFromWasm0` decoded every string with TextDecoder, a C++ call that costs far more
+ *   than the few characters of a name or an address; short ASCII strings are built in
+ *   JavaScript, everything else is decoded as before (so invalid UTF-8 still throws).
+ * Each replacement applies only when the glue holds exactly the original text (minijinja-js is
+ * pinned); otherwise the glue runs unchanged. test/core/engine.test.ts checks that both apply.
+ */
+const GLUE_REPLACEMENTS: readonly [original: string, faster: string][] = [
+  [
+    `function getDataViewMemory0() {
+    if (cachedDataViewMemory0 === null || cachedDataViewMemory0.buffer.detached === true || (cachedDataViewMemory0.buffer.detached === undefined && cachedDataViewMemory0.buffer !== wasm.memory.buffer)) {
+        cachedDataViewMemory0 = new DataView(wasm.memory.buffer);
+    }
+    return cachedDataViewMemory0;
+}`,
+    `let cachedDataViewSource = null;
+function getDataViewMemory0() {
+    const bytes = getUint8ArrayMemory0();
+    if (cachedDataViewSource !== bytes) {
+        cachedDataViewMemory0 = new DataView(bytes.buffer);
+        cachedDataViewSource = bytes;
+    }
+    return cachedDataViewMemory0;
+}`,
+  ],
+  [
+    `function getStringFromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return cachedTextDecoder.decode(getUint8ArrayMemory0().subarray(ptr, ptr + len));
+}`,
+    `function getStringFromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    const bytes = getUint8ArrayMemory0();
+    if (len <= 64) {
+        let ascii = true;
+        for (let at = ptr, end = ptr + len; at < end; at++) {
+            if (bytes[at] > 0x7f) { ascii = false; break; }
+        }
+        if (ascii) return String.fromCharCode.apply(null, bytes.subarray(ptr, ptr + len));
+    }
+    return cachedTextDecoder.decode(bytes.subarray(ptr, ptr + len));
+}`,
+  ],
+];
+
+/** The glue with GLUE_REPLACEMENTS applied where its text matches exactly. */
+function fasterGlue(source: string): string {
+  let out = source;
+  for (const [original, faster] of GLUE_REPLACEMENTS) {
+    if (out.split(original).length === 2) out = out.replace(original, () => faster);
+  }
+  return out;
+}
+
+/** How many of GLUE_REPLACEMENTS apply to the installed glue (for tests). */
+export function fasterGlueApplied(): number {
+  const glue = fasterGlue(glueSource);
+  return GLUE_REPLACEMENTS.filter(([, faster]) => glue.includes(faster)).length;
 }
 
 /** Turns a MiniJinja error into the one-line engine message (no source excerpt). */
@@ -332,11 +399,7 @@ export class TemplateEngine {
       return undefined;
     }
     try {
-      const names = templates.map(({ name }) => `${name}.jinja`);
-      const wrapperName = `${ALL_PREFIX}${names.join("\n")}`;
-      const wrapper = names
-        .map((name) => `{% with %}{% include "${name}" %}{% endwith %}`)
-        .join(this.separator);
+      const { names, wrapperName, wrapper } = this.wrapperOf(templates);
       templates.forEach(({ source }, index) => {
         this.register(scope, names[index] as string, source);
       });
@@ -356,6 +419,36 @@ export class TemplateEngine {
 
   /** Between the outputs of `renderAll`: random per engine, so no template can write it. */
   private readonly separator = `\u0000kiln:${randomUUID()}\u0000`;
+
+  /**
+   * `renderAll`'s template names and wrapper for a list of templates, built once per list: a
+   * caller that passes the same list again (renderItem does, per item) saves building and
+   * hashing these strings on every render.
+   */
+  private readonly wrappers = new WeakMap<
+    readonly { name: string; source: string }[],
+    { names: string[]; wrapperName: string; wrapper: string }
+  >();
+
+  private wrapperOf(templates: readonly { name: string; source: string }[]): {
+    names: string[];
+    wrapperName: string;
+    wrapper: string;
+  } {
+    let built = this.wrappers.get(templates);
+    if (!built || built.names.length !== templates.length) {
+      const names = templates.map(({ name }) => `${name}.jinja`);
+      built = {
+        names,
+        wrapperName: `${ALL_PREFIX}${names.join("\n")}`,
+        wrapper: names
+          .map((name) => `{% with %}{% include "${name}" %}{% endwith %}`)
+          .join(this.separator),
+      };
+      this.wrappers.set(templates, built);
+    }
+    return built;
+  }
 
   /** Compiles `source` as `templateName` unless it already is; keeps the cache in LRU order. */
   private register(scope: Scope, templateName: string, source: string): void {

@@ -32,6 +32,39 @@ function profileRenames(
   return Object.hasOwn(table, profile) ? table[profile] : undefined;
 }
 
+/** An item's templates as `renderAll` takes them: each file's path, then its content. */
+type ItemTemplates = readonly { name: string; source: string }[];
+
+/**
+ * The templates of each item rendered so far, built once per item: the same list (the same
+ * object) each time also lets the engine keep what it builds around it (renderAll's wrapper).
+ * Items are never changed once loaded, and a WeakMap lets an item from a URL go with its list.
+ */
+const itemTemplates = new WeakMap<RegistryItem, ItemTemplates>();
+
+function templatesOf(item: RegistryItem): ItemTemplates {
+  let templates = itemTemplates.get(item);
+  if (!templates || !sameSources(templates, item)) {
+    const reference = referenceOf(item);
+    templates = item.files.flatMap((file, index) => [
+      { name: `${reference} files[${index}].path`, source: file.path },
+      { name: `${reference} files[${index}].template`, source: file.template },
+    ]);
+    itemTemplates.set(item, templates);
+  }
+  return templates;
+}
+
+/** The list still holds the item's own templates (cheap: the same strings, compared by identity). */
+function sameSources(templates: ItemTemplates, item: RegistryItem): boolean {
+  if (templates.length !== 2 * item.files.length) return false;
+  return item.files.every(
+    (file, index) =>
+      templates[2 * index]?.source === file.path &&
+      templates[2 * index + 1]?.source === file.template,
+  );
+}
+
 /**
  * Renders every file of `item`: the output path and the content with the same context. Fails
  * when a value does not have the format or shape its item declares (validate.ts, checked
@@ -48,14 +81,7 @@ export function renderItem(
   const context = buildContext(item, input);
   const reference = referenceOf(item);
   // Every path and content template in one call: the context is converted once (renderAll).
-  const rendered = engine.renderAll(
-    item.files.flatMap((file, index) => [
-      { name: `${reference} files[${index}].path`, source: file.path },
-      { name: `${reference} files[${index}].template`, source: file.template },
-    ]),
-    context,
-    scope,
-  );
+  const rendered = engine.renderAll(templatesOf(item), context, scope);
   const seen = new Set<string>();
   const renames = profileRenames(item, input);
   const files = item.files.map((_file, index) => {

@@ -55,15 +55,34 @@ class BoundedJson {
   }
 }
 
+/** The most bytes one UTF-16 code unit takes as JSON in UTF-8 (`\u0001`: six). */
+const MAX_BYTES_PER_UNIT = 6;
+
+/** The answer with exactly its keys, in order, whatever else the result object holds. */
+function plainAnswer(result: RenderResult): RenderResult {
+  return {
+    component: result.component,
+    files: result.files.map((file) => ({ path: file.path, content: file.content })),
+  };
+}
+
 /**
  * `{"component":…,"files":[{"path":…,"content":…}…]}` as UTF-8: the same bytes as
  * `JSON.stringify`, or the too-large error once they would exceed `maxBytes`.
  */
 export function encodeRenderAnswer(result: RenderResult, maxBytes: number): Uint8Array {
   // Every character is at least one byte: a cheap first check before any escaping.
-  let characters = 0;
+  let characters = result.component.length;
   for (const file of result.files) characters += file.path.length + file.content.length;
   if (characters > maxBytes) throw tooLarge(maxBytes);
+  // No UTF-16 unit becomes more than 6 bytes of JSON as UTF-8 (`\u0001`; other characters 1
+  // to 3 bytes, a surrogate pair 4, a lone surrogate `\udXXX` 6), and the fixed text adds a
+  // few per file: an answer that cannot reach the limit is encoded in one go, as
+  // JSON.stringify writes it, into a buffer of its own (transferable). Most answers do.
+  const fixedBytes = 32 + 32 * result.files.length;
+  if (characters * MAX_BYTES_PER_UNIT + fixedBytes <= maxBytes) {
+    return new TextEncoder().encode(JSON.stringify(plainAnswer(result)));
+  }
   const json = new BoundedJson(maxBytes);
   json.push('{"component":');
   json.pushString(result.component);

@@ -131,6 +131,8 @@ function claim(request: WorkerRequest): boolean {
 
 async function drain(): Promise<void> {
   draining = true;
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = undefined;
   while (!retiring) {
     const request = pending.shift();
     if (!request) break;
@@ -140,6 +142,36 @@ async function drain(): Promise<void> {
     port?.postMessage(reply, reply.ok ? [reply.body.buffer as ArrayBuffer] : []);
   }
   draining = false;
+  if (!retiring) idleTimer = setTimeout(shrinkWhenIdle, IDLE_SHRINK_MS);
+}
+
+/**
+ * After a quiet second, a worker that a large render left large (a big inventory grows the
+ * engine's WASM memory, which never shrinks, by tens of MiB, below the recycle threshold) drops
+ * its engine, collects, and builds a fresh one at once: the memory goes back to the system
+ * while nothing waits, and the next request finds a ready engine. A worker that grew less
+ * than IDLE_GROWTH_BYTES keeps its engine and its compiled templates.
+ */
+const IDLE_SHRINK_MS = 1_000;
+const IDLE_GROWTH_BYTES = 8 * 1024 * 1024;
+let idleTimer: NodeJS.Timeout | undefined;
+/** externalBytes() with a fresh engine: growth is counted from here. */
+let settledBytes = 0;
+
+/** Memory outside the JS heap: the engine's WASM memory, mostly (garbage on the heap is V8's). */
+function externalBytes(): number {
+  return process.memoryUsage().external;
+}
+
+async function shrinkWhenIdle(): Promise<void> {
+  idleTimer = undefined;
+  if (draining || retiring || pending.length > 0) return;
+  if (externalBytes() <= settledBytes + IDLE_GROWTH_BYTES) return;
+  // Still over the recycle threshold afterwards, the worker asks to be replaced with its next
+  // answer (see handle), as after any large render.
+  await shrink();
+  warmUp();
+  settledBytes = externalBytes();
 }
 
 // The pool sends the jobs of one turn of its event loop together.
@@ -148,6 +180,11 @@ port.on("message", (requests: WorkerRequest[]) => {
   if (!draining) void drain();
 });
 
-// Build the WASM instance now, so the first request does not pay for it.
-engine.render("warm-up", "{{ name }}", { name: "kiln" });
+/** Builds the engine's WASM instance now, so that a request does not pay for it. */
+function warmUp(): void {
+  engine.render("warm-up", "{{ name }}", { name: "kiln" });
+}
+
+warmUp();
+settledBytes = externalBytes();
 port.postMessage({ ready: true });
