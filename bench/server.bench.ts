@@ -14,6 +14,16 @@
 // target is measured in BENCH_ROUNDS rounds, each right after a measurement of the ceiling,
 // and the ratio is taken within that pair; the table shows medians over the rounds.
 // Bounded: 2 x BENCH_SECONDS per target and round, plus a short warm-up.
+//
+// Then issue 14's goals, each printed with its measure and PASS or MISS: unique deployment
+// renders (ratio and p99, from the table), a 10,000-host inventory through the API (median of
+// BENCH_INVENTORY_REPEATS sequential requests), the inventory's render time from 100 to 50,000
+// hosts (a second service with limits raised so 50,000 hosts fit: body, fuel, deadline,
+// engine memory; the defaults stay as they are for the goal above), the longest event-loop
+// delay of the thread that serves HTTP while all of this ran, and its resident memory after a
+// quiet period against before the benchmark. The service reports the last two itself when
+// started with KILN_DIAGNOSTICS=1 (src/server/diagnostics.ts: one line on stderr per SIGUSR2),
+// so the API has nothing extra for them.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -22,6 +32,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 // @ts-expect-error autocannon ships no type declarations
 import autocannonUntyped from "autocannon";
+import {
+  DIAGNOSTICS_ENV,
+  type DiagnosticsReport,
+  REPORT_PREFIX,
+} from "../src/server/diagnostics.ts";
 
 interface AutocannonResult {
   requests: { average: number };
@@ -47,12 +62,44 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** Only the targets whose name matches this regular expression (default: all). */
 const ONLY = new RegExp(process.env.BENCH_ONLY ?? "");
 
-const CEILING = `require("node:http").createServer((req, res) => res.end("ok")).listen(0, "127.0.0.1", function () { console.log("ceiling listening on http://127.0.0.1:" + this.address().port); });`;
+/**
+ * The bare server that answers `ok`. It also measures its own event-loop delay and reports it
+ * as the kiln service does (on SIGUSR2): what the machine alone does to a thread that hardly
+ * works, in the same window as kiln's measurement.
+ */
+const CEILING = `const delay = require("node:perf_hooks").monitorEventLoopDelay({ resolution: 1 }); delay.enable(); process.on("SIGUSR2", () => { process.stderr.write("${REPORT_PREFIX}" + JSON.stringify({ eventLoopDelay: { maxMs: delay.max / 1e6, p99Ms: delay.percentile(99) / 1e6, meanMs: delay.mean / 1e6, samples: delay.count }, rssBytes: process.memoryUsage.rss() }) + "\\n"); delay.reset(); }); require("node:http").createServer((req, res) => res.end("ok")).listen(0, "127.0.0.1", function () { console.log("ceiling listening on http://127.0.0.1:" + this.address().port); });`;
 /** Reads the request body, answers 200 with the JSON in the file named by argv[1]. */
 const SAME_BYTES_CEILING = `const body = require("node:fs").readFileSync(process.argv[1]); require("node:http").createServer((req, res) => { req.on("data", () => {}); req.on("end", () => { res.writeHead(200, { "content-type": "application/json" }); res.end(body); }); }).listen(0, "127.0.0.1", function () { console.log("same-bytes ceiling listening on http://127.0.0.1:" + this.address().port); });`;
 
-async function start(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
+interface Started {
+  url: string;
+  child: ChildProcess;
+  /** For a service started with KILN_DIAGNOSTICS=1: asks for and reads its next report. */
+  diagnostics: () => Promise<DiagnosticsReport>;
+}
+
+async function start(args: string[], diagnose = false): Promise<Started> {
+  const child = spawn(process.execPath, args, {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", diagnose ? "pipe" : "inherit"],
+    env: diagnose ? { ...process.env, [DIAGNOSTICS_ENV]: "1" } : process.env,
+  });
+  const waiting: ((report: DiagnosticsReport) => void)[] = [];
+  if (diagnose) {
+    const errors = createInterface({ input: child.stderr as NodeJS.ReadableStream });
+    errors.on("line", (line) => {
+      if (!line.startsWith(REPORT_PREFIX)) {
+        process.stderr.write(`${line}\n`);
+        return;
+      }
+      waiting.shift()?.(JSON.parse(line.slice(REPORT_PREFIX.length)) as DiagnosticsReport);
+    });
+  }
+  const diagnostics = () =>
+    new Promise<DiagnosticsReport>((resolve) => {
+      waiting.push(resolve);
+      child.kill("SIGUSR2");
+    });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const line = await new Promise<string>((resolve, reject) => {
     lines.once("line", resolve);
@@ -60,7 +107,7 @@ async function start(args: string[]): Promise<{ url: string; child: ChildProcess
   });
   const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
   if (!url) throw new Error(`unexpected start-up line: ${line}`);
-  return { url, child };
+  return { url, child, diagnostics };
 }
 
 interface Target {
@@ -116,7 +163,60 @@ async function measure(url: string, target: Target, duration = DURATION) {
   return { rps: result.requests.average, p99: result.latency.p99 };
 }
 
-const ceiling = await start(["-e", CEILING]);
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+const UNIQUE_DEPLOYMENTS = "POST /api/render (deployment, unique)";
+const UNIQUE_GOAL = 0.5;
+const UNIQUE_P99_MS = 5;
+const INVENTORY_API = "inventory of 10,000 hosts through the API";
+const INVENTORY_GOAL_MS = 150;
+const INVENTORY_REPEATS = Number(process.env.BENCH_INVENTORY_REPEATS ?? 7);
+const INVENTORY_CURVE = "inventory render time by hosts";
+const CURVE_HOSTS = [100, 1_000, 5_000, 10_000, 20_000, 50_000];
+const LINEAR_SPREAD = 1.5;
+const LOOP_GOAL_MS = 10;
+const MEMORY_GOAL = 1.2;
+/**
+ * The service for the inventory curve: the compiled service (argv[1]) with the limits raised
+ * so that 50,000 hosts fit (a 4 MB body, about 9 M fuel), and its diagnostics on.
+ */
+const CURVE_SERVICE = `import(require("node:url").pathToFileURL(process.argv[1]).href.replace(/main\\.js$/, "server.js")).then(async ({ startServer }) => {
+  const { startDiagnostics } = await import(require("node:url").pathToFileURL(process.argv[1]).href.replace(/main\\.js$/, "diagnostics.js"));
+  const server = await startServer({ port: 0, maxBodyBytes: 16 * 1024 * 1024, render: { fuel: 2 ** 31, deadlineMs: 60_000, engineMemoryBytes: 512 * 1024 * 1024, heapMb: 512, recycleBytes: 1024 * 1024 * 1024 } });
+  console.log("curve service listening on " + server.url);
+  startDiagnostics(process.env, (line) => process.stderr.write(line));
+});`;
+
+/** Median wall time (ms) of sequential POST /api/render requests of an inventory of `hosts`. */
+async function inventoryMs(url: string, hosts: number, repeats: number): Promise<number> {
+  const times: number[] = [];
+  for (let round = 0; round <= repeats; round++) {
+    // a new name each time, so the render cache cannot answer
+    const body = inventory(hosts, `curve-${hosts}-${round}-${Date.now()}`);
+    const started = performance.now();
+    const answer = await fetch(`${url}/api/render`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    const bytes = await answer.arrayBuffer();
+    const ms = performance.now() - started;
+    if (!answer.ok)
+      throw new Error(
+        `inventory of ${hosts} hosts: ${answer.status} ${Buffer.from(bytes).toString().slice(0, 300)}`,
+      );
+    if (round > 0) times.push(ms); // the first one warms the worker up
+  }
+  return median(times);
+}
+
+const ceiling = await start(["-e", CEILING], true);
 // The kiln service as `kiln serve` runs it: the compiled dist/server (`npm run build:core`
 // first). BENCH_FROM_SOURCE=1 runs src/server through tsx instead.
 const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === "1";
@@ -128,17 +228,20 @@ const kiln = await start(
   FROM_SOURCE
     ? ["--import", "tsx", "src/server/main.ts", "--port", "0"]
     : [compiled, "--port", "0"],
+  true,
 );
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Quiet time before reading memory: the HTTP thread's idle collection comes after 5 s. */
+const QUIET_MS = Number(process.env.BENCH_QUIET_MS ?? 8_000);
+// Memory before any request (after a short settle), and the event-loop histogram reset.
+await sleep(1_000);
+const before = await kiln.diagnostics();
+await ceiling.diagnostics(); // its histogram, too, starts now
 
 const scratch = mkdtempSync(join(tmpdir(), "kiln-bench-"));
-const sameBytes = new Map<string, { url: string; child: ChildProcess }>();
+const sameBytes = new Map<string, Started>();
+let curveService: Started | undefined;
 try {
   const deployment = (name: string) =>
     JSON.stringify({ reference: "k8s/deployment", name, image: "nginx:1.27" });
@@ -163,7 +266,7 @@ try {
       goal: 0.6,
     },
     {
-      name: "POST /api/render (deployment, unique)",
+      name: UNIQUE_DEPLOYMENTS,
       ...render,
       body: deployment("web-[<id>]"),
       unique: true,
@@ -276,9 +379,90 @@ try {
       `| ${name} | ${Math.round(rps)} | ${p99} ms | ${ratio.toFixed(2)}x | ${verdict} | ${same} |`,
     );
   }
+
+  // Issue 14's goals.
+  const goals: [goal: string, measured: string, met: boolean | undefined][] = [];
+  const unique = rows.find(([name]) => name === UNIQUE_DEPLOYMENTS);
+  if (unique) {
+    const [, , p99, ratio] = unique;
+    goals.push([
+      `unique deployment renders >= ${UNIQUE_GOAL}x the ceiling`,
+      `${ratio.toFixed(2)}x`,
+      ratio >= UNIQUE_GOAL,
+    ]);
+    goals.push([
+      `unique deployment renders p99 < ${UNIQUE_P99_MS} ms`,
+      `${p99} ms`,
+      p99 < UNIQUE_P99_MS,
+    ]);
+  }
+  if (ONLY.test(INVENTORY_API)) {
+    const ms = await inventoryMs(kiln.url, 10_000, INVENTORY_REPEATS);
+    goals.push([
+      `${INVENTORY_API} <= ${INVENTORY_GOAL_MS} ms`,
+      `${ms.toFixed(0)} ms (median of ${INVENTORY_REPEATS})`,
+      ms <= INVENTORY_GOAL_MS,
+    ]);
+  }
+  // The HTTP thread's longest delay over everything above, on the service the goals are for.
+  const during = await kiln.diagnostics();
+  const bareDuring = await ceiling.diagnostics();
+  if (ONLY.test(INVENTORY_CURVE)) {
+    curveService = await start(["-e", CURVE_SERVICE, compiled], true);
+    const curve: [hosts: number, ms: number][] = [];
+    for (const hosts of CURVE_HOSTS) {
+      curve.push([
+        hosts,
+        await inventoryMs(curveService.url, hosts, hosts >= 20_000 ? 3 : INVENTORY_REPEATS),
+      ]);
+    }
+    const curveDelay = await curveService.diagnostics();
+    console.log(
+      `\n${INVENTORY_CURVE} (a service with raised limits; median of ${INVENTORY_REPEATS} sequential requests, 3 from 20,000 hosts):\n`,
+    );
+    console.log("| hosts | ms | ms per 1,000 hosts |");
+    console.log("|---:|---:|---:|");
+    for (const [hosts, ms] of curve)
+      console.log(`| ${hosts} | ${ms.toFixed(0)} | ${((ms / hosts) * 1000).toFixed(1)} |`);
+    // Linear: from 1,000 hosts up (below, the fixed cost of a request shows), the cost per
+    // 1,000 hosts stays within LINEAR_SPREAD of its smallest value.
+    const slopes = curve.filter(([hosts]) => hosts >= 1_000).map(([hosts, ms]) => ms / hosts);
+    const spread = Math.max(...slopes) / Math.min(...slopes);
+    goals.push([
+      `${INVENTORY_CURVE}: linear (ms per 1,000 hosts from 1,000 to 50,000 within ${LINEAR_SPREAD}x)`,
+      `${spread.toFixed(2)}x`,
+      spread <= LINEAR_SPREAD,
+    ]);
+    goals.push([
+      `event-loop delay, curve service (up to 50,000 hosts, 4 MB bodies)`,
+      `max ${curveDelay.eventLoopDelay.maxMs.toFixed(1)} ms`,
+      undefined,
+    ]);
+  }
+  goals.push([
+    `HTTP thread's longest event-loop delay <= ${LOOP_GOAL_MS} ms`,
+    `max ${during.eventLoopDelay.maxMs.toFixed(1)} ms, p99 ${during.eventLoopDelay.p99Ms.toFixed(1)} ms (the bare ceiling server in the same window: max ${bareDuring.eventLoopDelay.maxMs.toFixed(1)} ms, p99 ${bareDuring.eventLoopDelay.p99Ms.toFixed(1)} ms)`,
+    during.eventLoopDelay.maxMs <= LOOP_GOAL_MS,
+  ]);
+  await sleep(QUIET_MS);
+  const quiet = await kiln.diagnostics();
+  const grown = quiet.rssBytes / before.rssBytes;
+  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+  goals.push([
+    `RSS after the benchmark and ${QUIET_MS / 1000} s quiet within ${MEMORY_GOAL}x of before`,
+    `${mib(before.rssBytes)} -> ${mib(during.rssBytes)} (end of load) -> ${mib(quiet.rssBytes)}: ${grown.toFixed(2)}x`,
+    grown <= MEMORY_GOAL,
+  ]);
+  console.log("\n| goal (issue 14) | measured | verdict |");
+  console.log("|---|---|---|");
+  for (const [goal, measured, met] of goals)
+    console.log(
+      `| ${goal} | ${measured} | ${met === undefined ? "(reported)" : met ? "PASS" : "**MISS**"} |`,
+    );
 } finally {
   ceiling.child.kill("SIGTERM");
   kiln.child.kill("SIGTERM");
   for (const same of sameBytes.values()) same.child.kill("SIGTERM");
+  curveService?.child.kill("SIGTERM");
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -1,9 +1,11 @@
 // `kiln serve`: flags and environment (decisions section 4), one start-up line, graceful stop
 // on SIGINT/SIGTERM. A flag beats the environment.
+
 import { parseArgs } from "node:util";
 import { KilnError } from "../core/index.ts";
 import { wrap } from "../core/wrap.ts";
 import { parseOriginList } from "./cors.ts";
+import { startDiagnostics } from "./diagnostics.ts";
 import { DEFAULT_RENDER_CACHE_BYTES } from "./render-cache.ts";
 import { DEFAULT_POOL_OPTIONS, MAX_FUEL } from "./render-pool.ts";
 import { DEFAULT_BIND, DEFAULT_PORT, type ServerOptions, startServer } from "./server.ts";
@@ -210,10 +212,13 @@ export async function serveCommand(argv: string[], output: ServeOutput): Promise
   }
   output.line(`kiln listening on ${server.url}`);
   output.flush();
+  // the benchmark's view of the HTTP thread (see diagnostics.ts); off unless asked for
+  const stopDiagnostics = startDiagnostics(process.env, (line) => process.stderr.write(line));
   return new Promise<number>((resolve, reject) => {
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
+      stopDiagnostics?.();
       server.close().then(
         () => resolve(0),
         (error: unknown) =>
