@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { unzipSync } from "fflate";
+import type { Page } from "playwright-core";
 import {
   type Dashboard,
   kilnSetup as kilnSetupInto,
@@ -134,6 +135,54 @@ describe("dashboard in a real browser", { skip: skipBrowser }, () => {
       await context.close();
     });
   }
+
+  /** The files of the zip the page downloads when "Download zip" is clicked, path → bytes. */
+  async function downloadZip(page: Page): Promise<Map<string, Buffer>> {
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click('[data-testid="download-zip"]'),
+    ]);
+    const entries = unzipSync(new Uint8Array(readFileSync(await download.path())));
+    return new Map(
+      Object.entries(entries)
+        .filter(([name]) => !name.endsWith("/"))
+        .map(([name, bytes]) => [name, Buffer.from(bytes)]),
+    );
+  }
+
+  it("opens a project from its kiln.lock (with kiln.toml: the same project; alone: its settings learnt)", async () => {
+    // a project set up by the CLI
+    const dir = tempDir();
+    const fromSetup = kilnSetupInto("single-server", dir);
+    const { context, page, errors } = await newPage();
+    // kiln.lock and kiln.toml together: the zip is the project itself, every byte
+    await page.setInputFiles('[data-testid="open-file"]', [
+      join(dir, "kiln.lock"),
+      join(dir, "kiln.toml"),
+    ]);
+    await page.waitForSelector('[data-testid="builder"]');
+    await page.waitForSelector('[data-testid="preview-content"]');
+    const withSettings = await downloadZip(page);
+    assert.deepEqual([...withSettings.keys()].sort(), [...fromSetup.keys()].sort());
+    for (const [name, bytes] of fromSetup) {
+      assert.ok(bytes.equals(withSettings.get(name) as Buffer), `${name} differs from the project`);
+    }
+    // kiln.lock alone: the output folder (infra) learnt by rendering, the namespace from the
+    // components; the project is unnamed, so only kiln.toml's name differs
+    await page.click('button.brand[title="Home"]');
+    await page.setInputFiles('[data-testid="open-file"]', join(dir, "kiln.lock"));
+    await page.waitForSelector('[data-testid="builder"]');
+    await page.waitForSelector('[data-testid="preview-content"]');
+    const lockAlone = await downloadZip(page);
+    assert.deepEqual([...lockAlone.keys()].sort(), [...fromSetup.keys()].sort());
+    for (const [name, bytes] of fromSetup) {
+      if (name === "kiln.toml") continue;
+      assert.ok(bytes.equals(lockAlone.get(name) as Buffer), `${name} differs from the project`);
+    }
+    assert.match(String(lockAlone.get("kiln.toml")), /^output_dir = "infra"$/m);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
 
   it("the automation names setting: ansible_host and ansible.cfg, a zip byte-identical to kiln setup of its preset", async () => {
     const { context, page } = await newPage();

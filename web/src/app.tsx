@@ -27,6 +27,7 @@ import {
   type StageId,
   stageOf,
 } from "./model/project.ts";
+import { isLockFile, presetFromLockFiles } from "./model/project-lock.ts";
 import { AddDialog } from "./ui/add-dialog.tsx";
 import { ChecksView } from "./ui/checks-view.tsx";
 import { download, IconButton, TextInput, Toasts } from "./ui/common.tsx";
@@ -159,14 +160,33 @@ export function App(): JSX.Element {
             }
           }}
           onBlank={(settings) => open(blankProject(settings))}
-          onOpenFile={(text, fileName) => {
+          onOpenFiles={async (files) => {
+            const lock = files.find((file) => isLockFile(file.name));
+            const [first] = files;
+            if (!lock && first) {
+              try {
+                // settings the file leaves out take the core's defaults (what /api/config says)
+                open(projectFromPreset(first.text));
+              } catch (error) {
+                setHomeError(
+                  `${first.name} is not a valid preset manifest: ${(error as Error).message}`,
+                );
+              }
+              return;
+            }
+            if (!lock) return;
+            setHomeBusy(lock.name);
             try {
-              // settings the file leaves out take the core's defaults (what /api/config says)
-              open(projectFromPreset(text));
-            } catch (error) {
-              setHomeError(
-                `${fileName} is not a valid preset manifest: ${(error as Error).message}`,
+              const projectFile = files.find((file) => file.name.endsWith(".toml"))?.text;
+              const preset = await presetFromLockFiles(
+                { lock: lock.text, projectFile },
+                renderThroughApi,
               );
+              open(projectFromPreset(preset));
+            } catch (error) {
+              setHomeError(`Cannot open ${lock.name}: ${(error as Error).message}`);
+            } finally {
+              setHomeBusy(undefined);
             }
           }}
         />

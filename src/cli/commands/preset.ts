@@ -1,12 +1,11 @@
 // kiln preset export: the project's components (kiln.lock) and settings (kiln.toml) written
 // back as a preset manifest, so `kiln setup` of it rebuilds the project elsewhere. To stdout, or
 // with --output to a file, written as every file kiln writes (all or nothing, path rules).
-import { DEFAULT_AUTOMATION_PROFILE } from "../../core/context.ts";
-import type { Preset } from "../../core/project/preset.ts";
+import { presetFromLock } from "../../core/project/lock-preset.ts";
 import { serializePreset } from "../../core/project/preset.ts";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { PRESET } from "../command-list.ts";
-import { type LockedProject, readLockedProject } from "../lifecycle.ts";
+import { readLockedProject } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { reportSteps } from "../report.ts";
@@ -28,33 +27,6 @@ to --output (an existing file needs --force).`,
   });
 }
 
-/** The preset of a project: kiln.toml's settings and kiln.lock's components, in lock order. */
-function projectPreset(project: LockedProject): Preset {
-  const { config, lock } = project;
-  const profile = config.automationProfile ?? DEFAULT_AUTOMATION_PROFILE;
-  return {
-    name: config.name,
-    title: "",
-    description: "",
-    project: {
-      name: config.name,
-      namespace: config.defaultNamespace,
-      outputDir: config.outputDir,
-      automationProfile: profile === DEFAULT_AUTOMATION_PROFILE ? undefined : profile,
-    },
-    components: lock.components.map((entry) => ({
-      reference: entry.reference,
-      name: entry.name,
-      // a component rendered in another namespace than the project's keeps it as a field
-      fields:
-        entry.namespace === config.defaultNamespace || entry.fields.namespace !== undefined
-          ? entry.fields
-          : { ...entry.fields, namespace: entry.namespace },
-      labels: entry.labels,
-    })),
-  };
-}
-
 export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed, args } = parseCommand(argv, PRESET);
   const [action] = args as [string];
@@ -62,7 +34,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
     throw new UsageError(`unknown action \`${action}\` - kiln preset export is the only one`);
   }
   const cwd = process.cwd();
-  const text = serializePreset(projectPreset(readLockedProject(cwd)));
+  const { config, lock } = readLockedProject(cwd);
+  const text = serializePreset(presetFromLock(lock, config));
   const target = stringOption(parsed, "output");
   if (target === undefined || target === "-") {
     output.verbatim(text);

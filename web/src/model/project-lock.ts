@@ -4,13 +4,24 @@
 // (crypto.subtle is async and missing when the dashboard is served over plain http elsewhere
 // than localhost), and what the lock records of each registry item - its `category/name`, its
 // fingerprint and where it came from - from GET /api/registry/meta (the kiln version and every
-// built-in) and /api/registry/meta?ref= (an item from a URL or file).
+// built-in) and /api/registry/meta?ref= (an item from a URL or file). And the way back: a
+// project opened from its kiln.lock.
 import { sha256 } from "@noble/hashes/sha2";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
+import { DEFAULT_NAMESPACE } from "../../../src/core/config.ts";
 import type { ItemMetaView } from "../../../src/core/item.ts";
 import { catalogueEntry } from "../../../src/core/project/facts.ts";
-import { lockSource } from "../../../src/core/project/lock.ts";
+import { parseProjectConfig } from "../../../src/core/project/kiln-toml.ts";
+import { LOCK_FILE, type Lock, lockSource, parseLock } from "../../../src/core/project/lock.ts";
 import type { ItemRecord, Sha256Hex } from "../../../src/core/project/lock-entry.ts";
+import {
+  lockNamespace,
+  outputDirOf,
+  presetFromLock,
+  sharedTopFolder,
+} from "../../../src/core/project/lock-preset.ts";
+import type { Preset, PresetComponent } from "../../../src/core/project/preset.ts";
+import type { RenderOne } from "../../../src/core/project/render-components.ts";
 
 /** Hex sha256 of a text's UTF-8 bytes, as Node's crypto gives it. */
 export const sha256Hex: Sha256Hex = (text) => bytesToHex(sha256(utf8ToBytes(text)));
@@ -41,4 +52,62 @@ export async function itemRecords(
     });
   }
   return records;
+}
+
+/** A kiln.lock (and, if the user gave it too, the kiln.toml beside it) as the user opened them. */
+export interface LockFiles {
+  lock: string;
+  projectFile?: string | undefined;
+}
+
+/**
+ * The preset of the project a kiln.lock records (`kiln preset export`'s, from the core). With
+ * kiln.toml the settings are its own; from the lock alone the namespace is the one most
+ * components were rendered in and the output folder is learnt by rendering a recorded component
+ * again (see src/core/project/lock-preset.ts); the project stays unnamed.
+ */
+export async function presetFromLockFiles(
+  files: LockFiles,
+  render: RenderOne<PresetComponent>,
+): Promise<Preset> {
+  const lock = parseLock(files.lock);
+  if (files.projectFile !== undefined) {
+    return presetFromLock(lock, parseProjectConfig(files.projectFile));
+  }
+  const defaultNamespace = lockNamespace(lock, DEFAULT_NAMESPACE);
+  const preset = presetFromLock(lock, {
+    name: "",
+    defaultNamespace,
+    outputDir: await lockOutputDir(lock, render),
+    automationProfile: lock.components[0]?.automationProfile,
+  });
+  return { ...preset, project: { ...preset.project, name: undefined } };
+}
+
+/** The output folder of the lock's files: from the first component that renders as recorded. */
+async function lockOutputDir(lock: Lock, render: RenderOne<PresetComponent>): Promise<string> {
+  for (const entry of lock.components) {
+    const [file] = entry.files;
+    if (file === undefined) continue;
+    try {
+      const rendered = await render(entry, {
+        name: entry.name,
+        fields: entry.fields,
+        labels: entry.labels,
+        defaultNamespace: entry.namespace,
+        ...(entry.automationProfile ? { automationProfile: entry.automationProfile } : {}),
+      });
+      const path = rendered.files[file.template]?.path;
+      const folder = path === undefined ? undefined : outputDirOf(file.path, path);
+      if (folder !== undefined) return folder;
+    } catch {
+      // an item that no longer renders as recorded: ask the next component
+    }
+  }
+  return sharedTopFolder(lock);
+}
+
+/** Is a chosen file a kiln.lock (by its name: `kiln.lock`, or any `.lock` the user renamed it to)? */
+export function isLockFile(name: string): boolean {
+  return name === LOCK_FILE || name.endsWith(".lock");
 }

@@ -1,4 +1,5 @@
-// Home: start from a preset template, start blank, open a `.preset.json`, or continue.
+// Home: start from a preset template, start blank, open a `.preset.json` or a project's
+// `kiln.lock` (with its `kiln.toml`, if given too), or continue.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import type { ConfigView, PresetSummary } from "../api.ts";
@@ -15,15 +16,20 @@ export function Home(props: {
   onContinue: () => void;
   onOpenPreset: (name: string) => void;
   onBlank: (settings: { name: string; namespace: string; outputDir: string }) => void;
-  onOpenFile: (text: string, fileName: string) => void;
+  /** The files the user chose or dropped (a preset; or kiln.lock, perhaps with kiln.toml). */
+  onOpenFiles: (files: { name: string; text: string }[]) => void;
 }): JSX.Element {
   const config = props.config;
   const [name, setName] = useState("");
   const [namespace, setNamespace] = useState("");
   const [outputDir, setOutputDir] = useState("");
   const [dragging, setDragging] = useState(false);
-  const readFile = async (file: File | undefined) => {
-    if (file) props.onOpenFile(await file.text(), file.name);
+  const readFiles = async (list: FileList | null | undefined) => {
+    const files = [...(list ?? [])].slice(0, 2);
+    if (files.length === 0) return;
+    props.onOpenFiles(
+      await Promise.all(files.map(async (file) => ({ name: file.name, text: await file.text() }))),
+    );
   };
   return (
     <main class="home" data-testid="home">
@@ -139,23 +145,24 @@ export function Home(props: {
           onDrop={(event) => {
             event.preventDefault();
             setDragging(false);
-            void readFile(event.dataTransfer?.files[0]);
+            void readFiles(event.dataTransfer?.files);
           }}
         >
           <h2>Open a preset file</h2>
           <p class="muted">
             Drop a <code>.preset.json</code> here, or choose one. Any preset that{" "}
-            <code>kiln setup</code> accepts opens here.
+            <code>kiln setup</code> accepts opens here, and so does a project's{" "}
+            <code>kiln.lock</code> (choose its <code>kiln.toml</code> with it to keep the project's
+            settings).
           </p>
           <span class="button">Choose file…</span>
           <input
             type="file"
-            accept=".json,application/json"
+            accept=".json,application/json,.lock,.toml"
+            multiple
             class="visually-hidden"
             data-testid="open-file"
-            onChange={(event) =>
-              void readFile((event.currentTarget as HTMLInputElement).files?.[0])
-            }
+            onChange={(event) => void readFiles((event.currentTarget as HTMLInputElement).files)}
           />
         </label>
       </div>
