@@ -3,6 +3,7 @@
 // bytes, which the dashboard's zip gives too) is the core's (src/core/project/lock-entry.ts);
 // the format is src/core/project/lock.ts.
 import { join } from "node:path";
+import { inflateRawSync } from "node:zlib";
 import type { RenderInput } from "../core/context.ts";
 import { sha256Hex } from "../core/digest.ts";
 import type { RegistryItem } from "../core/item.ts";
@@ -36,7 +37,7 @@ export function readLock(cwd: string): Lock | undefined {
 
 /** The content kiln wrote last time (the merge base), checked against its recorded hash. */
 export function baseContent(file: LockedFile): string {
-  return decodeBase(file, sha256Hex);
+  return decodeBase(file, sha256Hex, inflateRawSync);
 }
 
 export interface RenderedForLock {

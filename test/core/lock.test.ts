@@ -14,6 +14,7 @@ import {
   LOCK_VERSION,
   type Lock,
   type LockedComponent,
+  type LockedFile,
   lockSource,
   parseLock,
   recordComponent,
@@ -24,12 +25,11 @@ import {
 import {
   encodeBase,
   itemFingerprint as fingerprintWith,
-  keepBase,
   lockedFile as lockedFileWith,
 } from "../../src/core/project/lock-entry.ts";
 
-const lockedFile = (path: string, content: string, template: number) =>
-  lockedFileWith(path, content, template, sha256Hex);
+const lockedFile = (path: string, content: string, template: number, old?: LockedFile) =>
+  lockedFileWith(path, content, template, sha256Hex, old);
 const itemFingerprint = (item: RegistryItem) => fingerprintWith(item, sha256Hex);
 
 const FIXTURE = new URL("./fixtures/kiln-v1.lock", import.meta.url);
@@ -213,8 +213,8 @@ describe("kiln.lock entries (src/core/project/lock-entry.ts, with the CLI's sha2
 
   test("an unchanged file keeps its recorded base bytes; a changed one gets the new", () => {
     const old = { ...lockedFile("x", "same\n", 0), base: "y87MT3cKtQ4w0NPSUHdMyVP3S9RUAE0A" };
-    assert.equal(keepBase(lockedFile("x", "same\n", 0), old).base, old.base);
-    assert.notEqual(keepBase(lockedFile("x", "other\n", 0), old).base, old.base);
+    assert.equal(lockedFile("x", "same\n", 0, old).base, old.base);
+    assert.notEqual(lockedFile("x", "other\n", 0, old).base, old.base);
   });
 
   test("the fingerprint changes with the item and not with key order", () => {

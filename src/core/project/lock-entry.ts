@@ -49,15 +49,22 @@ export function encodeBase(content: string): string {
   return toBase64(deflateSync(strToU8(content), { level: 9 }));
 }
 
+/** Raw DEFLATE decompression: fflate's by default; the CLI passes Node's zlib (native, faster). */
+export type InflateRaw = (bytes: Uint8Array) => Uint8Array;
+
 /**
  * The content a lock's `base` holds, checked against its recorded hash: a lock edited by hand
  * is refused rather than merged against the wrong base. Reads any raw DEFLATE stream, so the
  * bases older kilns compressed with zlib read the same.
  */
-export function decodeBase(file: LockedFile, sha256: Sha256Hex): string {
+export function decodeBase(
+  file: LockedFile,
+  sha256: Sha256Hex,
+  inflateRaw: InflateRaw = inflateSync,
+): string {
   let text: string;
   try {
-    text = strFromU8(inflateSync(fromBase64(file.base)));
+    text = strFromU8(inflateRaw(fromBase64(file.base)));
   } catch {
     throw lockFileError(`: the recorded content of \`${file.path}\` cannot be read`);
   }
@@ -72,23 +79,21 @@ export function itemFingerprint(item: unknown, sha256: Sha256Hex): string {
   return `sha256:${sha256(canonicalJson(item))}`;
 }
 
-/** One file as the lock records it: its path from the project root, hash and base. */
+/**
+ * One file as the lock records it: its path from the project root, hash and base. A file the
+ * lock already records with the same content keeps its recorded base (one an older kiln wrote
+ * stays as it is: the lock must not change when nothing did), and is not compressed again.
+ */
 export function lockedFile(
   path: string,
   content: string,
   template: number,
   sha256: Sha256Hex,
+  old?: LockedFile,
 ): LockedFile {
-  return { path, sha256: sha256(content), base: encodeBase(content), template };
-}
-
-/**
- * A recorded file whose content is the same keeps its recorded base (one an older kiln wrote
- * stays as it is): the lock must not change when nothing did.
- */
-export function keepBase(fresh: LockedFile, old: LockedFile | undefined): LockedFile {
-  if (old === undefined || old.sha256 !== fresh.sha256) return fresh;
-  return { ...fresh, base: old.base };
+  const hash = sha256(content);
+  const base = old !== undefined && old.sha256 === hash ? old.base : encodeBase(content);
+  return { path, sha256: hash, base, template };
 }
 
 /** What the lock records of a component's registry item. */
@@ -132,7 +137,7 @@ export function lockEntry(
     namespace,
     automationProfile: profile === DEFAULT_AUTOMATION_PROFILE ? undefined : profile,
     files: rendered.files.map((file, index) =>
-      keepBase(lockedFile(file.path, file.content, index, sha256), oldFiles.get(file.path)),
+      lockedFile(file.path, file.content, index, sha256, oldFiles.get(file.path)),
     ),
   };
 }
