@@ -207,6 +207,12 @@ export const UPDATE: CommandDecl = {
   summary: "merge upstream changes and new values into the vendored files",
   positionals: [{ name: "name", count: "any" }],
   options: [
+    {
+      name: "name",
+      type: "string",
+      value: "<new-name>",
+      description: "rename the component: its files move, your edits with them",
+    },
     SET,
     LABEL,
     ...shortcutOptions("the recorded namespace"),

@@ -66,8 +66,10 @@ export function selectComponents(lock: Lock, names: readonly string[]): LockedCo
   return lock.components.filter((entry) => names.includes(entry.name));
 }
 
-/** What the command changes in a component's values (update's --set, --label, shortcuts). */
+/** What the command changes in a component's values (update's --name, --set, --label, shortcuts). */
 export interface Changes {
+  /** A new name for the component. */
+  name?: string | undefined;
   fields: Record<string, string>;
   labels: Record<string, string>;
 }
@@ -75,7 +77,7 @@ export interface Changes {
 /** The render input of a recorded component, with `changes` on top. */
 export function recordedInput(entry: LockedComponent, changes?: Changes): RenderInput {
   return {
-    name: entry.name,
+    name: changes?.name ?? entry.name,
     fields: { ...entry.fields, ...changes?.fields },
     labels: { ...entry.labels, ...changes?.labels },
     defaultNamespace: entry.namespace,

@@ -419,6 +419,49 @@ describe("kiln update", () => {
     );
   });
 
+  it("--name renames a component: its files move with the edits, the lock follows; a taken name or --set name is refused", () => {
+    const dir = project();
+    const add = (args: string[]) => assert.equal(kiln(["add", ...args], dir).status, 0);
+    add(["k8s/deployment", "--name", "api", "--image", "nginx:1.27", "--replicas", "2"]);
+    add(["k8s/service", "--name", "api"]);
+    add(["k8s/deployment", "--name", "other", "--image", "nginx:1.27"]);
+    write(dir, "k8s/api-deployment.yaml", `${tree(dir)["k8s/api-deployment.yaml"]}# mine\n`);
+    const asField = kiln(["update", "api", "--set", "name=web"], dir);
+    assert.equal(asField.status, 2);
+    assert.match(
+      asField.stderr,
+      /name is the component's name, not a field: rename it with --name/,
+    );
+    const taken = kiln(["update", "api", "--name", "other"], dir);
+    assert.equal(taken.status, 1);
+    assert.match(taken.stderr, /kiln\.lock already has a k8s\/deployment named `other`/);
+    const before = tree(dir);
+    const renamed = kiln(["update", "api", "--name", "web"], dir);
+    assert.equal(renamed.status, 0, renamed.stderr);
+    assert.match(renamed.stdout, /k8s\/api-deployment\.yaml -> k8s\/web-deployment\.yaml/);
+    const after = tree(dir);
+    assert.equal(after["k8s/api-deployment.yaml"], undefined);
+    assert.equal(after["k8s/api-service.yaml"], undefined);
+    assert.equal(
+      after["k8s/web-deployment.yaml"],
+      (before["k8s/api-deployment.yaml"] as string).replace(/\bapi\b/g, "web"),
+      "the new name rendered, the replicas kept and the hand edit carried along",
+    );
+    assert.match(after["k8s/web-deployment.yaml"] as string, /replicas: 2\n[\s\S]*# mine\n$/);
+    const lock = JSON.parse(after["kiln.lock"] as string) as {
+      components: { name: string; component: string; files: { path: string }[] }[];
+    };
+    assert.deepEqual(
+      lock.components.map((entry) => [entry.name, entry.component, entry.files[0]?.path]),
+      [
+        ["other", "k8s/deployment", "k8s/other-deployment.yaml"],
+        ["web", "k8s/deployment", "k8s/web-deployment.yaml"],
+        ["web", "k8s/service", "k8s/web-service.yaml"],
+      ],
+    );
+    assert.equal(kiln(["diff", "--exit-code"], dir).status, 0, "nothing left to update");
+  });
+
   it("a failure mid-update leaves every file and the lock as they were", (t) => {
     const dir = project();
     changeItem(dir, "a {{ title }}\n", "a/{{ name }}.md");

@@ -64,17 +64,50 @@ function resolutionOf(parsed: Parsed): ConflictResolution {
   return chosen[0] ?? "stop";
 }
 
-/** The values the command changes; they need a component named. */
+/**
+ * The values the command changes; they need a component named (one, for a new name). `name` is
+ * the component's name, not a field: `--set name=...` would be recorded and never rendered.
+ */
 function changesOf(parsed: Parsed, names: readonly string[]): Changes | undefined {
-  const changes = { fields: fieldValues(parsed), labels: labelValues(parsed) };
-  const given = Object.keys(changes.fields).length + Object.keys(changes.labels).length > 0;
+  const name = stringOption(parsed, "name");
+  const changes = { name, fields: fieldValues(parsed), labels: labelValues(parsed) };
+  if ("name" in changes.fields) {
+    throw new UsageError(
+      `name is the component's name, not a field: rename it with --name, e.g. kiln update ${names[0] ?? "api"} --name ${changes.fields.name}`,
+    );
+  }
+  if (name === "") throw new UsageError("--name needs the component's new name");
+  const given =
+    name !== undefined ||
+    Object.keys(changes.fields).length + Object.keys(changes.labels).length > 0;
   if (!given) return undefined;
   if (names.length === 0) {
     throw new UsageError(
-      "--set, --label and the shortcut options change one component: name it, e.g. kiln update api --image nginx:1.27",
+      "--name, --set, --label and the shortcut options change one component: name it, e.g. kiln update api --image nginx:1.27",
     );
   }
+  if (name !== undefined && names.length > 1) {
+    throw new UsageError("--name renames one component: name just that one");
+  }
   return changes;
+}
+
+/** A new name must not be another component's of the same item (their files would collide). */
+function checkRename(lock: Lock, names: readonly string[], changes: Changes | undefined): void {
+  const newName = changes?.name;
+  if (newName === undefined || newName === names[0]) return;
+  for (const entry of lock.components.filter((old) => old.name === names[0])) {
+    const taken = lock.components.find(
+      (other) => other.name === newName && other.component === entry.component,
+    );
+    if (taken) {
+      throw new KilnError(
+        "invalid_request",
+        `${LOCK_FILE} already has a ${entry.component} named \`${newName}\``,
+        "choose another name, or `kiln remove` that component first",
+      );
+    }
+  }
 }
 
 /** A short excerpt of conflicting lines: at most three, each cut at 100 characters. */
@@ -129,6 +162,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const changes = changesOf(parsed, names);
   const cwd = process.cwd();
   const project = readLockedProject(cwd);
+  checkRename(project.lock, names, changes);
   const updates = await planUpdates(project, names, { resolution, changes });
   const outcomes = updates.flatMap((update) => update.outcomes);
   const conflicted = outcomes.filter((outcome) => outcome.action === "conflict");
