@@ -413,23 +413,32 @@ try {
     for (const hosts of CURVE_HOSTS) {
       curve.push([
         hosts,
-        await inventoryMs(curveService.url, hosts, hosts >= 20_000 ? 3 : INVENTORY_REPEATS),
+        await inventoryMs(curveService.url, hosts, hosts >= 20_000 ? 5 : INVENTORY_REPEATS),
       ]);
     }
     const curveDelay = await curveService.diagnostics();
     console.log(
-      `\n${INVENTORY_CURVE} (a service with raised limits; median of ${INVENTORY_REPEATS} sequential requests, 3 from 20,000 hosts):\n`,
+      `\n${INVENTORY_CURVE} (a service with raised limits; median of ${INVENTORY_REPEATS} sequential requests, 5 from 20,000 hosts):\n`,
     );
-    console.log("| hosts | ms | ms per 1,000 hosts |");
-    console.log("|---:|---:|---:|");
-    for (const [hosts, ms] of curve)
-      console.log(`| ${hosts} | ${ms.toFixed(0)} | ${((ms / hosts) * 1000).toFixed(1)} |`);
-    // Linear: from 1,000 hosts up (below, the fixed cost of a request shows), the cost per
-    // 1,000 hosts stays within LINEAR_SPREAD of its smallest value.
-    const slopes = curve.filter(([hosts]) => hosts >= 1_000).map(([hosts, ms]) => ms / hosts);
+    // A request's fixed cost (the 100-host request is nearly all of it) is taken off, so the
+    // slope is what each further 1,000 hosts cost: linear means it stays the same from 1,000
+    // hosts up, within LINEAR_SPREAD.
+    const [fixedHosts, fixedMs] = curve[0] as [number, number];
+    const slope = (hosts: number, ms: number) => ((ms - fixedMs) / (hosts - fixedHosts)) * 1000;
+    console.log(
+      "| hosts | ms | ms per 1,000 hosts | ms per 1,000 hosts beyond the 100-host request |",
+    );
+    console.log("|---:|---:|---:|---:|");
+    for (const [hosts, ms] of curve) {
+      const beyond = hosts === fixedHosts ? "" : slope(hosts, ms).toFixed(1);
+      console.log(
+        `| ${hosts} | ${ms.toFixed(0)} | ${((ms / hosts) * 1000).toFixed(1)} | ${beyond} |`,
+      );
+    }
+    const slopes = curve.filter(([hosts]) => hosts >= 1_000).map(([hosts, ms]) => slope(hosts, ms));
     const spread = Math.max(...slopes) / Math.min(...slopes);
     goals.push([
-      `${INVENTORY_CURVE}: linear (ms per 1,000 hosts from 1,000 to 50,000 within ${LINEAR_SPREAD}x)`,
+      `${INVENTORY_CURVE}: linear (ms per further 1,000 hosts, from 1,000 to 50,000, within ${LINEAR_SPREAD}x)`,
       `${spread.toFixed(2)}x`,
       spread <= LINEAR_SPREAD,
     ]);

@@ -1,0 +1,95 @@
+// Issue 14's measurements outside the API: with KILN_DIAGNOSTICS=1 the service reports the
+// HTTP thread's event-loop delay and its RSS on SIGUSR2 (src/server/diagnostics.ts); and a
+// render worker that a large render left large gives that memory back once idle
+// (src/server/render-worker.ts).
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { builtinFor, builtinRegistry } from "../../src/core/index.ts";
+import {
+  DIAGNOSTICS_ENV,
+  type DiagnosticsReport,
+  REPORT_PREFIX,
+  startDiagnostics,
+} from "../../src/server/diagnostics.ts";
+import { RenderPool } from "../../src/server/render-pool.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function parse(line: string): DiagnosticsReport {
+  assert.ok(line.startsWith(REPORT_PREFIX) && line.endsWith("\n"), line);
+  return JSON.parse(line.slice(REPORT_PREFIX.length)) as DiagnosticsReport;
+}
+
+describe("KILN_DIAGNOSTICS", () => {
+  test("off unless the environment asks: nothing measured, SIGUSR2 not taken", () => {
+    const before = process.listenerCount("SIGUSR2");
+    assert.equal(
+      startDiagnostics({}, () => assert.fail("no report")),
+      undefined,
+    );
+    assert.equal(
+      startDiagnostics({ [DIAGNOSTICS_ENV]: "0" }, () => assert.fail("no report")),
+      undefined,
+    );
+    assert.equal(process.listenerCount("SIGUSR2"), before);
+  });
+
+  test("on: SIGUSR2 reports the longest event-loop delay and RSS, then starts again", async () => {
+    const lines: string[] = [];
+    const stop = startDiagnostics({ [DIAGNOSTICS_ENV]: "1" }, (line) => lines.push(line));
+    assert.ok(stop);
+    try {
+      await sleep(20);
+      const blockedUntil = performance.now() + 60;
+      while (performance.now() < blockedUntil) {
+        // keep the event loop busy for 60 ms
+      }
+      await sleep(20);
+      process.kill(process.pid, "SIGUSR2");
+      await sleep(50);
+      assert.equal(lines.length, 1);
+      const first = parse(lines[0] as string);
+      assert.ok(first.eventLoopDelay.maxMs >= 50, `max ${first.eventLoopDelay.maxMs} ms`);
+      assert.ok(first.eventLoopDelay.samples > 0);
+      assert.ok(first.rssBytes > 10 * 1024 * 1024);
+      await sleep(30);
+      process.kill(process.pid, "SIGUSR2");
+      await sleep(50);
+      const second = parse(lines[1] as string);
+      assert.ok(second.eventLoopDelay.maxMs < 50, "the histogram started again");
+    } finally {
+      stop();
+    }
+    assert.equal(lines.length, 3, "one more report when stopped");
+  });
+});
+
+describe("idle render workers give a large render's memory back", () => {
+  test("after a 10,000-host inventory and a quiet second, RSS falls again", async () => {
+    const registry = builtinRegistry();
+    const inventory = builtinFor("automation/inventory", registry);
+    assert.ok(inventory);
+    const pool = new RenderPool({ size: 1, spare: false, preloadedItems: registry.items });
+    try {
+      await pool.ready();
+      const members = Array.from({ length: 10_000 }, (_, index) => ({
+        name: `web-${index}`,
+        cm_host: `10.0.${index >> 8}.${index & 255}`,
+        vars: { role: "web" },
+      }));
+      const body = await pool.renderJson(inventory, {
+        name: "big",
+        fields: { hosts: JSON.stringify([{ group: "web", members }]) },
+        defaultNamespace: "default",
+      });
+      assert.ok(body.byteLength > 500_000);
+      const grown = process.memoryUsage.rss();
+      await sleep(3_000);
+      const settled = process.memoryUsage.rss();
+      const freedMiB = (grown - settled) / 2 ** 20;
+      assert.ok(freedMiB >= 16, `RSS ${grown >> 20} -> ${settled >> 20} MiB`);
+    } finally {
+      await pool.close();
+    }
+  });
+});
