@@ -1,13 +1,12 @@
 // kiln.lock on the disk: reading it (bounded, as kiln.toml is read), and the Node half of its
-// entries - sha256 by Node's crypto (src/core/digest.ts) and the kiln version. How an entry is built (and so its
+// entries - Node's codec (src/core/lock-codec.ts) and the kiln version. How an entry is built (and so its
 // bytes, which the dashboard's zip gives too) is the core's (src/core/project/lock-entry.ts);
 // the format is src/core/project/lock.ts.
 import { join } from "node:path";
-import { inflateRawSync } from "node:zlib";
 import type { RenderInput } from "../core/context.ts";
-import { sha256Hex } from "../core/digest.ts";
 import type { RegistryItem } from "../core/item.ts";
 import { referenceOf } from "../core/item.ts";
+import { decodeBaseText, NODE_LOCK_CODEC, sha256Hex } from "../core/lock-codec.ts";
 import type { PlannedFile } from "../core/plan.ts";
 import {
   LOCK_FILE,
@@ -37,7 +36,7 @@ export function readLock(cwd: string): Lock | undefined {
 
 /** The content kiln wrote last time (the merge base), checked against its recorded hash. */
 export function baseContent(file: LockedFile): string {
-  return decodeBase(file, sha256Hex, inflateRawSync);
+  return decodeBase(file, sha256Hex, decodeBaseText);
 }
 
 export interface RenderedForLock {
@@ -69,7 +68,7 @@ export function lockEntry(rendered: RenderedForLock, old?: LockedComponent): Loc
       input: rendered.input,
       files: rendered.files,
     },
-    sha256Hex,
+    NODE_LOCK_CODEC,
     old,
   );
 }

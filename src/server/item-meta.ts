@@ -1,8 +1,9 @@
 // The answer of GET /api/registry/meta for one item: kiln's catalogue metadata (the core's
 // toItemMetaView) and the item's fingerprint, the `sha256:` kiln.lock records for it - so the
 // dashboard can write the lock of a project's zip exactly as `kiln setup` writes it.
-import { sha256Hex } from "../core/digest.ts";
+
 import { type ItemMetaView, type RegistryItem, toItemMetaView } from "../core/item.ts";
+import { sha256Hex } from "../core/lock-codec.ts";
 import { itemFingerprint } from "../core/project/lock-entry.ts";
 
 export interface ItemMetaAnswer extends ItemMetaView {

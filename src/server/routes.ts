@@ -1,10 +1,11 @@
-// The route table: the spec's eight routes and kiln's /api/registry/meta and /api/openapi.json,
-// matched on the raw
+// The route table: the spec's eight routes and kiln's /api/registry/meta, /api/openapi.json and
+// /api/lock/bases, matched on the raw
 // path. GET routes also answer HEAD; another method on a known path is 405 with `allow`; an
 // unknown path is 404 with an empty body.
 
 import type { Handler } from "./handlers.ts";
 import * as handlers from "./handlers.ts";
+import { lockBases } from "./lock-bases.ts";
 
 interface Route {
   path: string;
@@ -35,6 +36,7 @@ export const ROUTES: readonly Route[] = [
   route("/api/registry/meta", "GET", handlers.registryMeta),
   route("/api/openapi.json", "GET", handlers.openApi),
   route("/api/render", "POST", handlers.render),
+  route("/api/lock/bases", "POST", lockBases),
 ];
 
 /** Routes without parameters, by exact path: most requests are found with one lookup. */

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { builtinRegistry } from "../../src/core/index.ts";
+import { ROUTES } from "../../src/server/routes.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import { postJson, type RawResponse, REPO, raw, startFixtureServer } from "./helpers.ts";
 
@@ -140,6 +141,26 @@ describe("the OpenAPI document describes the real service", () => {
         body: "{}",
       }),
     );
+  });
+
+  test("POST /api/lock/bases's answers: the bases, and every kind of error", async () => {
+    const path = "/api/lock/bases";
+    const post = (body: string, contentType = "application/json") =>
+      raw(service.url, { method: "POST", path, headers: { "content-type": contentType }, body });
+    conforms(path, "post", await post(JSON.stringify({ contents: ["a: 1\n", ""] })));
+    conforms(path, "post", await post(JSON.stringify({ contents: [1] })));
+    conforms(path, "post", await post("{"));
+    conforms(path, "post", await post(JSON.stringify({ contents: ["x".repeat(3 * 1024 * 1024)] })));
+    conforms(path, "post", await post("{}", "text/plain"));
+  });
+
+  test("every route the service has is documented", () => {
+    for (const route of ROUTES) {
+      assert.ok(
+        doc.paths[route.path]?.[route.method.toLowerCase()],
+        `${route.method} ${route.path} is in the OpenAPI document`,
+      );
+    }
   });
 
   test("every documented path is served (no stale entries)", async () => {

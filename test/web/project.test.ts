@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { decodeBaseText, encodeBase } from "../../src/core/lock-codec.ts";
 import { serializeProjectConfig } from "../../src/core/project/kiln-toml.ts";
 import { parseLock } from "../../src/core/project/lock.ts";
 import { parsePreset } from "../../src/core/project/preset.ts";
@@ -168,6 +169,8 @@ describe("project files (the zip)", () => {
     });
     const seen: string[] = [];
     const asked: string[][] = [];
+    // the bases as the service makes them (POST /api/lock/bases runs this same code)
+    const bases = async (contents: readonly string[]) => contents.map(encodeBase);
     const records: ItemRecords = async (references) => {
       asked.push([...references]);
       return new Map(
@@ -187,7 +190,7 @@ describe("project files (the zip)", () => {
         seen.push(`${component.name} ${input.defaultNamespace}`);
         return { files: [{ path: `${component.name}.yaml`, content: component.reference }] };
       },
-      records,
+      { records, bases },
     );
     assert.deepEqual(seen, ["api shop", "x shop"]);
     assert.deepEqual(asked, [["k8s/service", "https://example.com/x.json"]]);
@@ -204,7 +207,7 @@ describe("project files (the zip)", () => {
         entry.namespace,
         entry.fields,
         entry.labels,
-        entry.files.map((file) => [file.path, file.sha256]),
+        entry.files.map((file) => [file.path, file.sha256, decodeBaseText(file.base)]),
       ]),
       [
         [
@@ -213,7 +216,13 @@ describe("project files (the zip)", () => {
           "shop",
           {},
           { tier: "web" },
-          [["k8s/api.yaml", createHash("sha256").update("k8s/service").digest("hex")]],
+          [
+            [
+              "k8s/api.yaml",
+              createHash("sha256").update("k8s/service").digest("hex"),
+              "k8s/service",
+            ],
+          ],
         ],
         [
           "x",
@@ -221,7 +230,13 @@ describe("project files (the zip)", () => {
           "shop",
           { size: "2" },
           {},
-          [["k8s/x.yaml", createHash("sha256").update("https://example.com/x.json").digest("hex")]],
+          [
+            [
+              "k8s/x.yaml",
+              createHash("sha256").update("https://example.com/x.json").digest("hex"),
+              "https://example.com/x.json",
+            ],
+          ],
         ],
       ],
     );
@@ -232,7 +247,7 @@ describe("project files (the zip)", () => {
           if (component.name === "x") throw new Error("failed to fetch registry item");
           return { files: [] };
         },
-        records,
+        { records, bases },
       ),
       { message: "https://example.com/x.json “x” does not render: failed to fetch registry item" },
     );

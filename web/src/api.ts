@@ -6,7 +6,7 @@ import type { AutomationProfile } from "../../src/core/context.ts";
 import type { RegistryItemView } from "../../src/core/item.ts";
 import type { PresetComponent, PresetSummary } from "../../src/core/project/preset.ts";
 import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
-import type { ItemRecords } from "./model/files.ts";
+import type { ItemRecords, LockSources } from "./model/files.ts";
 import { type CatalogueMeta, itemRecords } from "./model/project-lock.ts";
 
 // the answers' shapes are the core's, which the service serializes
@@ -168,9 +168,26 @@ export const renderThroughApi: RenderOne<PresetComponent> = async (component, in
  * What kiln.lock records of each reference's item, for the zip: GET /api/registry/meta (every
  * built-in's fingerprint and the kiln version) and /api/registry/meta?ref= for the others.
  */
-export const itemRecordsFromApi: ItemRecords = async (references) =>
+const itemRecordsFromApi: ItemRecords = async (references) =>
   itemRecords(references, await getJson<CatalogueMeta>("api/registry/meta"), (reference) =>
     getJson<{ reference: string; fingerprint: string }>(
       `api/registry/meta?ref=${encodeURIComponent(reference)}`,
     ),
   );
+
+/** POST /api/lock/bases: kiln.lock's compressed form of each text, by the service. */
+async function lockBasesFromApi(contents: readonly string[]): Promise<string[]> {
+  const response = await fetch("api/lock/bases", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({ contents }),
+  });
+  if (!response.ok) throw new ApiError(await errorAnswer(response));
+  return ((await response.json()) as { bases: string[] }).bases;
+}
+
+/** Where the zip's kiln.lock gets its item records and compressed bases: the service. */
+export const lockSourcesFromApi: LockSources = {
+  records: itemRecordsFromApi,
+  bases: lockBasesFromApi,
+};

@@ -6,7 +6,7 @@ import { useMemo, useState } from "preact/hooks";
 import { type CheckComponent, type ComponentToAdd, checkProject } from "../../src/core/checks.ts";
 import { projectFacts } from "../../src/core/project/facts.ts";
 import { withRenderedPaths } from "../../src/core/project/render-components.ts";
-import { api, itemRecordsFromApi, renderThroughApi } from "./api.ts";
+import { api, lockSourcesFromApi, renderThroughApi } from "./api.ts";
 import { useCatalogue } from "./hooks/use-catalogue.ts";
 import { useItems } from "./hooks/use-items.ts";
 import { usePersistentProject } from "./hooks/use-persistent-project.ts";
@@ -125,7 +125,7 @@ export function App(): JSX.Element {
     if (!project) return;
     setDownloading(true);
     try {
-      const files = await renderProjectFiles(project, renderThroughApi, itemRecordsFromApi);
+      const files = await renderProjectFiles(project, renderThroughApi, lockSourcesFromApi);
       const entries: Record<string, [Uint8Array, { mtime: Date }]> = {};
       const mtime = new Date(2000, 0, 1);
       for (const file of files) entries[file.path] = [strToU8(file.content), { mtime }];

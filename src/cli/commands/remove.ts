@@ -2,8 +2,8 @@
 // A file edited since kiln wrote it is refused unless --force: it holds work kiln cannot give
 // back. A file already gone is fine.
 
-import { sha256Hex } from "../../core/digest.ts";
 import { KilnError } from "../../core/errors.ts";
+import { sha256Hex } from "../../core/lock-codec.ts";
 import { LOCK_FILE, serializeLock, withoutComponents } from "../../core/project/lock.ts";
 import { flag } from "../args.ts";
 import { REMOVE } from "../command-list.ts";

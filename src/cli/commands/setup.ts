@@ -2,7 +2,7 @@
 // then kiln.toml (written last, so a failed run leaves no project file behind).
 import { resolve } from "node:path";
 import { DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
-import { sha256Hex } from "../../core/digest.ts";
+import { NODE_LOCK_CODEC } from "../../core/lock-codec.ts";
 import { alreadyExists } from "../../core/plan.ts";
 import { loadPreset } from "../../core/preset.ts";
 import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
@@ -84,7 +84,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
       files: output.files,
     })),
     { outputDir, ...presetRenderSettings(preset) },
-    sha256Hex,
+    NODE_LOCK_CODEC,
   );
   const steps = planRun(
     [

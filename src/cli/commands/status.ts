@@ -3,8 +3,8 @@
 // newest item rendered with the recorded values against what kiln wrote (changed upstream);
 // then the files in the output folder that no component owns. Writes nothing; exits 0.
 
-import { sha256Hex } from "../../core/digest.ts";
 import { isKilnError } from "../../core/errors.ts";
+import { sha256Hex } from "../../core/lock-codec.ts";
 import { type LocalState, localState, pairFiles } from "../../core/project/lifecycle.ts";
 import { LOCK_FILE, type LockedComponent } from "../../core/project/lock.ts";
 import { flag } from "../args.ts";

@@ -1,12 +1,9 @@
 // A component's entry in kiln.lock, built from what kiln has just rendered: the CLI builds it
 // when it writes (add, setup, update), the dashboard when it zips a project - and both must give
 // the same bytes, since the zip is `kiln setup` of the same preset. So everything that shapes
-// those bytes is here, pure: the compressed base (raw DEFLATE by fflate at level 9, the same
-// code in Node and the browser - zlib's output differs between builds, fflate's does not),
-// base64 by the platform's btoa/atob (in Node since 16). Only hashing is the caller's: Node's
-// crypto in the CLI, a library in the browser (crypto.subtle is async and missing outside
-// secure contexts); sha256 is the same everywhere.
-import { deflateSync, inflateSync, strFromU8, strToU8 } from "fflate";
+// those bytes is here, pure, but for the codec (hashing and compressing), which is the caller's:
+// Node's crypto and zlib in the CLI (src/core/lock-codec.ts); in the browser a sha256 library
+// and the bases the service compressed with that same Node code (POST /api/lock/bases).
 import type { AutomationProfile, RenderInput } from "../context.ts";
 import { DEFAULT_AUTOMATION_PROFILE } from "../context.ts";
 import type { PlannedFile } from "../plan.ts";
@@ -28,43 +25,24 @@ import { componentInput } from "./render-components.ts";
 /** Hex sha256 of a text's UTF-8 bytes. */
 export type Sha256Hex = (text: string) => string;
 
-/** btoa takes a "binary string"; built in slices so a large file does not overflow the stack. */
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let start = 0; start < bytes.length; start += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
-  }
-  return btoa(binary);
+/** How a lock's bytes are made: sha256 and a file's compressed base (raw DEFLATE, base64). */
+export interface LockCodec {
+  sha256: Sha256Hex;
+  encodeBase: (content: string) => string;
 }
-
-function fromBase64(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
-  return bytes;
-}
-
-/** A file's content as the lock keeps it: raw DEFLATE (level 9), base64. */
-export function encodeBase(content: string): string {
-  return toBase64(deflateSync(strToU8(content), { level: 9 }));
-}
-
-/** Raw DEFLATE decompression: fflate's by default; the CLI passes Node's zlib (native, faster). */
-export type InflateRaw = (bytes: Uint8Array) => Uint8Array;
 
 /**
- * The content a lock's `base` holds, checked against its recorded hash: a lock edited by hand
- * is refused rather than merged against the wrong base. Reads any raw DEFLATE stream, so the
- * bases older kilns compressed with zlib read the same.
+ * The content a lock's `base` holds (`decode`: base64 and inflate), checked against its
+ * recorded hash: a lock edited by hand is refused rather than merged against the wrong base.
  */
 export function decodeBase(
   file: LockedFile,
   sha256: Sha256Hex,
-  inflateRaw: InflateRaw = inflateSync,
+  decode: (base: string) => string,
 ): string {
   let text: string;
   try {
-    text = strFromU8(inflateRaw(fromBase64(file.base)));
+    text = decode(file.base);
   } catch {
     throw lockFileError(`: the recorded content of \`${file.path}\` cannot be read`);
   }
@@ -88,11 +66,11 @@ export function lockedFile(
   path: string,
   content: string,
   template: number,
-  sha256: Sha256Hex,
+  codec: LockCodec,
   old?: LockedFile,
 ): LockedFile {
-  const hash = sha256(content);
-  const base = old !== undefined && old.sha256 === hash ? old.base : encodeBase(content);
+  const hash = codec.sha256(content);
+  const base = old !== undefined && old.sha256 === hash ? old.base : codec.encodeBase(content);
   return { path, sha256: hash, base, template };
 }
 
@@ -116,7 +94,7 @@ export interface RenderedForLock extends ItemRecord {
 /** The lock entry of a component kiln has just rendered and is writing. */
 export function lockEntry(
   rendered: RenderedForLock,
-  sha256: Sha256Hex,
+  codec: LockCodec,
   old?: LockedComponent,
 ): LockedComponent {
   const { input } = rendered;
@@ -137,7 +115,7 @@ export function lockEntry(
     namespace,
     automationProfile: profile === DEFAULT_AUTOMATION_PROFILE ? undefined : profile,
     files: rendered.files.map((file, index) =>
-      lockedFile(file.path, file.content, index, sha256, oldFiles.get(file.path)),
+      lockedFile(file.path, file.content, index, codec, oldFiles.get(file.path)),
     ),
   };
 }
@@ -157,7 +135,7 @@ export interface SetUpComponent {
 export function setupLock(
   components: readonly SetUpComponent[],
   settings: { outputDir: string; defaultNamespace: string; automationProfile?: AutomationProfile },
-  sha256: Sha256Hex,
+  codec: LockCodec,
 ): Lock {
   let lock = emptyLock();
   for (const { component, item, files } of components) {
@@ -171,7 +149,7 @@ export function setupLock(
           content: file.content,
         })),
       },
-      sha256,
+      codec,
     );
     lock = recordComponent(lock, entry);
   }

@@ -2,7 +2,8 @@
 // component's rendered files under the output folder, then `kiln.toml`, then `kiln.lock` (the
 // core's setupLock) - exactly as `kiln setup <preset>` writes them, checked with setup's path
 // rules. Rendering goes through the core's pipeline with the renderer the caller passes (the
-// app: the HTTP API), and what the lock records of each item comes from `records`.
+// app: the HTTP API), and what the lock records of each item and the files' compressed bases
+// come from `lockSources` (the app: the HTTP API too).
 import type { ProjectConfig } from "../../../src/core/project/kiln-toml.ts";
 import { layoutEntries, layoutProject } from "../../../src/core/project/layout.ts";
 import { LOCK_FILE, serializeLock } from "../../../src/core/project/lock.ts";
@@ -21,7 +22,7 @@ import {
   type Project,
   type ProjectComponent,
 } from "./project.ts";
-import { sha256Hex } from "./project-lock.ts";
+import { browserLockCodec } from "./project-lock.ts";
 
 /** A rendered file, path relative to the output folder (conflicts.ts compares them). */
 export type { PlannedFile as RenderedFile } from "../../../src/core/plan.ts";
@@ -59,6 +60,15 @@ export type ItemRecords = (
   references: readonly string[],
 ) => Promise<ReadonlyMap<string, ItemRecord>>;
 
+/** kiln.lock's compressed form of each text, in order (the service's: see project-lock.ts). */
+export type LockBases = (contents: readonly string[]) => Promise<string[]>;
+
+/** Where the zip's kiln.lock gets what the browser cannot make itself. */
+export interface LockSources {
+  records: ItemRecords;
+  bases: LockBases;
+}
+
 /**
  * Renders every component with `render` and lays the project out, kiln.lock last. The first
  * component that does not render stops the zip, named by reference and name with the
@@ -67,7 +77,7 @@ export type ItemRecords = (
 export async function renderProjectFiles(
   project: Project,
   render: RenderOne<ProjectComponent>,
-  records: ItemRecords,
+  lockSources: LockSources,
 ): Promise<ProjectFile[]> {
   const results = await renderCollectingErrors(project.components, {
     defaultNamespace: project.project.namespace,
@@ -82,7 +92,11 @@ export async function renderProjectFiles(
   }
   const rendered = results.filter(isRendered);
   const files = projectFiles(project, rendered);
-  const items = await records(rendered.map((result) => result.component.reference));
+  const items = await lockSources.records(rendered.map((result) => result.component.reference));
+  const codec = await browserLockCodec(
+    rendered.flatMap((result) => result.files.map((file) => file.content)),
+    lockSources.bases,
+  );
   const lock = setupLock(
     rendered.map((result) => ({
       component: result.component,
@@ -96,7 +110,7 @@ export async function renderProjectFiles(
         ? {}
         : { automationProfile: project.project.automationProfile }),
     },
-    sha256Hex,
+    codec,
   );
   return [...files, { path: LOCK_FILE, content: serializeLock(lock) }];
 }

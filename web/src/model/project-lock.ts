@@ -2,7 +2,8 @@
 // and `update` can work with, byte for byte the lock `kiln setup` of the same preset writes: the
 // core builds it (setupLock in src/core/project/lock-entry.ts), sha256 comes from @noble/hashes
 // (crypto.subtle is async and missing when the dashboard is served over plain http elsewhere
-// than localhost), and what the lock records of each registry item - its `category/name`, its
+// than localhost), the files' compressed bases from the service (POST /api/lock/bases: zlib's
+// bytes, which no browser library makes), and what the lock records of each registry item - its
 // fingerprint and where it came from - from GET /api/registry/meta (the kiln version and every
 // built-in) and /api/registry/meta?ref= (an item from a URL or file). And the way back: a
 // project opened from its kiln.lock.
@@ -13,7 +14,7 @@ import type { ItemMetaView } from "../../../src/core/item.ts";
 import { catalogueEntry } from "../../../src/core/project/facts.ts";
 import { parseProjectConfig } from "../../../src/core/project/kiln-toml.ts";
 import { LOCK_FILE, type Lock, lockSource, parseLock } from "../../../src/core/project/lock.ts";
-import type { ItemRecord, Sha256Hex } from "../../../src/core/project/lock-entry.ts";
+import type { ItemRecord, LockCodec, Sha256Hex } from "../../../src/core/project/lock-entry.ts";
 import {
   lockNamespace,
   outputDirOf,
@@ -25,6 +26,28 @@ import type { RenderOne } from "../../../src/core/project/render-components.ts";
 
 /** Hex sha256 of a text's UTF-8 bytes, as Node's crypto gives it. */
 export const sha256Hex: Sha256Hex = (text) => bytesToHex(sha256(utf8ToBytes(text)));
+
+/**
+ * The codec of the zip's lock: sha256 here, and the bases of `contents` as `bases` gives them
+ * (the service compresses them with the CLI's own code: a browser cannot make zlib's bytes).
+ */
+export async function browserLockCodec(
+  contents: readonly string[],
+  bases: (contents: readonly string[]) => Promise<string[]>,
+): Promise<LockCodec> {
+  const unique = [...new Set(contents)];
+  const encoded = unique.length === 0 ? [] : await bases(unique);
+  if (encoded.length !== unique.length) throw new Error("the service sent a wrong number of bases");
+  const byContent = new Map(unique.map((content, index) => [content, encoded[index] as string]));
+  return {
+    sha256: sha256Hex,
+    encodeBase: (content) => {
+      const base = byContent.get(content);
+      if (base === undefined) throw new Error("no compressed base for a file of the zip");
+      return base;
+    },
+  };
+}
 
 /** What GET /api/registry/meta answers, as far as the lock needs it. */
 export interface CatalogueMeta {

@@ -1,0 +1,72 @@
+// POST /api/lock/bases over a real socket: kiln.lock's compressed form of each text, made with
+// the code `kiln setup` writes the lock with (so the dashboard's zip holds the same lock), the
+// service's usual refusals for a body of the wrong type, shape or size, and a body at the limit
+// compressed without holding the HTTP thread.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { decodeBaseText, encodeBase } from "../../src/core/lock-codec.ts";
+import { type RunningServer, startServer } from "../../src/server/server.ts";
+import { raw } from "./helpers.ts";
+
+let service: RunningServer;
+
+before(async () => {
+  service = await startServer({ port: 0, log: () => {} });
+});
+
+after(async () => {
+  await service.close();
+});
+
+const post = (body: string, contentType = "application/json") =>
+  raw(service.url, {
+    method: "POST",
+    path: "/api/lock/bases",
+    headers: { "content-type": contentType, "content-length": String(Buffer.byteLength(body)) },
+    body,
+  });
+
+describe("POST /api/lock/bases", () => {
+  test("one base per text, in order, byte for byte the CLI's", async () => {
+    const contents = ["kind: Deployment\n".repeat(40), "", "é ✓ \u0000 tab\there\n", "same"];
+    const response = await post(JSON.stringify({ contents }));
+    assert.equal(response.status, 200, response.body);
+    assert.equal(response.headers["content-type"], "application/json");
+    const { bases } = JSON.parse(response.body) as { bases: string[] };
+    assert.deepEqual(bases, contents.map(encodeBase));
+    assert.deepEqual(bases.map(decodeBaseText), contents);
+  });
+
+  test("wrong content type 415, wrong shape 422, bad JSON 400, over 2 MiB 413", async () => {
+    const text = await post(JSON.stringify({ contents: ["a"] }), "text/plain");
+    assert.equal(text.status, 415);
+    assert.equal(text.body, "Expected request with `Content-Type: application/json`");
+    const shape = await post(JSON.stringify({ contents: ["a", 5] }));
+    assert.equal(shape.status, 422);
+    assert.match(shape.body, /^Failed to deserialize the JSON body into the target type: /);
+    const missing = await post("{}");
+    assert.equal(missing.status, 422);
+    assert.match(missing.body, /missing field `contents`/);
+    const broken = await post("{");
+    assert.equal(broken.status, 400);
+    const big = await post(JSON.stringify({ contents: ["x".repeat(2 * 1024 * 1024)] }));
+    assert.equal(big.status, 413);
+  });
+
+  test("a body near the limit is compressed while the service keeps answering", async () => {
+    const contents = Array.from({ length: 64 }, (_, index) =>
+      `line ${index}\n`.repeat(1_500 + index),
+    );
+    const started = performance.now();
+    const [bases, health] = await Promise.all([
+      post(JSON.stringify({ contents })),
+      raw(service.url, { path: "/api/health" }),
+    ]);
+    assert.equal(health.status, 200);
+    assert.equal(bases.status, 200);
+    const answer = JSON.parse(bases.body) as { bases: string[] };
+    assert.equal(answer.bases.length, 64);
+    assert.equal(decodeBaseText(answer.bases[63] as string), contents[63]);
+    assert.ok(performance.now() - started < 10_000);
+  });
+});
