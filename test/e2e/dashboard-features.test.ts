@@ -7,34 +7,15 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { XMLParser } from "fast-xml-parser";
 import type { Page } from "playwright-core";
+import { type Cell, parseDrawio } from "../tools/drawio.ts";
 import { type Dashboard, openPreset, skipBrowser, startDashboard } from "./harness.ts";
 
 let dashboard: Dashboard;
 
-interface Cell {
-  id: string;
-  value?: string;
-  style?: string;
-  parent?: string;
-  vertex?: string;
-  edge?: string;
-  source?: string;
-  target?: string;
-}
-
+/** The mxCells of a draw.io file. */
 function drawioCells(xml: string): Cell[] {
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: "",
-    isArray: (name) => name === "mxCell",
-    htmlEntities: true,
-  });
-  const document = parser.parse(xml) as {
-    mxfile: { diagram: { mxGraphModel: { root: { mxCell: Cell[] } } } };
-  };
-  return document.mxfile.diagram.mxGraphModel.root.mxCell;
+  return parseDrawio(xml).cells;
 }
 
 /** The scale and shift of the graph canvas, from its transform attribute. */

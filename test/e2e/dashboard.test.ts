@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { unzipSync } from "fflate";
 import type { Page } from "playwright-core";
+import { builtinPresets } from "../../src/core/preset.ts";
 import {
   type Dashboard,
   kilnSetup as kilnSetupInto,
@@ -15,13 +16,7 @@ import {
   startDashboard,
 } from "./harness.ts";
 
-const PRESETS = [
-  "k8s-web-app",
-  "single-server",
-  "bootstrap-cluster",
-  "web-and-database",
-  "multi-tier-platform",
-];
+const PRESETS = builtinPresets().map((preset) => preset.name);
 
 let dashboard: Dashboard;
 const newPage = () => dashboard.newPage();

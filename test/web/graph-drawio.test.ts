@@ -5,13 +5,14 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { toItemMetaView } from "../../src/core/item.ts";
+import { builtinPresets } from "../../src/core/preset.ts";
 import { catalogueEntry } from "../../src/core/project/facts.ts";
 import { builtinRegistry } from "../../src/core/registry.ts";
 import { drawioXml, xmlAttribute } from "../../web/src/model/drawio.ts";
 import { buildGraph, type Graph, type GraphComponent } from "../../web/src/model/graph.ts";
 import { layoutGraph } from "../../web/src/model/graph-layout.ts";
+import { parseDrawio } from "../tools/drawio.ts";
 
 const catalogue = builtinRegistry().items.map(toItemMetaView);
 const json = (value: unknown) => JSON.stringify(value);
@@ -33,47 +34,11 @@ function presetComponents(name: string): GraphComponent[] {
   );
 }
 
-const PRESETS = [
-  "k8s-web-app",
-  "single-server",
-  "bootstrap-cluster",
-  "web-and-database",
-  "multi-tier-platform",
-];
-
-interface Cell {
-  id: string;
-  value?: string;
-  style?: string;
-  parent?: string;
-  vertex?: string;
-  edge?: string;
-  source?: string;
-  target?: string;
-}
-
-/** The mxCells of a draw.io file, read by fast-xml-parser (which also decodes the entities). */
-function parseCells(xml: string): { cells: Cell[]; diagramName: string } {
-  assert.equal(XMLValidator.validate(xml), true, "well-formed XML");
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: "",
-    parseAttributeValue: false,
-    isArray: (name) => name === "mxCell",
-    htmlEntities: true,
-  });
-  const document = parser.parse(xml) as {
-    mxfile: { diagram: { name: string; mxGraphModel: { root: { mxCell: Cell[] } } } };
-  };
-  return {
-    cells: document.mxfile.diagram.mxGraphModel.root.mxCell,
-    diagramName: document.mxfile.diagram.name,
-  };
-}
+const PRESETS = builtinPresets().map((preset) => preset.name);
 
 /** Asserts every lane, node and edge of `graph` is a cell of `xml`, placed and linked right. */
 function assertHoldsGraph(xml: string, graph: Graph): void {
-  const { cells } = parseCells(xml);
+  const { cells } = parseDrawio(xml);
   const byId = new Map(cells.map((cell) => [cell.id, cell]));
   assert.equal(byId.size, cells.length, "cell ids are unique");
   assert.equal(cells.length, 2 + graph.lanes.length + graph.nodes.length + graph.edges.length);
@@ -196,7 +161,7 @@ describe("draw.io export", () => {
       assert.ok(graph.nodes.length > 0);
       const xml = drawioXml(preset, graph, await layoutGraph(graph));
       assertHoldsGraph(xml, graph);
-      assert.equal(parseCells(xml).diagramName, preset);
+      assert.equal(parseDrawio(xml).diagramName, preset);
     });
   }
 
@@ -214,8 +179,8 @@ describe("draw.io export", () => {
     );
     const xml = drawioXml(`project "<&>"`, graph, await layoutGraph(graph));
     assertHoldsGraph(xml, graph.nodes.length > 0 ? clean(graph) : graph);
-    assert.equal(parseCells(xml).diagramName, `project "<&>"`);
-    assert.ok(!parseCells(xml).cells.some((cell) => cell.id === "evil"));
+    assert.equal(parseDrawio(xml).diagramName, `project "<&>"`);
+    assert.ok(!parseDrawio(xml).cells.some((cell) => cell.id === "evil"));
   });
 
   it("xmlAttribute leaves no markup character and keeps line breaks as references", () => {
