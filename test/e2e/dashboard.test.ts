@@ -234,6 +234,37 @@ describe("dashboard in a real browser", { skip: skipBrowser }, () => {
     await context.close();
   });
 
+  it("every tab says whether it is the selected one (aria-selected), in each tab list", async () => {
+    const { context, page } = await newPage();
+    await openPreset(page, "web-and-database");
+    /** Each tab list's tabs as [text, aria-selected]. */
+    const tabLists = () =>
+      page.$$eval('[role="tablist"]', (lists) =>
+        lists.map((list) =>
+          [...list.querySelectorAll('[role="tab"]')].map((tab) => [
+            (tab.textContent ?? "").trim().slice(0, 12),
+            tab.getAttribute("aria-selected"),
+          ]),
+        ),
+      );
+    for (const tabs of await tabLists()) {
+      assert.equal(
+        tabs.filter(([, selected]) => selected === "true").length,
+        1,
+        JSON.stringify(tabs),
+      );
+      assert.ok(tabs.every(([, selected]) => selected === "true" || selected === "false"));
+    }
+    await page.click('[data-testid="tab-checks"]');
+    assert.equal(await page.getAttribute('[data-testid="tab-checks"]', "aria-selected"), "true");
+    const [workspace] = await tabLists();
+    assert.deepEqual(
+      workspace?.map(([, selected]) => selected),
+      ["false", "true", "false"],
+    );
+    await context.close();
+  });
+
   it("reports checks, fixes a missing role in one click, undoes a removal and survives a reload", async () => {
     const { context, page } = await newPage();
     await openPreset(page, "web-and-database");

@@ -372,6 +372,7 @@ export function App(): JSX.Element {
             <button
               type="button"
               role="tab"
+              aria-selected={view === "build"}
               class={view === "build" ? "active" : ""}
               onClick={() => setView("build")}
             >
@@ -380,6 +381,7 @@ export function App(): JSX.Element {
             <button
               type="button"
               role="tab"
+              aria-selected={view === "checks"}
               class={view === "checks" ? "active" : ""}
               data-testid="tab-checks"
               onClick={() => setView("checks")}
@@ -392,6 +394,7 @@ export function App(): JSX.Element {
             <button
               type="button"
               role="tab"
+              aria-selected={view === "graph"}
               class={view === "graph" ? "active" : ""}
               data-testid="tab-graph"
               onClick={() => setView("graph")}

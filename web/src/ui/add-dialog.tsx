@@ -54,6 +54,7 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
                 type="button"
                 role="tab"
                 key={entry.id}
+                aria-selected={entry.id === stage}
                 class={entry.id === stage ? "active" : ""}
                 onClick={() => setStage(entry.id)}
               >

@@ -64,6 +64,7 @@ export function Preview(props: {
                 type="button"
                 role="tab"
                 key={file.path}
+                aria-selected={index === Math.min(active, result.files.length - 1)}
                 class={index === Math.min(active, result.files.length - 1) ? "active" : ""}
                 data-testid="preview-tab"
                 onClick={() => setActive(index)}

@@ -40,6 +40,7 @@ export function JsonField(props: JsonFieldProps): JSX.Element {
           <button
             type="button"
             role="tab"
+            aria-selected={!showRaw}
             class={showRaw ? "" : "active"}
             disabled={!parsed.ok}
             title={parsed.ok ? "" : "Fix the JSON to use the editor"}
@@ -50,6 +51,7 @@ export function JsonField(props: JsonFieldProps): JSX.Element {
           <button
             type="button"
             role="tab"
+            aria-selected={showRaw}
             class={showRaw ? "active" : ""}
             data-testid={`raw-${props.field}`}
             onClick={() => setRaw(true)}
