@@ -52,9 +52,21 @@ export function decodeBase(
   return text;
 }
 
+/**
+ * Fingerprints by item object: a preset names one item for many components (multi-tier-platform:
+ * 35 components, 11 items), and its canonical JSON (templates included) is the costly part.
+ * Items are not changed once parsed; every Sha256Hex gives the same digest.
+ */
+const fingerprints = new WeakMap<object, string>();
+
 /** `sha256:<hex>` of the item's canonical JSON. */
-export function itemFingerprint(item: unknown, sha256: Sha256Hex): string {
-  return `sha256:${sha256(canonicalJson(item))}`;
+export function itemFingerprint(item: object, sha256: Sha256Hex): string {
+  let fingerprint = fingerprints.get(item);
+  if (fingerprint === undefined) {
+    fingerprint = `sha256:${sha256(canonicalJson(item))}`;
+    fingerprints.set(item, fingerprint);
+  }
+  return fingerprint;
 }
 
 /**
