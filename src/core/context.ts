@@ -57,11 +57,11 @@ export interface RenderInput {
  * A value whose first non-whitespace character is `[` or `{` is parsed as JSON: an array gives
  * a list, an object a map; anything else (including invalid JSON) stays the original string.
  */
-export function jsonValued(value: string): unknown {
+export function jsonValued(value: string, parsedJson?: ReadonlyMap<string, unknown>): unknown {
   const first = value.trimStart()[0];
   if (first !== "[" && first !== "{") return value;
   try {
-    const parsed: unknown = JSON.parse(value);
+    const parsed: unknown = parsedJson?.has(value) ? parsedJson.get(value) : JSON.parse(value);
     return typeof parsed === "object" && parsed !== null ? parsed : value;
   } catch {
     return value;
@@ -108,7 +108,15 @@ function setKey(target: Record<string, unknown>, key: string, value: unknown): v
   }
 }
 
-export function buildContext(item: RegistryItem, input: RenderInput): Record<string, unknown> {
+/**
+ * The template context of one component. `parsedJson` holds JSON texts already parsed (by
+ * `validateInput`), by text; the rest are parsed here.
+ */
+export function buildContext(
+  item: RegistryItem,
+  input: RenderInput,
+  parsedJson?: ReadonlyMap<string, unknown>,
+): Record<string, unknown> {
   const supplied = input.fields ?? {};
   const has = (key: string) => Object.hasOwn(supplied, key);
   const context: Record<string, unknown> = {};
@@ -117,10 +125,12 @@ export function buildContext(item: RegistryItem, input: RenderInput): Record<str
   for (const field of item.fields) {
     if (field.name === "namespace") continue; // its default is never applied
     if (has(field.name)) continue; // set with the supplied values below
-    if (field.default !== undefined) setKey(context, field.name, jsonValued(field.default));
+    if (field.default !== undefined)
+      setKey(context, field.name, jsonValued(field.default, parsedJson));
     else if (field.required) throw requiredFieldError(field.name, item);
   }
-  for (const [key, value] of Object.entries(supplied)) setKey(context, key, jsonValued(value));
+  for (const [key, value] of Object.entries(supplied))
+    setKey(context, key, jsonValued(value, parsedJson));
   const labels: Record<string, string> = {};
   setKey(labels, "app", input.name);
   for (const [key, value] of Object.entries(input.labels ?? {})) setKey(labels, key, value);

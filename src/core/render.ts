@@ -77,8 +77,8 @@ export function renderItem(
   input: RenderInput,
   scope: RenderScope = { isolated: !isCatalogueItem(item) },
 ): RenderResult {
-  validateInput(item, input);
-  const context = buildContext(item, input);
+  const parsedJson = validateInput(item, input);
+  const context = buildContext(item, input, parsedJson);
   const reference = referenceOf(item);
   // Every path and content template in one call: the context is converted once (renderAll).
   const rendered = engine.renderAll(templatesOf(item), context, scope);

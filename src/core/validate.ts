@@ -442,6 +442,7 @@ function checkField(
   check: FieldCheck,
   value: string,
   fromDefault: boolean,
+  parsedJson: Map<string, unknown>,
 ): void {
   const reference = referenceOf(item);
   const subject = `\`${field.name}\`${fromDefault ? " (its default)" : ""}`;
@@ -459,6 +460,7 @@ function checkField(
   if (looksLikeJson(value)) {
     try {
       data = parseJsonText(value);
+      parsedJson.set(value, data);
     } catch (error) {
       if (!(error instanceof JsonTextError)) throw error;
       const detail = [
@@ -484,8 +486,13 @@ function checkField(
  * declares, before rendering. An empty value of a field that is not required is not checked:
  * it means "unset" to the templates (`replicas or 1`). Fields without declarations, undeclared
  * fields and items that declare nothing are never checked.
+ *
+ * Returns the JSON texts it parsed, by text, so that the context reuses them instead of
+ * parsing them again (a 10,000-host inventory's JSON: about 10 ms a parse, issue 14). Neither
+ * the validator nor the engine changes a parsed value.
  */
-export function validateInput(item: RegistryItem, input: RenderInput): void {
+export function validateInput(item: RegistryItem, input: RenderInput): Map<string, unknown> {
+  const parsedJson = new Map<string, unknown>();
   const checks = itemChecks(item);
   if (checks.nameFormat) {
     const problem = formatProblem(checks.nameFormat, input.name);
@@ -512,6 +519,7 @@ export function validateInput(item: RegistryItem, input: RenderInput): void {
       continue;
     }
     if (value === "" && !field.required) continue;
-    checkField(item, field, check, value, fromDefault);
+    checkField(item, field, check, value, fromDefault, parsedJson);
   }
+  return parsedJson;
 }
