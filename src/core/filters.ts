@@ -376,12 +376,20 @@ const INI_INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
  * Would `ast.literal_eval` turn this plain text into something other than the same string?
  * Over-approximates: True/False/None, Ellipsis (`...`), anything signed, and anything starting
  * like a number that could still be one (Python numbers hold at most one `.`, complex sums end
- * in `j`). IPv4 addresses and dotted versions like `1.2.3` stay plain.
+ * in `j`). IPv4 addresses and dotted versions like `1.2.3` stay plain. Written with character
+ * codes, not regular expressions and `split`: it runs for every value of an inventory (issue 14).
  */
 function looksLikePythonLiteral(text: string): boolean {
-  if (/^(?:True|False|None)$/.test(text) || /^\.+$/.test(text) || /^[-+]/.test(text)) return true;
-  if (!/^[0-9.]/.test(text)) return false;
-  return text.split(".").length <= 2 || /[jJ]$/.test(text);
+  const first = text.charCodeAt(0);
+  if (first === 0x2b || first === 0x2d) return true; // `+`, `-`
+  if (text === "True" || text === "False" || text === "None") return true;
+  const digit = first >= 0x30 && first <= 0x39;
+  if (!digit && first !== 0x2e) return false; // starts with neither a digit nor `.`
+  let dots = 0;
+  for (let at = 0; at < text.length; at++) if (text.charCodeAt(at) === 0x2e) dots += 1;
+  if (dots <= 1 || dots === text.length) return true; // one number, or Ellipsis
+  const last = text.charCodeAt(text.length - 1);
+  return last === 0x6a || last === 0x4a; // `j`, `J`
 }
 
 /**
@@ -406,7 +414,8 @@ export function iniValue(value: unknown): string {
  */
 export function iniHostValue(value: unknown): string {
   const text = iniValue(value);
-  if (/^[A-Za-z0-9_./:@%~-]*$/.test(text)) return text;
+  // a string iniValue left as it was is plain already (its characters are a subset of these)
+  if (text === value || /^[A-Za-z0-9_./:@%~-]*$/.test(text)) return text;
   return `"${text.replace(/[\\"]/g, "\\$&")}"`;
 }
 
@@ -432,88 +441,144 @@ function iniNameRefusal(field: unknown, kind: string, name: string, why: string,
   );
 }
 
-const GROUP_RULE =
-  "A group name may not be empty, hold spaces, line breaks, control characters, `:`, `[` or `]`, or start with `#` or `;`.";
-
-/**
- * `{{ group | ini_group_name("hosts") }}`: a group name for `[group]`, `[group:children]`,
- * `[group:vars]` and the lines of a `:children` section, unchanged; refused when the tool would
- * read it as something else. Its section pattern is `[` + one or more characters other than
- * whitespace, `:` and `]` + `]`; a `:children` line starting with `#` or `;` is a comment.
- */
-export function iniGroupName(value: unknown, field?: unknown): string {
-  const name = nameText(value);
-  if (name === undefined) return textRefusal(value, field);
-  const why =
-    name === ""
-      ? "is empty"
-      : BLANK_OR_CONTROL.test(name)
-        ? "holds a space, a line break or a control character"
-        : /[:[\]]/.test(name)
-          ? "holds `:`, `[` or `]`, which end or split a section header"
-          : /^[#;]/.test(name)
-            ? "starts with `#` or `;`, which starts a comment"
-            : undefined;
-  return why === undefined ? name : iniNameRefusal(field, "group name", name, why, GROUP_RULE);
+/** One reason an INI name is refused: when it applies, and the message's "it ..." part. */
+export interface IniNameRule {
+  refuses: (name: string) => boolean;
+  why: string;
 }
 
-const HOST_RULE =
-  "A host name may not be empty or `---`, hold spaces, line breaks, control characters, quotes, `\\`, `#`, `[` or `]`, start with `;`, or end with `:`; it may hold `:` only as an IPv6 address does (two or more).";
+/** A kind of INI name: its rules, checked in order (the first that applies is reported). */
+export interface IniNameKind {
+  kind: string;
+  /** Names that pass every rule for sure, tested first: most names are plain words. */
+  plain: RegExp;
+  rules: readonly IniNameRule[];
+  /** What is allowed, for the message. */
+  allowed: string;
+}
+
+const EMPTY: IniNameRule = { refuses: (name) => name === "", why: "is empty" };
+const BLANK: IniNameRule = {
+  refuses: (name) => BLANK_OR_CONTROL.test(name),
+  why: "holds a space, a line break or a control character",
+};
+
+/**
+ * A group name for `[group]`, `[group:children]`, `[group:vars]` and the lines of a `:children`
+ * section. Its section pattern is `[` + one or more characters other than whitespace, `:` and
+ * `]` + `]`; a `:children` line starting with `#` or `;` is a comment.
+ */
+const GROUP_NAME: IniNameKind = {
+  kind: "group name",
+  plain: /^[A-Za-z0-9_.-]+$/,
+  rules: [
+    EMPTY,
+    BLANK,
+    {
+      refuses: (name) => /[:[\]]/.test(name),
+      why: "holds `:`, `[` or `]`, which end or split a section header",
+    },
+    {
+      refuses: (name) => /^[#;]/.test(name),
+      why: "starts with `#` or `;`, which starts a comment",
+    },
+  ],
+  allowed:
+    "A group name may not be empty, hold spaces, line breaks, control characters, `:`, `[` or `]`, or start with `#` or `;`.",
+};
+
+/**
+ * A host name at the start of a host line. The tool splits host lines with POSIX shlex
+ * (whitespace separates, quotes and `\` are removed, `#` starts a comment even inside a word),
+ * expands `[a:b]` ranges into several hosts, reads a single `name:22` as a port, refuses a name
+ * ending in `:` or equal to `---`, and skips a line starting with `;`.
+ */
+const HOST_NAME: IniNameKind = {
+  kind: "host name",
+  // no `:` at all, and not only dashes (`---`)
+  plain: /^(?=.*[A-Za-z0-9_.])[A-Za-z0-9_.-]+$/,
+  rules: [
+    EMPTY,
+    BLANK,
+    {
+      refuses: (name) => /['"\\#]/.test(name),
+      why: "holds a quote, `\\` or `#`, which the host line's shell-like splitting removes or reads as a comment",
+    },
+    {
+      refuses: (name) => /[[\]]/.test(name),
+      why: "holds `[` or `]`, which expand to a range of hosts",
+    },
+    {
+      refuses: (name) => name.indexOf(":") >= 0 && name.indexOf(":") === name.lastIndexOf(":"),
+      why: "holds one `:`, which sets the SSH port (use `cm_port`)",
+    },
+    { refuses: (name) => name.endsWith(":"), why: "ends with `:`" },
+    { refuses: (name) => name.startsWith(";"), why: "starts with `;`, which starts a comment" },
+    { refuses: (name) => name === "---", why: "is `---`" },
+  ],
+  allowed:
+    "A host name may not be empty or `---`, hold spaces, line breaks, control characters, quotes, `\\`, `#`, `[` or `]`, start with `;`, or end with `:`; it may hold `:` only as an IPv6 address does (two or more).",
+};
+
+/**
+ * The name of a variable on a host line (`name=value`, a shlex token split at its first `=`)
+ * or in a `[group:vars]` section (the text before the first `=`, stripped).
+ */
+const VAR_NAME: IniNameKind = {
+  kind: "variable name",
+  plain: /^[A-Za-z0-9_.:-]+$/,
+  rules: [
+    EMPTY,
+    BLANK,
+    {
+      refuses: (name) => /['"\\#=]/.test(name),
+      why: "holds `=`, a quote, `\\` or `#`, which end the name or are removed, or start a comment",
+    },
+    {
+      refuses: (name) => /^[;[]/.test(name),
+      why: "starts with `;` or `[`, which make a comment or a section header",
+    },
+  ],
+  allowed:
+    "A variable name may not be empty, hold spaces, line breaks, control characters, `=`, quotes, `\\` or `#`, or start with `;` or `[`.",
+};
+
+/** The kinds of INI names, for tests: no name a `plain` pattern takes may break a rule. */
+export const INI_NAME_KINDS: readonly IniNameKind[] = [GROUP_NAME, HOST_NAME, VAR_NAME];
+
+/** `value` unchanged when it is a name of this kind the tool reads as written; else a refusal. */
+function iniName(names: IniNameKind, value: unknown, field: unknown): string {
+  const name = nameText(value);
+  if (name === undefined) return textRefusal(value, field);
+  if (names.plain.test(name)) return name;
+  const broken = names.rules.find((rule) => rule.refuses(name));
+  return broken === undefined
+    ? name
+    : iniNameRefusal(field, names.kind, name, broken.why, names.allowed);
+}
+
+/**
+ * `{{ group | ini_group_name("hosts") }}`: a group name, unchanged; refused when the tool would
+ * read it as something else (`GROUP_NAME`).
+ */
+export function iniGroupName(value: unknown, field?: unknown): string {
+  return iniName(GROUP_NAME, value, field);
+}
 
 /**
  * `{{ host | ini_host_name("hosts") }}`: a host name at the start of a host line, unchanged;
- * refused when the tool would read it as something else. The tool splits host lines with POSIX
- * shlex (whitespace separates, quotes and `\` are removed, `#` starts a comment even inside a
- * word), expands `[a:b]` ranges into several hosts, reads a single `name:22` as a port, refuses
- * a name ending in `:` or equal to `---`, and skips a line starting with `;`.
+ * refused when the tool would read it as something else (`HOST_NAME`).
  */
 export function iniHostName(value: unknown, field?: unknown): string {
-  const name = nameText(value);
-  if (name === undefined) return textRefusal(value, field);
-  const colons = name.split(":").length - 1;
-  const why =
-    name === ""
-      ? "is empty"
-      : BLANK_OR_CONTROL.test(name)
-        ? "holds a space, a line break or a control character"
-        : /['"\\#]/.test(name)
-          ? "holds a quote, `\\` or `#`, which the host line's shell-like splitting removes or reads as a comment"
-          : /[[\]]/.test(name)
-            ? "holds `[` or `]`, which expand to a range of hosts"
-            : colons === 1
-              ? "holds one `:`, which sets the SSH port (use `cm_port`)"
-              : name.endsWith(":")
-                ? "ends with `:`"
-                : name.startsWith(";")
-                  ? "starts with `;`, which starts a comment"
-                  : name === "---"
-                    ? "is `---`"
-                    : undefined;
-  return why === undefined ? name : iniNameRefusal(field, "host name", name, why, HOST_RULE);
+  return iniName(HOST_NAME, value, field);
 }
 
-const VAR_RULE =
-  "A variable name may not be empty, hold spaces, line breaks, control characters, `=`, quotes, `\\` or `#`, or start with `;` or `[`.";
-
 /**
- * `{{ key | ini_var_name("hosts") }}`: the name of a variable on a host line (`name=value`, a
- * shlex token split at its first `=`) or in a `[group:vars]` section (the text before the first
- * `=`, stripped), unchanged; refused when the tool would read it as something else.
+ * `{{ key | ini_var_name("hosts") }}`: a variable's name on a host line or in a `[group:vars]`
+ * section, unchanged; refused when the tool would read it as something else (`VAR_NAME`).
  */
 export function iniVarName(value: unknown, field?: unknown): string {
-  const name = nameText(value);
-  if (name === undefined) return textRefusal(value, field);
-  const why =
-    name === ""
-      ? "is empty"
-      : BLANK_OR_CONTROL.test(name)
-        ? "holds a space, a line break or a control character"
-        : /['"\\#=]/.test(name)
-          ? "holds `=`, a quote, `\\` or `#`, which end the name or are removed, or start a comment"
-          : /^[;[]/.test(name)
-            ? "starts with `;` or `[`, which make a comment or a section header"
-            : undefined;
-  return why === undefined ? name : iniNameRefusal(field, "variable name", name, why, VAR_RULE);
+  return iniName(VAR_NAME, value, field);
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   cfgValue,
   hclEscape,
   hclString,
+  INI_NAME_KINDS,
   iniGroupName,
   iniHostName,
   iniHostValue,
@@ -603,6 +604,45 @@ describe("INI names and cm.cfg values: written as they are, or refused", () => {
         refusalMessage(iniVarName(bad, "hosts"))?.startsWith("`hosts` has a variable name "),
         bad,
       );
+    }
+  });
+
+  test("a name the fast path writes as it is breaks no rule of its kind", () => {
+    // every string of up to 3 characters from an alphabet of plain and special characters
+    const alphabet = [
+      "a",
+      "Z",
+      "0",
+      "-",
+      ".",
+      "_",
+      ":",
+      "#",
+      ";",
+      "[",
+      "]",
+      "=",
+      "'",
+      '"',
+      "\\",
+      " ",
+      "\n",
+      "é",
+      "@",
+    ];
+    let names = [""];
+    const all: string[] = [""];
+    for (let length = 1; length <= 3; length++) {
+      names = names.flatMap((name) => alphabet.map((char) => name + char));
+      all.push(...names);
+    }
+    for (const kind of INI_NAME_KINDS) {
+      const plain = all.filter((name) => kind.plain.test(name));
+      assert.ok(plain.length > 100, `${kind.kind}: the fast path takes plain names`);
+      for (const name of plain) {
+        const broken = kind.rules.find((rule) => rule.refuses(name));
+        assert.equal(broken, undefined, `${kind.kind} ${JSON.stringify(name)}: ${broken?.why}`);
+      }
     }
   });
 
