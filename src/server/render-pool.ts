@@ -20,6 +20,7 @@ import {
   type RenderInput,
   type RenderResult,
 } from "../core/index.ts";
+import { FrameworkError } from "./errors.ts";
 import {
   CLAIM_CELLS,
   type ItemSource,
@@ -29,6 +30,7 @@ import {
   type WorkerReady,
   type WorkerReply,
 } from "./render-protocol.ts";
+import type { RenderRequest } from "./render-request.ts";
 import { workerEntry } from "./worker-entry.ts";
 import { WorkerSlot } from "./worker-slot.ts";
 
@@ -92,7 +94,8 @@ interface Job {
   request: JobRequest;
   /** Names an item of the configured registry (not a stranger's). */
   trusted: boolean;
-  resolve: (body: Buffer) => void;
+  /** With the answer's bytes; a `request` job may answer with the decoded request instead. */
+  resolve: (answer: Buffer | RenderRequest) => void;
   reject: (error: Error) => void;
   /** Its claim cell in the worker it was last given to. */
   cell: number;
@@ -140,6 +143,8 @@ export class RenderPool {
   private readyWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
   /** Workers replaced so far (deadline, crash, recycle): for tests and diagnostics. */
   replaced = 0;
+  /** POST /api/render bodies parsed in a worker (renderRequestBody), for tests and diagnostics. */
+  requestBodies = 0;
 
   constructor(options: Partial<RenderPoolOptions> = {}) {
     this.options = { ...DEFAULT_POOL_OPTIONS, preloadedItems: [], ...options };
@@ -220,6 +225,19 @@ export class RenderPool {
     return this.run({ source, input }, false, signal);
   }
 
+  /**
+   * Parses and decodes a POST /api/render body in a worker, never in the thread that serves
+   * HTTP (a body near the 2 MiB limit takes that thread 10-25 ms to check, decode and parse),
+   * and renders it there when it names an item of the configured registry: resolves with the
+   * answer's bytes, or with the decoded request when its reference must be resolved (a URL or
+   * a file). A body that is not JSON, or not a render request, fails with the same 400 or 422
+   * FrameworkError as when parsed here.
+   */
+  renderRequestBody(body: Uint8Array, signal?: AbortSignal): Promise<Buffer | RenderRequest> {
+    this.requestBodies += 1;
+    return this.runAny({ task: "request", body }, true, signal);
+  }
+
   /** Parses and validates the bytes of an item file or URL in a worker: its API view as JSON. */
   inspectSource(source: ItemSource, signal?: AbortSignal): Promise<Buffer> {
     return this.run({ task: "inspect", source }, false, signal);
@@ -235,6 +253,15 @@ export class RenderPool {
    * client has gone); a job already running finishes within the deadline and is not awaited.
    */
   private run(request: JobRequest, trusted: boolean, signal?: AbortSignal): Promise<Buffer> {
+    // only `request` jobs answer with a decoded request (renderRequestBody)
+    return this.runAny(request, trusted, signal) as Promise<Buffer>;
+  }
+
+  private runAny(
+    request: JobRequest,
+    trusted: boolean,
+    signal?: AbortSignal,
+  ): Promise<Buffer | RenderRequest> {
     if (this.closed)
       return Promise.reject(new KilnError("internal", "the service is shutting down"));
     if (this.queue.length + this.untrustedQueue.length >= this.options.maxQueue) {
@@ -243,7 +270,7 @@ export class RenderPool {
       );
     }
     if (signal?.aborted) return Promise.reject(cancelled());
-    return new Promise<Buffer>((resolve, reject) => {
+    return new Promise<Buffer | RenderRequest>((resolve, reject) => {
       const job: Job = {
         request,
         trusted,
@@ -267,11 +294,15 @@ export class RenderPool {
   }
 
   /** Settles a job once: resolves or rejects it and drops its abort listener. */
-  private settle(job: Job, outcome: { body: Buffer } | { error: Error }): void {
+  private settle(
+    job: Job,
+    outcome: { body: Buffer } | { request: RenderRequest } | { error: Error },
+  ): void {
     if (job.settled) return;
     job.settled = true;
     job.release?.();
     if ("body" in outcome) job.resolve(outcome.body);
+    else if ("request" in outcome) job.resolve(outcome.request);
     else job.reject(outcome.error);
   }
 
@@ -486,13 +517,19 @@ export class RenderPool {
     slot.drop(reply.id);
     job.slot = undefined;
     slot.slow = false;
-    if (reply.ok) {
+    if (reply.ok && "request" in reply) {
+      this.settle(job, { request: reply.request });
+    } else if (reply.ok) {
       const { body } = reply;
       this.settle(job, { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) });
     } else {
       slot.failed = true;
-      const { kind, message, detail } = reply.error;
-      this.settle(job, { error: new KilnError(kind, message, detail) });
+      const { kind, message, detail, status } = reply.error;
+      const error =
+        status === undefined
+          ? new KilnError(kind, message, detail)
+          : new FrameworkError(status, message);
+      this.settle(job, { error });
     }
     if (!reply.ok || slot.ranUntrusted) this.markDirty();
     if (reply.recycle) this.replace(slot);

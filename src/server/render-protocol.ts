@@ -1,5 +1,6 @@
 // Messages between the RenderPool (main thread) and its render workers.
 import type { EngineLimits, ErrorKind, RegistryItem, RenderInput } from "../core/index.ts";
+import type { RenderRequest } from "./render-request.ts";
 
 export interface WorkerData {
   engineLimits: Partial<EngineLimits>;
@@ -39,13 +40,20 @@ export interface ItemSource {
   origin: string;
 }
 
-/** What a job asks for; exactly one of `preloaded`, `item` and `source` names the item. */
+/**
+ * What a job asks for; exactly one of `preloaded`, `item` and `source` names the item, except
+ * for a `request` job, whose `body` names it.
+ */
 export interface JobRequest {
   /**
    * `render` (the default): the render answer; `inspect`: the item's API view; `meta`: its
-   * catalogue metadata (GET /api/registry/meta?ref=).
+   * catalogue metadata (GET /api/registry/meta?ref=); `request`: a POST /api/render body, parsed
+   * and decoded here, then rendered when it names a preloaded item, or else handed back decoded
+   * (`WorkerReply.request`) for the pool's caller to resolve its reference.
    */
-  task?: "inspect" | "meta";
+  task?: "inspect" | "meta" | "request";
+  /** A `request` job's body: the request's bytes as they arrived. */
+  body?: Uint8Array;
   /** Index into `preloadedItems`. */
   preloaded?: number;
   item?: RegistryItem;
@@ -62,10 +70,21 @@ export interface WorkerRequest extends JobRequest {
 export type WorkerReply =
   /** `body`: the response JSON as UTF-8 (its buffer is transferred), encoded in the worker. */
   | { id: number; ok: true; body: Uint8Array; recycle: boolean }
+  /** A `request` job whose reference is not a preloaded item: the decoded request. */
+  | { id: number; ok: true; request: RenderRequest; recycle: boolean }
   | {
       id: number;
       ok: false;
-      error: { kind: ErrorKind; message: string; detail?: string | undefined };
+      /**
+       * `status`: the body itself was refused (400 bad JSON, 422 wrong shape), with the message
+       * the thread that serves HTTP would have given.
+       */
+      error: {
+        kind: ErrorKind;
+        message: string;
+        detail?: string | undefined;
+        status?: number | undefined;
+      };
       recycle: boolean;
     };
 

@@ -7,10 +7,12 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
 import {
+  builtinFor,
   type EngineLimits,
   isKilnError,
   KilnError,
   parseLocatedItem,
+  Registry,
   type RegistryItem,
   type RenderInput,
   renderItem,
@@ -18,6 +20,8 @@ import {
   toItemView,
   trustAsCatalogueItem,
 } from "../core/index.ts";
+import { parseJsonBody } from "./body.ts";
+import { FrameworkError } from "./errors.ts";
 import { itemMetaAnswer } from "./item-meta.ts";
 import { encodeJson, encodeRenderAnswer } from "./render-answer.ts";
 import {
@@ -29,6 +33,7 @@ import {
   type WorkerReply,
   type WorkerRequest,
 } from "./render-protocol.ts";
+import { parseRenderRequest, type RenderRequest } from "./render-request.ts";
 
 const data = workerData as WorkerData;
 const port = parentPort;
@@ -44,6 +49,8 @@ const collectGarbage = runInNewContext("gc") as () => void;
 // The configured registry's items are trusted: they render in the engine's shared
 // environment. Items that come with a job (URLs, files) render isolated (see RenderScope).
 const preloaded: readonly RegistryItem[] = data.preloadedItems.map(trustAsCatalogueItem);
+/** The preloaded items as a registry, to resolve a `request` job's reference as the pool would. */
+const preloadedRegistry = new Registry([...preloaded]);
 let rendersSinceCheck = 0;
 
 /** The item a job names: preloaded (trusted), sent whole, or parsed here from its bytes. */
@@ -54,8 +61,27 @@ function itemOf(request: WorkerRequest): RegistryItem {
   throw new KilnError("internal", "render worker got no registry item");
 }
 
+/**
+ * A `request` job: the body parsed and decoded as the thread that serves HTTP would (the same
+ * 400 and 422 errors), then rendered when its reference names a preloaded item (as
+ * `builtinFor` finds it there); any other reference goes back decoded, to be resolved.
+ */
+function answerRequest(bytes: Uint8Array): Uint8Array | RenderRequest {
+  const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const request = parseRenderRequest(parseJsonBody(body));
+  const item = builtinFor(request.reference, preloadedRegistry);
+  if (!item) return request;
+  const { name, fields, labels, defaultNamespace, automationProfile } = request;
+  const input = { name, fields, labels, defaultNamespace, automationProfile };
+  return encodeRenderAnswer(renderItem(engine, item, input), data.maxOutputBytes);
+}
+
 /** The answer's bytes: the item's API view, or the render answer, within the output limit. */
-function answer(request: WorkerRequest): Uint8Array {
+function answer(request: WorkerRequest): Uint8Array | RenderRequest {
+  if (request.task === "request") {
+    if (!request.body) throw new KilnError("internal", "render worker got no request body");
+    return answerRequest(request.body);
+  }
   const item = itemOf(request);
   if (request.task === "inspect") return encodeJson(toItemView(item), data.maxOutputBytes);
   if (request.task === "meta") return encodeJson(itemMetaAnswer(item), data.maxOutputBytes);
@@ -88,12 +114,17 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
   let reply: WorkerReply;
   try {
     // Encoded here, not in the thread that serves HTTP, and moved to it without a copy.
-    reply = { id: request.id, ok: true, body: answer(request), recycle: false };
+    const answered = answer(request);
+    reply =
+      answered instanceof Uint8Array
+        ? { id: request.id, ok: true, body: answered, recycle: false }
+        : { id: request.id, ok: true, request: answered, recycle: false };
   } catch (error) {
     const kind = isKilnError(error) ? error.kind : "internal";
     const message = error instanceof Error ? error.message : String(error);
     const detail = isKilnError(error) ? error.detail : undefined;
-    reply = { id: request.id, ok: false, error: { kind, message, detail }, recycle: false };
+    const status = error instanceof FrameworkError ? error.status : undefined;
+    reply = { id: request.id, ok: false, error: { kind, message, detail, status }, recycle: false };
   }
   // Checking memory costs a few microseconds: do it after failures and slow renders (where
   // memory can have grown), and now and then otherwise.
@@ -139,7 +170,7 @@ async function drain(): Promise<void> {
     if (!claim(request)) continue;
     const reply = await handle(request);
     if (reply.recycle) retiring = true;
-    port?.postMessage(reply, reply.ok ? [reply.body.buffer as ArrayBuffer] : []);
+    port?.postMessage(reply, reply.ok && "body" in reply ? [reply.body.buffer as ArrayBuffer] : []);
   }
   draining = false;
   if (!retiring) idleTimer = setTimeout(shrinkWhenIdle, IDLE_SHRINK_MS);

@@ -1,0 +1,142 @@
+// Render request bodies over LARGE_BODY_BYTES are checked, decoded and parsed in a render worker,
+// never in the thread that serves HTTP (issue 14: that thread must not block for a large body),
+// with exactly the answers and errors a small body gets: the same files, the same 400 and 422
+// messages, the render cache for built-ins, references resolved for URLs and files.
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { parseJsonBody } from "../../src/server/body.ts";
+import { LARGE_BODY_BYTES } from "../../src/server/handlers.ts";
+import { parseRenderRequest } from "../../src/server/render-request.ts";
+import type { RunningServer } from "../../src/server/server.ts";
+import {
+  expectedInventory,
+  FIXTURE_ITEMS,
+  inventoryHosts,
+  raw,
+  startFixtureServer,
+} from "./helpers.ts";
+
+/** Hosts enough for a body over LARGE_BODY_BYTES (about 80 bytes of JSON a host). */
+const LARGE_HOSTS = Math.ceil(LARGE_BODY_BYTES / 60);
+
+function post(service: RunningServer, body: string | Buffer) {
+  return raw(service.url, {
+    method: "POST",
+    path: "/api/render",
+    headers: { "content-type": "application/json" },
+    body,
+  });
+}
+
+/** The message the thread that serves HTTP gives for this body (parsed there, as when small). */
+function messageWhenParsedHere(body: Buffer): string {
+  try {
+    parseRenderRequest(parseJsonBody(body));
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error("the body was expected to be refused");
+}
+
+describe("large render bodies are parsed in a worker", () => {
+  let service: RunningServer;
+  let folder: string;
+  before(async () => {
+    folder = mkdtempSync(join(tmpdir(), "kiln-large-body-"));
+    const inventory = FIXTURE_ITEMS.find((item) => item.name === "inventory");
+    writeFileSync(join(folder, "inventory-item.json"), JSON.stringify(inventory));
+    service = await startFixtureServer({ cwd: folder });
+  });
+  after(() => service.close());
+
+  test("a large body of a built-in renders in the worker: the same files, kept like any built-in's", async () => {
+    const body = JSON.stringify({
+      reference: "automation/inventory",
+      name: "big",
+      fields: { hosts: inventoryHosts(LARGE_HOSTS) },
+    });
+    assert.ok(Buffer.byteLength(body) > LARGE_BODY_BYTES, "the body is large");
+    const parsedBefore = service.pool.requestBodies;
+    const answer = await post(service, body);
+    assert.equal(answer.status, 200, answer.body);
+    assert.deepEqual(JSON.parse(answer.body), {
+      component: "inventory",
+      files: [{ path: "big-inventory.ini", content: expectedInventory(LARGE_HOSTS) }],
+    });
+    assert.equal(service.pool.requestBodies, parsedBefore + 1, "parsed in a worker");
+    const hits = service.renderCache.stats().hits;
+    const again = await post(service, body);
+    assert.equal(again.body, answer.body);
+    assert.equal(service.renderCache.stats().hits, hits + 1, "the repeat came from the cache");
+    assert.equal(service.pool.requestBodies, parsedBefore + 1, "and was not parsed again");
+  });
+
+  test("a small body is still parsed by the thread that serves HTTP", async () => {
+    const parsedBefore = service.pool.requestBodies;
+    const answer = await post(
+      service,
+      JSON.stringify({
+        reference: "inventory",
+        name: "small",
+        fields: { hosts: inventoryHosts(3) },
+      }),
+    );
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal(service.pool.requestBodies, parsedBefore);
+  });
+
+  test("a large body naming a file is resolved and rendered, every time", async () => {
+    const body = JSON.stringify({
+      reference: "./inventory-item.json",
+      name: "from-file",
+      fields: { hosts: inventoryHosts(LARGE_HOSTS) },
+    });
+    const answer = await post(service, body);
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal(
+      JSON.parse(answer.body).files[0].content,
+      expectedInventory(LARGE_HOSTS),
+      "the file's template rendered",
+    );
+    const hits = service.renderCache.stats().hits;
+    assert.equal((await post(service, body)).body, answer.body);
+    assert.equal(service.renderCache.stats().hits, hits, "a file's answer is never kept");
+  });
+
+  test("a large body that is not JSON, not UTF-8 or not a render request: the small body's 400 and 422", async () => {
+    const padding = "x".repeat(LARGE_BODY_BYTES);
+    const cases: [what: string, body: Buffer, status: number][] = [
+      [
+        "bad JSON",
+        Buffer.from(`{"reference": "inventory", "name": "a", "fields": {"pad": "${padding}"},}`),
+        400,
+      ],
+      [
+        "invalid UTF-8",
+        Buffer.concat([
+          Buffer.from(`{"reference": "inventory", "name": "\n`),
+          Buffer.from([0xc3, 0x28]),
+          Buffer.from(`", "fields": {"pad": "${padding}"}}`),
+        ]),
+        400,
+      ],
+      ["no name", Buffer.from(`{"reference": "inventory", "fields": {"pad": "${padding}"}}`), 422],
+      [
+        "a field that is not a string",
+        Buffer.from(`{"reference": "inventory", "name": "a", "fields": {"pad": ["${padding}"]}}`),
+        422,
+      ],
+    ];
+    for (const [what, body, status] of cases) {
+      assert.ok(body.byteLength > LARGE_BODY_BYTES, what);
+      const parsedBefore = service.pool.requestBodies;
+      const answer = await post(service, body);
+      assert.equal(answer.status, status, `${what}: ${answer.body.slice(0, 200)}`);
+      assert.equal(answer.body, messageWhenParsedHere(body), what);
+      assert.equal(service.pool.requestBodies, parsedBefore + 1, `${what}: parsed in a worker`);
+    }
+  });
+});
