@@ -165,7 +165,7 @@ function loadMiniJinja(maxPages: number): MiniJinjaModule {
 }
 
 /**
- * Two of the glue's helpers, written for fewer slow calls: every value that crosses between
+ * Four of the glue's functions, written for fewer slow calls: every value that crosses between
  * WASM and JavaScript (each context value, each filter argument and result) goes through them,
  * tens of thousands of times for a large inventory. Measured in a profile (issue 14), they
  * were the largest JavaScript costs of a render:
@@ -177,8 +177,12 @@ function loadMiniJinja(maxPages: number): MiniJinjaModule {
  *   JavaScript, four characters a call (about 90 ns for a host name against TextDecoder's 170;
  *   a `fromCharCode.apply` over a subarray measured 280), everything else is decoded as before
  *   (so invalid UTF-8 still throws).
+ * - `__wbindgen_number_get` and `__wbindgen_string_get` (every number and string the engine
+ *   reads from JavaScript: context values, filter results) fetched the DataView twice; once
+ *   now (about 5 ms less CPU for a 10,000-host inventory, 3 A/B pairs).
  * Each replacement applies only when the glue holds exactly the original text (minijinja-js is
- * pinned); otherwise the glue runs unchanged. test/core/engine.test.ts checks that both apply.
+ * pinned); otherwise the glue runs unchanged. test/core/engine-crossings.test.ts checks that
+ * all of them apply.
  */
 const GLUE_REPLACEMENTS: readonly [original: string, faster: string][] = [
   [
@@ -224,6 +228,47 @@ function getDataViewMemory0() {
     }
     return cachedTextDecoder.decode(bytes.subarray(ptr, end));
 }`,
+  ],
+  [
+    `module.exports.__wbindgen_number_get = function(arg0, arg1) {
+    const obj = getObject(arg1);
+    const ret = typeof(obj) === 'number' ? obj : undefined;
+    getDataViewMemory0().setFloat64(arg0 + 8 * 1, isLikeNone(ret) ? 0 : ret, true);
+    getDataViewMemory0().setInt32(arg0 + 4 * 0, !isLikeNone(ret), true);
+};`,
+    `module.exports.__wbindgen_number_get = function(arg0, arg1) {
+    const obj = getObject(arg1);
+    const view = getDataViewMemory0();
+    if (typeof obj === 'number') {
+        view.setFloat64(arg0 + 8, obj, true);
+        view.setInt32(arg0, 1, true);
+    } else {
+        view.setFloat64(arg0 + 8, 0, true);
+        view.setInt32(arg0, 0, true);
+    }
+};`,
+  ],
+  [
+    `module.exports.__wbindgen_string_get = function(arg0, arg1) {
+    const obj = getObject(arg1);
+    const ret = typeof(obj) === 'string' ? obj : undefined;
+    var ptr1 = isLikeNone(ret) ? 0 : passStringToWasm0(ret, wasm.__wbindgen_export_0, wasm.__wbindgen_export_1);
+    var len1 = WASM_VECTOR_LEN;
+    getDataViewMemory0().setInt32(arg0 + 4 * 1, len1, true);
+    getDataViewMemory0().setInt32(arg0 + 4 * 0, ptr1, true);
+};`,
+    `module.exports.__wbindgen_string_get = function(arg0, arg1) {
+    const obj = getObject(arg1);
+    let ptr1 = 0;
+    let len1 = 0;
+    if (typeof obj === 'string') {
+        ptr1 = passStringToWasm0(obj, wasm.__wbindgen_export_0, wasm.__wbindgen_export_1);
+        len1 = WASM_VECTOR_LEN;
+    }
+    const view = getDataViewMemory0();
+    view.setInt32(arg0 + 4, len1, true);
+    view.setInt32(arg0, ptr1, true);
+};`,
   ],
 ];
 

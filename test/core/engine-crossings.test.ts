@@ -1,4 +1,4 @@
-// The engine's faster glue (issue 14): the two helpers every value crossing between WASM and
+// The engine's faster glue (issue 14): the functions every value crossing between WASM and
 // JavaScript goes through are replaced (engine.ts, GLUE_REPLACEMENTS). These tests pin that the
 // replacements apply to the installed minijinja-js and that every kind of string still crosses
 // unchanged, in both directions, also after the WASM memory has grown.
@@ -7,8 +7,8 @@ import { describe, test } from "node:test";
 import { fasterGlueApplied, TemplateEngine } from "../../src/core/engine.ts";
 
 describe("the engine's glue", () => {
-  test("both faster helpers apply to the installed minijinja-js", () => {
-    assert.equal(fasterGlueApplied(), 2);
+  test("every faster function applies to the installed minijinja-js", () => {
+    assert.equal(fasterGlueApplied(), 4);
   });
 
   test("strings of every kind cross both ways unchanged (context, filter argument and result)", () => {
@@ -35,6 +35,26 @@ describe("the engine's glue", () => {
       });
       assert.equal(out, `${value}|${value}|${[...value].length}`, JSON.stringify(value));
     }
+  });
+
+  test("numbers and other non-strings cross unchanged (the engine reads each by its type)", () => {
+    const engine = new TemplateEngine();
+    const out = engine.render(
+      "t",
+      "{{ i + 1 }}|{{ f * 2 }}|{{ neg }}|{{ big }}|{{ s ~ 'x' }}|{{ b }}|{{ n is none }}|{{ m.k + 1 }}|{{ l | sum }}",
+      {
+        i: 42,
+        f: 1.25,
+        neg: -3,
+        big: 2 ** 53 - 1,
+        s: "7",
+        b: true,
+        n: null,
+        m: { k: 0 },
+        l: [1, 2.5],
+      },
+    );
+    assert.equal(out, "43|2.5|-3|9007199254740991|7x|true|true|1|3.5");
   });
 
   test("values still cross correctly after the WASM memory has grown", () => {
