@@ -126,6 +126,20 @@ export class RenderCache {
     return promise;
   }
 
+  /**
+   * Drops every kept answer (renders under way stay shared) and says how many bytes they held.
+   * Called once the service has been quiet for a while (see IdleCollector): kept answers are
+   * the larger part of what a full collection must mark (measured: 29,000 kept deployments,
+   * 25 MiB of heap beside their bytes, made the idle collection take 36-41 ms instead of 8-12),
+   * and a quiet service has no repeats to answer.
+   */
+  clear(): number {
+    const released = this.bytes;
+    this.entries.clear();
+    this.bytes = 0;
+    return released;
+  }
+
   private keep(key: string, reply: Reply): void {
     const bytes = ENTRY_OVERHEAD_BYTES + key.length + (reply.body as Buffer).byteLength;
     if (bytes > this.maxBytes / MAX_ENTRY_SHARE) return;

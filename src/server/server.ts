@@ -252,7 +252,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const idleCollector = new IdleCollector({ ...DEFAULT_IDLE_COLLECTOR, ...options.idleCollector });
+  // once quiet, the render cache is emptied before the heap is looked at (see RenderCache.clear)
+  const idleCollector = new IdleCollector({
+    ...DEFAULT_IDLE_COLLECTOR,
+    onQuiet: () => renderCache.clear(),
+    ...options.idleCollector,
+  });
   const server: Server = createServer(
     {
       headersTimeout: timeouts.headersMs,

@@ -89,6 +89,17 @@ describe("RenderCache", () => {
     assert.equal(cache.lookup("big"), undefined);
   });
 
+  test("clear drops every kept answer and says how many bytes they held", async () => {
+    const cache = new RenderCache({ maxBytes: 1024 * 1024 });
+    await cache.remember("a", async () => Buffer.from("{}"));
+    await cache.remember("b", async () => Buffer.from("[]"));
+    const held = cache.stats().bytes;
+    assert.ok(held > 0);
+    assert.equal(cache.clear(), held);
+    assert.equal(cache.lookup("a"), undefined);
+    assert.deepEqual([cache.stats().entries, cache.stats().bytes], [0, 0]);
+  });
+
   test("0 bytes turns it off; a negative or fractional size is refused", () => {
     assert.equal(new RenderCache({ maxBytes: 0 }).enabled, false);
     assert.equal(new RenderCache().enabled, true);
@@ -186,6 +197,28 @@ describe("render cache over a real socket", () => {
     assert.equal(JSON.parse(first.body).files[0].content, "first a");
     assert.equal(JSON.parse(second.body).files[0].content, "second a");
     assert.equal(service.renderCache.stats().hits, hits);
+  });
+
+  test("a quiet service empties the cache (the idle collection has less to mark), then fills it again", async () => {
+    const quiet = await startFixtureServer({ idleCollector: { periodMs: 100 } });
+    try {
+      const first = await postJson(quiet.url, deployment);
+      await postJson(quiet.url, deployment);
+      assert.equal(quiet.renderCache.stats().entries, 1, "kept while requests come");
+      assert.equal(quiet.renderCache.stats().hits, 1);
+      // two whole periods without a request
+      const deadline = Date.now() + 5_000;
+      while (quiet.renderCache.stats().entries > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(quiet.renderCache.stats().entries, 0, "emptied once quiet");
+      const again = await postJson(quiet.url, deployment);
+      assert.equal(again.body, first.body, "rendered again, the same answer");
+      assert.equal(quiet.renderCache.stats().hits, 1, "not from the cache");
+      assert.equal(quiet.renderCache.stats().entries, 1, "and kept again");
+    } finally {
+      await quiet.close();
+    }
   });
 
   test("turned off, every request is rendered", async () => {
