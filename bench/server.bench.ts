@@ -234,8 +234,12 @@ const kiln = await start(
 );
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Quiet time before reading memory: the HTTP thread's idle collection comes after 5 s. */
-const QUIET_MS = Number(process.env.BENCH_QUIET_MS ?? 8_000);
+/**
+ * Quiet time before reading memory: the HTTP thread's idle work (render cache emptied, one
+ * collection) comes at the first 5 s tick that follows a whole 5 s without requests, so 5 to
+ * 10 s after the last one; 12 s leaves it time to end.
+ */
+const QUIET_MS = Number(process.env.BENCH_QUIET_MS ?? 12_000);
 // Memory before any request (after a short settle), and the event-loop histogram reset.
 await sleep(1_000);
 const before = await kiln.diagnostics();
