@@ -2,8 +2,10 @@
 // the HTTP thread's V8 heap keeps its high-water mark (measured: heapTotal 16 MiB before
 // 1,000 concurrent connections, 61 MiB after, RSS 175 → 240 MiB) and V8 does not shrink it
 // on its own while the process idles; one full collection, once nothing has arrived for a
-// while, brings RSS back near where it started (measured: 189 MiB). The render workers give
-// their memory back themselves (see RenderPool's idle refresh).
+// while, brings RSS back near where it started (measured: 189 MiB). Before it, the service
+// drops what it keeps only to answer repeats (`onQuiet`: the render cache), which is most of
+// what that collection must mark. The render workers give their memory back themselves (see
+// RenderPool's idle refresh).
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
@@ -39,7 +41,7 @@ export class IdleCollector {
   /** Full collections run so far (for tests and diagnostics). */
   collections = 0;
   private seenAtLastTick = 0;
-  private seenAtLastCollection = 0;
+  /** Requests seen when the service last went quiet: each quiet period is handled once. */
   private seenAtLastQuiet = 0;
   private readonly baseline = process.memoryUsage().heapTotal;
   private readonly timer: NodeJS.Timeout;
@@ -55,9 +57,7 @@ export class IdleCollector {
     if (!quiet || this.requests === this.seenAtLastQuiet) return;
     this.seenAtLastQuiet = this.requests;
     this.options.onQuiet?.();
-    if (this.requests === this.seenAtLastCollection) return;
     if (process.memoryUsage().heapTotal < this.baseline * this.options.growth) return;
-    this.seenAtLastCollection = this.requests;
     this.collections += 1;
     garbageCollector()();
   }
