@@ -145,6 +145,8 @@ export class RenderPool {
   replaced = 0;
   /** POST /api/render bodies parsed in a worker (renderRequestBody), for tests and diagnostics. */
   requestBodies = 0;
+  /** Workers replaced when idle after strangers' or failed work (freshenWhenIdle), for tests. */
+  refreshed = 0;
 
   constructor(options: Partial<RenderPoolOptions> = {}) {
     this.options = { ...DEFAULT_POOL_OPTIONS, preloadedItems: [], ...options };
@@ -523,15 +525,16 @@ export class RenderPool {
       const { body } = reply;
       this.settle(job, { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) });
     } else {
-      slot.failed = true;
       const { kind, message, detail, status } = reply.error;
-      const error =
-        status === undefined
-          ? new KilnError(kind, message, detail)
-          : new FrameworkError(status, message);
+      // a body refused before anything ran (bad JSON, wrong shape) leaves the worker as it was
+      const refusedBody = status !== undefined;
+      if (!refusedBody) slot.failed = true;
+      const error = refusedBody
+        ? new FrameworkError(status, message)
+        : new KilnError(kind, message, detail);
       this.settle(job, { error });
     }
-    if (!reply.ok || slot.ranUntrusted) this.markDirty();
+    if ((!reply.ok && slot.failed) || slot.ranUntrusted) this.markDirty();
     if (reply.recycle) this.replace(slot);
     this.dispatch();
     this.freshenWhenIdle();
@@ -561,7 +564,9 @@ export class RenderPool {
       }
       this.dirty = false;
       for (const slot of [...this.slots]) {
-        if (slot.ranUntrusted || slot.failed) this.replace(slot, false);
+        if (!slot.ranUntrusted && !slot.failed) continue;
+        this.refreshed += 1;
+        this.replace(slot, false);
       }
     }, this.options.idleRefreshMs);
     this.idleTimer.unref();

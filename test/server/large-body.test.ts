@@ -48,7 +48,7 @@ describe("large render bodies are parsed in a worker", () => {
     folder = mkdtempSync(join(tmpdir(), "kiln-large-body-"));
     const inventory = FIXTURE_ITEMS.find((item) => item.name === "inventory");
     writeFileSync(join(folder, "inventory-item.json"), JSON.stringify(inventory));
-    service = await startFixtureServer({ cwd: folder });
+    service = await startFixtureServer({ cwd: folder, render: { idleRefreshMs: 100 } });
   });
   after(() => service.close());
 
@@ -130,6 +130,9 @@ describe("large render bodies are parsed in a worker", () => {
         422,
       ],
     ];
+    // a failed render gets its worker replaced once the pool is idle; a refused body does not
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refreshed = service.pool.refreshed;
     for (const [what, body, status] of cases) {
       assert.ok(body.byteLength > LARGE_BODY_BYTES, what);
       const parsedBefore = service.pool.requestBodies;
@@ -138,5 +141,7 @@ describe("large render bodies are parsed in a worker", () => {
       assert.equal(answer.body, messageWhenParsedHere(body), what);
       assert.equal(service.pool.requestBodies, parsedBefore + 1, `${what}: parsed in a worker`);
     }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(service.pool.refreshed, refreshed, "no worker was replaced for a refused body");
   });
 });
