@@ -72,6 +72,7 @@ describe("idle render workers give a large render's memory back", () => {
     const pool = new RenderPool({ size: 1, spare: false, preloadedItems: registry.items });
     try {
       await pool.ready();
+      const before = process.memoryUsage.rss();
       const members = Array.from({ length: 10_000 }, (_, index) => ({
         name: `web-${index}`,
         cm_host: `10.0.${index >> 8}.${index & 255}`,
@@ -86,8 +87,14 @@ describe("idle render workers give a large render's memory back", () => {
       const grown = process.memoryUsage.rss();
       await sleep(3_000);
       const settled = process.memoryUsage.rss();
+      // The worker drops its engine (WASM memory never shrinks otherwise) and collects: RSS
+      // falls by more than the 8 MiB of growth that triggers it (IDLE_GROWTH_BYTES). Measured:
+      // 15-18 MiB since issue 14's second round made the render leaner (the earlier bound of
+      // 16 MiB then failed now and then); without the idle shrink, about 3 MiB.
       const freedMiB = (grown - settled) / 2 ** 20;
-      assert.ok(freedMiB >= 16, `RSS ${grown >> 20} -> ${settled >> 20} MiB`);
+      const shown = `RSS ${before >> 20} -> ${grown >> 20} -> ${settled >> 20} MiB`;
+      assert.ok(grown - before >= 16 * 2 ** 20, `the render grew the process: ${shown}`);
+      assert.ok(freedMiB >= 8, `the idle worker gave memory back: ${shown}`);
     } finally {
       await pool.close();
     }
