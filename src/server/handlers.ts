@@ -282,15 +282,16 @@ function renderBody(
  */
 export const LARGE_BODY_BYTES = 256 * 1024;
 
-/** A large body's reference is not a built-in: the decoded request, to be resolved here. */
+/** A large body's reference is not a built-in: it is resolved here, then rendered in a worker. */
 class NotBuiltin {
-  constructor(readonly request: RenderRequest) {}
+  constructor(readonly reference: string) {}
 }
 
 /**
  * A large body, parsed in a worker and rendered there when it names a built-in (kept in the
- * render cache like any built-in's answer); a URL or file reference comes back decoded and is
- * resolved and rendered as `renderRequest` does, never kept.
+ * render cache like any built-in's answer); a URL or file reference comes back alone, is
+ * resolved as `renderRequest` resolves it, and the body goes to a worker again with its item,
+ * never kept. The decoded body never reaches this thread.
  */
 function renderLargeBody(
   bytes: Buffer,
@@ -302,13 +303,24 @@ function renderLargeBody(
   const rendering = () =>
     pool.renderRequestBody(bytes).then((answer) => {
       if (Buffer.isBuffer(answer)) return answer;
-      throw new NotBuiltin(answer);
+      throw new NotBuiltin(answer.reference);
     });
   const rendered =
     key === undefined ? rendering().then(renderReply) : renderCache.remember(key, rendering);
   return rendered.catch((error: unknown) => {
-    if (error instanceof NotBuiltin) return renderRequest(error.request, undefined, ctx, services);
-    throw error;
+    if (!(error instanceof NotBuiltin)) throw error;
+    return locate(error.reference, ctx, services)
+      .then((located) => {
+        const item = located.item
+          ? { item: located.item }
+          : { source: { bytes: located.bytes, origin: located.origin } };
+        return pool.renderRequestBody(bytes, item, ctx.signal);
+      })
+      .then((answer) => {
+        if (!Buffer.isBuffer(answer))
+          throw new KilnError("internal", "a located item was not rendered");
+        return renderReply(answer);
+      });
   });
 }
 

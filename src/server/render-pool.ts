@@ -25,12 +25,12 @@ import {
   CLAIM_CELLS,
   type ItemSource,
   type JobRequest,
+  type NotPreloaded,
   progressBuffer,
   type WorkerData,
   type WorkerReady,
   type WorkerReply,
 } from "./render-protocol.ts";
-import type { RenderRequest } from "./render-request.ts";
 import { workerEntry } from "./worker-entry.ts";
 import { WorkerSlot } from "./worker-slot.ts";
 
@@ -94,8 +94,8 @@ interface Job {
   request: JobRequest;
   /** Names an item of the configured registry (not a stranger's). */
   trusted: boolean;
-  /** With the answer's bytes; a `request` job may answer with the decoded request instead. */
-  resolve: (answer: Buffer | RenderRequest) => void;
+  /** With the answer's bytes; a `request` job may answer that its reference is not preloaded. */
+  resolve: (answer: Buffer | NotPreloaded) => void;
   reject: (error: Error) => void;
   /** Its claim cell in the worker it was last given to. */
   cell: number;
@@ -230,14 +230,24 @@ export class RenderPool {
   /**
    * Parses and decodes a POST /api/render body in a worker, never in the thread that serves
    * HTTP (a body near the 2 MiB limit takes that thread 10-25 ms to check, decode and parse),
-   * and renders it there when it names an item of the configured registry: resolves with the
-   * answer's bytes, or with the decoded request when its reference must be resolved (a URL or
-   * a file). A body that is not JSON, or not a render request, fails with the same 400 or 422
-   * FrameworkError as when parsed here.
+   * and renders it there. Without `located`, it renders when the body names an item of the
+   * configured registry and otherwise resolves with the reference, for the caller to resolve
+   * (a URL or a file) and send again with `located`: that item, or its bytes, renders isolated
+   * on a worker of its own, as `renderJson` and `renderSource` do. A body that is not JSON, or
+   * not a render request, fails with the same 400 or 422 FrameworkError as when parsed here.
    */
-  renderRequestBody(body: Uint8Array, signal?: AbortSignal): Promise<Buffer | RenderRequest> {
+  renderRequestBody(
+    body: Uint8Array,
+    located?: { item: RegistryItem } | { source: ItemSource },
+    signal?: AbortSignal,
+  ): Promise<Buffer | NotPreloaded> {
     this.requestBodies += 1;
-    return this.runAny({ task: "request", body }, true, signal);
+    if (!located) return this.runAny({ task: "request", body }, true, signal);
+    const index = "item" in located ? this.preloadedIndex.get(located.item) : undefined;
+    if (index !== undefined) {
+      return this.runAny({ task: "request", body, preloaded: index }, true, signal);
+    }
+    return this.runAny({ task: "request", body, ...located }, false, signal);
   }
 
   /** Parses and validates the bytes of an item file or URL in a worker: its API view as JSON. */
@@ -255,7 +265,7 @@ export class RenderPool {
    * client has gone); a job already running finishes within the deadline and is not awaited.
    */
   private run(request: JobRequest, trusted: boolean, signal?: AbortSignal): Promise<Buffer> {
-    // only `request` jobs answer with a decoded request (renderRequestBody)
+    // only `request` jobs answer that a reference is not preloaded (renderRequestBody)
     return this.runAny(request, trusted, signal) as Promise<Buffer>;
   }
 
@@ -263,7 +273,7 @@ export class RenderPool {
     request: JobRequest,
     trusted: boolean,
     signal?: AbortSignal,
-  ): Promise<Buffer | RenderRequest> {
+  ): Promise<Buffer | NotPreloaded> {
     if (this.closed)
       return Promise.reject(new KilnError("internal", "the service is shutting down"));
     if (this.queue.length + this.untrustedQueue.length >= this.options.maxQueue) {
@@ -272,7 +282,7 @@ export class RenderPool {
       );
     }
     if (signal?.aborted) return Promise.reject(cancelled());
-    return new Promise<Buffer | RenderRequest>((resolve, reject) => {
+    return new Promise<Buffer | NotPreloaded>((resolve, reject) => {
       const job: Job = {
         request,
         trusted,
@@ -298,13 +308,13 @@ export class RenderPool {
   /** Settles a job once: resolves or rejects it and drops its abort listener. */
   private settle(
     job: Job,
-    outcome: { body: Buffer } | { request: RenderRequest } | { error: Error },
+    outcome: { body: Buffer } | { notPreloaded: NotPreloaded } | { error: Error },
   ): void {
     if (job.settled) return;
     job.settled = true;
     job.release?.();
     if ("body" in outcome) job.resolve(outcome.body);
-    else if ("request" in outcome) job.resolve(outcome.request);
+    else if ("notPreloaded" in outcome) job.resolve(outcome.notPreloaded);
     else job.reject(outcome.error);
   }
 
@@ -519,8 +529,8 @@ export class RenderPool {
     slot.drop(reply.id);
     job.slot = undefined;
     slot.slow = false;
-    if (reply.ok && "request" in reply) {
-      this.settle(job, { request: reply.request });
+    if (reply.ok && "notPreloaded" in reply) {
+      this.settle(job, { notPreloaded: reply.notPreloaded });
     } else if (reply.ok) {
       const { body } = reply;
       this.settle(job, { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) });

@@ -1,6 +1,5 @@
 // Messages between the RenderPool (main thread) and its render workers.
 import type { EngineLimits, ErrorKind, RegistryItem, RenderInput } from "../core/index.ts";
-import type { RenderRequest } from "./render-request.ts";
 
 export interface WorkerData {
   engineLimits: Partial<EngineLimits>;
@@ -42,14 +41,15 @@ export interface ItemSource {
 
 /**
  * What a job asks for; exactly one of `preloaded`, `item` and `source` names the item, except
- * for a `request` job, whose `body` names it.
+ * for a `request` job, whose `body` names it (or `item` or `source`, once it has been resolved).
  */
 export interface JobRequest {
   /**
    * `render` (the default): the render answer; `inspect`: the item's API view; `meta`: its
    * catalogue metadata (GET /api/registry/meta?ref=); `request`: a POST /api/render body, parsed
-   * and decoded here, then rendered when it names a preloaded item, or else handed back decoded
-   * (`WorkerReply.request`) for the pool's caller to resolve its reference.
+   * and decoded in the worker, then rendered with the job's `item` or `source`, or with the
+   * preloaded item its reference names; any other reference comes back alone
+   * (`WorkerReply.notPreloaded`) for the pool's caller to resolve and send again.
    */
   task?: "inspect" | "meta" | "request";
   /** A `request` job's body: the request's bytes as they arrived. */
@@ -61,6 +61,11 @@ export interface JobRequest {
   input?: RenderInput;
 }
 
+/** A render body's reference that names no preloaded item: a URL or a file, to be resolved. */
+export interface NotPreloaded {
+  reference: string;
+}
+
 export interface WorkerRequest extends JobRequest {
   id: number;
   /** This job's claim cell, an index from CLAIM_BASE. */
@@ -70,8 +75,8 @@ export interface WorkerRequest extends JobRequest {
 export type WorkerReply =
   /** `body`: the response JSON as UTF-8 (its buffer is transferred), encoded in the worker. */
   | { id: number; ok: true; body: Uint8Array; recycle: boolean }
-  /** A `request` job whose reference is not a preloaded item: the decoded request. */
-  | { id: number; ok: true; request: RenderRequest; recycle: boolean }
+  /** A `request` job without an item whose reference names no preloaded item. */
+  | { id: number; ok: true; notPreloaded: NotPreloaded; recycle: boolean }
   | {
       id: number;
       ok: false;

@@ -26,6 +26,7 @@ import { itemMetaAnswer } from "./item-meta.ts";
 import { encodeJson, encodeRenderAnswer } from "./render-answer.ts";
 import {
   CLAIMED,
+  type NotPreloaded,
   PROGRESS_JOB,
   PROGRESS_STARTED_HIGH,
   PROGRESS_STARTED_LOW,
@@ -33,7 +34,7 @@ import {
   type WorkerReply,
   type WorkerRequest,
 } from "./render-protocol.ts";
-import { parseRenderRequest, type RenderRequest } from "./render-request.ts";
+import { parseRenderRequest } from "./render-request.ts";
 
 const data = workerData as WorkerData;
 const port = parentPort;
@@ -63,24 +64,29 @@ function itemOf(request: WorkerRequest): RegistryItem {
 
 /**
  * A `request` job: the body parsed and decoded as the thread that serves HTTP would (the same
- * 400 and 422 errors), then rendered when its reference names a preloaded item (as
- * `builtinFor` finds it there); any other reference goes back decoded, to be resolved.
+ * 400 and 422 errors), then rendered with the item the job brings (a URL's or file's, resolved
+ * by the pool's caller) or, without one, with the preloaded item its reference names (as
+ * `builtinFor` finds it there). A reference that names no preloaded item goes back alone, to be
+ * resolved and sent again with its item: the decoded body never crosses to the thread that
+ * serves HTTP.
  */
-function answerRequest(bytes: Uint8Array): Uint8Array | RenderRequest {
+function answerRequest(request: WorkerRequest, bytes: Uint8Array): Uint8Array | NotPreloaded {
   const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const request = parseRenderRequest(parseJsonBody(body));
-  const item = builtinFor(request.reference, preloadedRegistry);
-  if (!item) return request;
-  const { name, fields, labels, defaultNamespace, automationProfile } = request;
+  const decoded = parseRenderRequest(parseJsonBody(body));
+  const located =
+    request.preloaded !== undefined || request.item !== undefined || request.source !== undefined;
+  const item = located ? itemOf(request) : builtinFor(decoded.reference, preloadedRegistry);
+  if (!item) return { reference: decoded.reference };
+  const { name, fields, labels, defaultNamespace, automationProfile } = decoded;
   const input = { name, fields, labels, defaultNamespace, automationProfile };
   return encodeRenderAnswer(renderItem(engine, item, input), data.maxOutputBytes);
 }
 
 /** The answer's bytes: the item's API view, or the render answer, within the output limit. */
-function answer(request: WorkerRequest): Uint8Array | RenderRequest {
+function answer(request: WorkerRequest): Uint8Array | NotPreloaded {
   if (request.task === "request") {
     if (!request.body) throw new KilnError("internal", "render worker got no request body");
-    return answerRequest(request.body);
+    return answerRequest(request, request.body);
   }
   const item = itemOf(request);
   if (request.task === "inspect") return encodeJson(toItemView(item), data.maxOutputBytes);
@@ -118,7 +124,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     reply =
       answered instanceof Uint8Array
         ? { id: request.id, ok: true, body: answered, recycle: false }
-        : { id: request.id, ok: true, request: answered, recycle: false };
+        : { id: request.id, ok: true, notPreloaded: answered, recycle: false };
   } catch (error) {
     const kind = isKilnError(error) ? error.kind : "internal";
     const message = error instanceof Error ? error.message : String(error);

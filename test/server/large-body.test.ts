@@ -94,8 +94,11 @@ describe("large render bodies are parsed in a worker", () => {
       name: "from-file",
       fields: { hosts: inventoryHosts(LARGE_HOSTS) },
     });
+    const parsedBefore = service.pool.requestBodies;
     const answer = await post(service, body);
     assert.equal(answer.status, 200, answer.body);
+    // once to learn the reference is no built-in, once more with the file's item
+    assert.equal(service.pool.requestBodies, parsedBefore + 2, "parsed in workers only");
     assert.equal(
       JSON.parse(answer.body).files[0].content,
       expectedInventory(LARGE_HOSTS),
