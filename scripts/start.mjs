@@ -1,12 +1,13 @@
 // `npm start` and `npm run ui`: set up what is missing, then serve. A fresh clone gets
-// `npm install` and a full build; after that, a start with nothing changed only checks times
+// `npm ci` (scripts/install.mjs) and a full build; after that, a start with nothing changed only checks times
 // and starts the service (a few seconds instead of a full build every time). Only Node's
-// built-in modules here: this runs before `npm install`.
+// built-in modules here: this runs before the install.
 //
 // Usage: node scripts/start.mjs [kiln serve options...]   (npm run ui passes --ui)
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { installIfNeeded } from "./install.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -41,11 +42,7 @@ function run(args) {
 
 const at = (path) => join(root, path);
 
-// npm records what it installed in node_modules/.package-lock.json
-if (timeOf(at("node_modules/.package-lock.json")) < timeOf(at("package-lock.json"))) {
-  console.error("start: installing dependencies");
-  run(["install", "--no-audit", "--no-fund"]);
-}
+installIfNeeded();
 
 const sources = Math.max(
   ...["src", "web/src", "web/index.html", "web/vite.config.ts", "scripts", "package-lock.json"]
