@@ -1,33 +1,108 @@
-// Runs node's test runner over test/**/*.test.ts (Node 20's --test takes no globs), then says
-// which real-tool tests were skipped for a missing tool (scripts/skipped-tools.mjs), so a local
-// run that passed without the browser or the automation tool says so at the end.
-// Usage: node scripts/run-tests.mjs [folder-or-file ...]   (default: test/)
+// Runs node's test runner over test/**/*.test.ts (Node 20's --test takes no globs), several
+// files at a time, then prints the run's wall time with its slowest files, and says which
+// real-tool tests were skipped for a missing tool (scripts/skipped-tools.mjs), so a local run
+// that passed without the browser or the automation tool says so at the end.
+//
+// Each test file runs in its own process (the runner's default); files are independent (each
+// makes its own temporary folders and listens on port 0), so they run side by side: the
+// default is twice the cores, since most of a test's time is spent waiting for the processes
+// it starts. KILN_TEST_CONCURRENCY overrides it (1 runs the files one after another).
+//
+// The tests run the built dist/ (the CLI binary, the service, the dashboard): when it is older
+// than its sources it is built first, once, before any file starts (KILN_TEST_NO_BUILD=1 skips
+// this), so no test builds it while the others use it.
+//
+// test/stress/ (long load runs that assert correctness, never speed) is left out unless named:
+// `npm run test:stress` runs it.
+//
+// Usage: node scripts/run-tests.mjs [folder-or-file ...]   (default: test/ without test/stress/)
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { buildIsStale } from "./build-state.mjs";
 import { skippedToolLines } from "./skipped-tools.mjs";
 
-function collect(path) {
+const STRESS = join("test", "stress");
+
+function collect(path, skipStress) {
   if (statSync(path).isFile()) return [path];
+  if (skipStress && (path === STRESS || path.endsWith(`${sep}${STRESS}`))) return [];
   return readdirSync(path, { withFileTypes: true })
     .flatMap((entry) => {
       const child = join(path, entry.name);
-      if (entry.isDirectory()) return collect(child);
+      if (entry.isDirectory()) return collect(child, skipStress);
       return entry.name.endsWith(".test.ts") ? [child] : [];
     })
     .sort();
 }
 
+/** Test files in parallel: KILN_TEST_CONCURRENCY, else twice the cores. */
+function concurrency() {
+  const asked = Number.parseInt(process.env.KILN_TEST_CONCURRENCY ?? "", 10);
+  return Number.isInteger(asked) && asked > 0 ? asked : availableParallelism() * 2;
+}
+
+function minutesAndSeconds(ms) {
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+/** The slowest files of the run (their tests' own time, not the wall time), for the summary. */
+function slowestFiles(timesPath, count) {
+  let msByFile;
+  try {
+    msByFile = JSON.parse(readFileSync(timesPath, "utf8"));
+  } catch {
+    return [];
+  }
+  return Object.entries(msByFile)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(
+      ([file, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${relative(process.cwd(), file)}`,
+    );
+}
+
 const roots = process.argv.slice(2);
-const files = (roots.length > 0 ? roots : ["test"]).flatMap(collect);
+const files = (roots.length > 0 ? roots : ["test"]).flatMap((root) =>
+  collect(root, roots.length === 0),
+);
 if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);
 }
+if (process.env.KILN_TEST_NO_BUILD !== "1" && buildIsStale()) {
+  console.error("tests: dist/ is older than its sources - building first (npm run build)");
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const build = spawnSync(npm, ["run", "build"], { stdio: "inherit" });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+const parallel = Math.min(concurrency(), files.length);
+const timesDir = mkdtempSync(join(tmpdir(), "kiln-test-times-"));
+const timesPath = join(timesDir, "times.json");
+const started = performance.now();
 const result = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test", "--test-reporter=spec", ...files],
+  [
+    "--import",
+    "tsx",
+    "--test",
+    `--test-concurrency=${parallel}`,
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=./scripts/test-timing-reporter.mjs",
+    `--test-reporter-destination=${timesPath}`,
+    ...files,
+  ],
   { stdio: "inherit" },
 );
+const wall = performance.now() - started;
+const slowest = slowestFiles(timesPath, 5);
+rmSync(timesDir, { recursive: true, force: true });
+console.log(
+  `\n${files.length} test ${files.length === 1 ? "file" : "files"} in ${minutesAndSeconds(wall)} (wall time, ${parallel} at a time); the slowest:`,
+);
+for (const line of slowest) console.log(line);
 for (const line of skippedToolLines(files)) console.log(line);
 process.exit(result.status ?? 1);

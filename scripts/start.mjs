@@ -5,35 +5,12 @@
 //
 // Usage: node scripts/start.mjs [kiln serve options...]   (npm run ui passes --ui)
 import { spawn, spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { buildIsStale } from "./build-state.mjs";
 import { installIfNeeded } from "./install.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-
-/** Newest modification time under `path` (a file or a folder), 0 when it does not exist. */
-function newest(path) {
-  let stats;
-  try {
-    stats = statSync(path);
-  } catch {
-    return 0;
-  }
-  if (!stats.isDirectory()) return stats.mtimeMs;
-  let time = stats.mtimeMs;
-  for (const entry of readdirSync(path)) time = Math.max(time, newest(join(path, entry)));
-  return time;
-}
-
-/** Modification time of a file, 0 when it does not exist. */
-function timeOf(path) {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
 
 function run(args) {
   const result = spawnSync(npm, args, { cwd: root, stdio: "inherit" });
@@ -44,15 +21,7 @@ const at = (path) => join(root, path);
 
 installIfNeeded();
 
-const sources = Math.max(
-  ...["src", "web/src", "web/index.html", "web/vite.config.ts", "scripts", "package-lock.json"]
-    .concat(["tsconfig.json", "tsconfig.build.json", "web/tsconfig.json"])
-    .map((path) => newest(at(path))),
-);
-const outputs = ["dist/cli/main.js", "dist/server/serve-command.js", "dist/web/index.html"].map(
-  (path) => timeOf(at(path)),
-);
-if (Math.min(...outputs) < sources) {
+if (buildIsStale()) {
   console.error("start: building");
   run(["run", "build"]);
 }
