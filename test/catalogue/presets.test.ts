@@ -17,13 +17,53 @@ import { validateK8sManifest } from "../tools/k8s-schema.ts";
 const engine = new TemplateEngine();
 const PLAYBOOK_COMPONENTS = ["automation/playbook", "automation/site", "automation/k8s-bootstrap"];
 
-const EXPECTED_FILE_COUNTS: Record<string, number> = {
-  "k8s-web-app": 7,
-  "single-server": 10,
-  "bootstrap-cluster": 20,
-  "web-and-database": 25,
-  "multi-tier-platform": 77,
+/**
+ * What each preset renders, by the tool that reads it: every test below first checks its
+ * preset's count, so a test over "every manifest" cannot pass by finding none (a preset that
+ * lost its Kubernetes files fails here), and a preset without a kind says so in the test's name.
+ */
+interface FileCounts {
+  files: number;
+  yaml: number;
+  manifests: number;
+  terraform: number;
+  inventories: number;
+  playbooks: number;
+}
+
+const EXPECTED: Record<string, FileCounts> = {
+  "k8s-web-app": { files: 7, yaml: 7, manifests: 7, terraform: 0, inventories: 0, playbooks: 0 },
+  "single-server": { files: 10, yaml: 6, manifests: 0, terraform: 1, inventories: 1, playbooks: 2 },
+  "bootstrap-cluster": {
+    files: 20,
+    yaml: 16,
+    manifests: 0,
+    terraform: 2,
+    inventories: 1,
+    playbooks: 3,
+  },
+  "web-and-database": {
+    files: 25,
+    yaml: 22,
+    manifests: 0,
+    terraform: 0,
+    inventories: 1,
+    playbooks: 4,
+  },
+  "multi-tier-platform": {
+    files: 77,
+    yaml: 73,
+    manifests: 7,
+    terraform: 1,
+    inventories: 1,
+    playbooks: 7,
+  },
 };
+
+/** `every Kubernetes manifest (7) validates strictly`, or `has no Kubernetes manifest`. */
+function title(count: number, what: string, check: string): string {
+  return count === 0 ? `has no ${what}` : `every ${what} (${count}) ${check}`;
+}
 
 function writeProject(files: RenderedPresetFile[]): string {
   const root = mkdtempSync(join(tmpdir(), "kiln-preset-"));
@@ -37,16 +77,25 @@ function writeProject(files: RenderedPresetFile[]): string {
 const referenceOf = (file: RenderedPresetFile) => file.component.split(" ")[0] as string;
 
 for (const preset of builtinPresets()) {
+  const expected = EXPECTED[preset.name];
   describe(`preset ${preset.name}`, async () => {
+    test("is listed in this test's table of file counts", () => assert.ok(expected));
+    if (!expected) return;
     const files = await renderPreset(preset, { engine });
     const root = writeProject(files);
+    const yamlFiles = files.filter((f) => /\.ya?ml$/.test(f.path));
+    const manifests = files.filter((f) => referenceOf(f).startsWith("k8s/"));
+    const terraform = files.filter((f) => f.path.endsWith(".tf"));
+    const inventories = files.filter((f) => f.path.endsWith(".ini"));
+    const playbooks = files.filter((f) => PLAYBOOK_COMPONENTS.includes(referenceOf(f)));
 
     test("renders every component with no two files on one path", () => {
-      assert.equal(files.length, EXPECTED_FILE_COUNTS[preset.name]);
+      assert.equal(files.length, expected.files);
     });
 
-    test("every YAML file parses", () => {
-      for (const file of files.filter((f) => /\.ya?ml$/.test(f.path))) {
+    test(title(expected.yaml, "YAML file", "parses"), () => {
+      assert.equal(yamlFiles.length, expected.yaml);
+      for (const file of yamlFiles) {
         for (const document of parseAllDocuments(file.content, { version: "1.1" }) as ReturnType<
           typeof parseAllDocuments
         > &
@@ -56,8 +105,8 @@ for (const preset of builtinPresets()) {
       }
     });
 
-    test("every Kubernetes manifest validates strictly", () => {
-      const manifests = files.filter((f) => referenceOf(f).startsWith("k8s/"));
+    test(title(expected.manifests, "Kubernetes manifest", "validates strictly"), () => {
+      assert.equal(manifests.length, expected.manifests);
       for (const file of manifests) {
         for (const document of parseAllDocuments(file.content) as ReturnType<
           typeof parseAllDocuments
@@ -68,27 +117,27 @@ for (const preset of builtinPresets()) {
       }
     });
 
-    test("every .tf file parses as Terraform", async () => {
-      for (const file of files.filter((f) => f.path.endsWith(".tf"))) {
-        await parseTerraform(file.content, file.path);
-      }
+    test(title(expected.terraform, ".tf file", "parses as Terraform"), async () => {
+      assert.equal(terraform.length, expected.terraform);
+      for (const file of terraform) await parseTerraform(file.content, file.path);
     });
 
-    test("every inventory passes ansible-inventory --graph", { skip: ansibleSkip() }, () => {
-      const inventories = files.filter((f) => f.path.endsWith(".ini"));
+    test(title(expected.inventories, "inventory", "passes ansible-inventory --graph"), {
+      skip: ansibleSkip(),
+    }, () => {
+      assert.equal(inventories.length, expected.inventories);
       for (const file of inventories) {
         const graph = ansibleInventoryGraph(join(root, file.path));
         assert.match(graph, /@all:/);
       }
     });
 
-    test("every playbook and the site pass ansible-playbook --syntax-check with cm.cfg", {
-      skip: ansibleSkip(),
-    }, () => {
-      const playbooks = files.filter((f) => PLAYBOOK_COMPONENTS.includes(referenceOf(f)));
-      if (preset.components.some((c) => c.reference.startsWith("automation/"))) {
-        assert.ok(playbooks.length > 0, "a preset with automation has playbooks");
-      }
+    test(title(
+      expected.playbooks,
+      "playbook and site",
+      "passes ansible-playbook --syntax-check with cm.cfg",
+    ), { skip: ansibleSkip() }, () => {
+      assert.equal(playbooks.length, expected.playbooks);
       for (const file of playbooks) ansibleSyntaxCheck(root, file.path);
     });
   });
