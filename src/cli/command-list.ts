@@ -5,6 +5,14 @@
 // the command list, so nothing heavy may be imported here.
 import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../core/config.ts";
 import { FIELD_SHORTCUTS, shortcutMax } from "../core/project/shortcuts.ts";
+import {
+  DEFAULT_BIND,
+  DEFAULT_ENGINE_MEMORY_BYTES,
+  DEFAULT_PORT,
+  DEFAULT_RENDER_CACHE_BYTES,
+  DEFAULT_RENDER_DEADLINE_MS,
+  DEFAULT_RENDER_FUEL,
+} from "../core/service-settings.ts";
 import type { CommandDecl, Completion, OptionDecl } from "./options.ts";
 
 const COMPONENTS: Completion = { builtins: ["components"], paths: "json" };
@@ -259,8 +267,86 @@ export const SERVE: CommandDecl = {
   name: "serve",
   summary: "start the HTTP API",
   positionals: [],
-  // the server parses and documents its own options (SERVE_USAGE in src/server/serve-command.ts)
-  options: [],
+  // each setting also reads its environment variable when the option is not given; the
+  // command (commands/serve.ts) checks the values and hands them to the server
+  options: [
+    {
+      name: "bind",
+      type: "string",
+      value: "<address>",
+      description: "address to listen on",
+      env: "SERVICE_BIND",
+      default: DEFAULT_BIND,
+    },
+    {
+      name: "port",
+      type: "string",
+      value: "<port>",
+      description: "port, 0 for any free one",
+      env: "SERVICE_PORT",
+      default: String(DEFAULT_PORT),
+    },
+    {
+      name: "allow-origin",
+      type: "string",
+      multiple: true,
+      value: "<origin>",
+      description: "allowed CORS origin, repeatable or comma-separated",
+      env: "SERVICE_ALLOWED_ORIGINS",
+      default: "any loopback origin",
+    },
+    {
+      name: "allowed-host",
+      type: "string",
+      multiple: true,
+      value: "<name>",
+      description:
+        "extra Host name accepted while bound to loopback, repeatable or comma-separated",
+      env: "SERVICE_ALLOWED_HOSTS",
+    },
+    flag("ui", "also serve the dashboard from dist/web at /"),
+    {
+      name: "render-timeout",
+      type: "string",
+      value: "<ms>",
+      description: "wall-clock deadline of one render",
+      env: "SERVICE_RENDER_TIMEOUT_MS",
+      default: String(DEFAULT_RENDER_DEADLINE_MS),
+    },
+    {
+      name: "render-fuel",
+      type: "string",
+      value: "<n>",
+      description: "template engine fuel per render",
+      env: "SERVICE_RENDER_FUEL",
+      default: String(DEFAULT_RENDER_FUEL),
+    },
+    {
+      name: "render-memory",
+      type: "string",
+      value: "<MiB>",
+      description: "template engine memory cap per worker",
+      env: "SERVICE_RENDER_MEMORY_MB",
+      default: String(DEFAULT_ENGINE_MEMORY_BYTES / 1024 / 1024),
+    },
+    {
+      name: "render-cache",
+      type: "string",
+      value: "<MiB>",
+      description:
+        "memory kept for answers to repeated render requests of built-in components, 0 to turn it off",
+      env: "SERVICE_RENDER_CACHE_MB",
+      default: String(DEFAULT_RENDER_CACHE_BYTES / 1024 / 1024),
+    },
+    {
+      name: "workers",
+      type: "string",
+      value: "<n>",
+      description: "render worker threads",
+      env: "SERVICE_WORKERS",
+      default: "cores",
+    },
+  ],
 };
 
 export const COMPLETION: CommandDecl = {

@@ -30,6 +30,8 @@ export interface OptionDecl {
   readonly description: string;
   /** The value when the option is not given, as the help shows it: `(default: ...)`. */
   readonly default?: string;
+  /** The environment variable read when the option is not given (`kiln serve`'s settings). */
+  readonly env?: string;
   /** Shown outside brackets in the usage line; the command checks it (with its own message). */
   readonly required?: boolean;
   /** What a shell completes for the value; nothing when absent. */
@@ -134,7 +136,11 @@ export function optionLines(command: CommandDecl): string[] {
   const indent = " ".repeat(2 + column);
   const lines: string[] = [];
   for (const option of options) {
-    const def = option.default === undefined ? "" : ` (default: ${option.default})`;
+    const notes = [
+      ...(option.env === undefined ? [] : [`env ${option.env}`]),
+      ...(option.default === undefined ? [] : [`default: ${option.default}`]),
+    ];
+    const def = notes.length === 0 ? "" : ` (${notes.join(", ")})`;
     const room = WIDTH - indent.length;
     // the default goes on a line of its own rather than being split
     const text =

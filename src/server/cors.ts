@@ -13,14 +13,6 @@ export const ALLOWED_HEADERS = "content-type";
 
 const LOOPBACK_ORIGIN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::\d*)?$/;
 
-/** SERVICE_ALLOWED_ORIGINS / --allow-origin: comma-separated, trimmed, empty entries dropped. */
-export function parseOriginList(values: readonly string[]): string[] {
-  return values
-    .flatMap((value) => value.split(","))
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "");
-}
-
 export function isLoopbackOrigin(origin: string): boolean {
   return LOOPBACK_ORIGIN.test(origin);
 }

@@ -17,14 +17,13 @@
 // Hand-written rather than a library: an LRU over a Map is a dozen lines, and the byte
 // accounting and the in-flight sharing are the parts that matter here.
 import { createHash } from "node:crypto";
+import { DEFAULT_RENDER_CACHE_BYTES } from "../core/service-settings.ts";
 import { constant, JSON_TYPE, type Reply } from "./reply.ts";
 
 export interface RenderCacheOptions {
   /** Upper bound of the cache in bytes (keys plus bodies); 0 turns the cache off. */
   maxBytes: number;
 }
-
-export const DEFAULT_RENDER_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** No single answer may take more than this share of the cache. */
 const MAX_ENTRY_SHARE = 8;

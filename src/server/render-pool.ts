@@ -20,6 +20,11 @@ import {
   type RenderInput,
   type RenderResult,
 } from "../core/index.ts";
+import {
+  DEFAULT_ENGINE_MEMORY_BYTES,
+  DEFAULT_RENDER_DEADLINE_MS,
+  DEFAULT_RENDER_FUEL,
+} from "../core/service-settings.ts";
 import { FrameworkError } from "./errors.ts";
 import {
   CLAIM_CELLS,
@@ -75,9 +80,9 @@ export { MAX_FUEL };
 
 export const DEFAULT_POOL_OPTIONS: Omit<RenderPoolOptions, "preloadedItems"> = {
   size: Math.max(1, availableParallelism()),
-  deadlineMs: 2_000,
-  fuel: 2_000_000,
-  engineMemoryBytes: 64 * 1024 * 1024,
+  deadlineMs: DEFAULT_RENDER_DEADLINE_MS,
+  fuel: DEFAULT_RENDER_FUEL,
+  engineMemoryBytes: DEFAULT_ENGINE_MEMORY_BYTES,
   heapMb: 128,
   recycleBytes: 48 * 1024 * 1024,
   maxOutputBytes: 16 * 1024 * 1024,

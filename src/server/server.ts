@@ -10,6 +10,11 @@ import {
   type Preset,
   type Registry,
 } from "../core/index.ts";
+import {
+  DEFAULT_BIND,
+  DEFAULT_PORT,
+  DEFAULT_RENDER_CACHE_BYTES,
+} from "../core/service-settings.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import { type Catalogue, catalogue } from "./catalogue.ts";
 import { CorsPolicy, isPreflight, preflightReply } from "./cors.ts";
@@ -27,14 +32,11 @@ import {
   type OutboundLimits,
   refuseOwnAddress,
 } from "./outbound.ts";
-import { DEFAULT_RENDER_CACHE_BYTES, RenderCache } from "./render-cache.ts";
+import { RenderCache } from "./render-cache.ts";
 import { DEFAULT_POOL_OPTIONS, RenderPool, type RenderPoolOptions } from "./render-pool.ts";
 import { empty, type Reply } from "./reply.ts";
 import { matchRoute } from "./routes.ts";
 import { defaultUiDir, serveUi } from "./static-ui.ts";
-
-export const DEFAULT_BIND = "127.0.0.1";
-export const DEFAULT_PORT = 4000;
 
 export interface ServerTimeouts {
   /** Time allowed to receive the request headers (slow-loris guard). */

@@ -1,7 +1,18 @@
-// kiln serve: the CLI hands over to the HTTP service (dist/server, loaded only for serve).
+// kiln serve: its options, declared in the one command table with every other command's (each
+// falling back to its environment variable), and the hand-over to the HTTP service (dist/server,
+// loaded only for serve).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { cleanUp, ensureBuilt, kilnBackground, tempDir } from "./helpers.ts";
+import { parse } from "../../src/cli/args.ts";
+import { SERVE } from "../../src/cli/command-list.ts";
+import { serviceSettings } from "../../src/cli/commands/serve.ts";
+import { parseConfig } from "../../src/cli/options.ts";
+import { cleanUp, ensureBuilt, kiln, kilnBackground, tempDir } from "./helpers.ts";
+
+/** The settings `kiln serve <argv>` runs with in the environment `env`. */
+function settingsFor(argv: string[], env: NodeJS.ProcessEnv) {
+  return serviceSettings(parse(argv, parseConfig(SERVE)), env);
+}
 
 // the server is compiled by build:core (tsc), not bundled; `npm test` builds it first
 before(() => ensureBuilt());
@@ -29,5 +40,49 @@ describe("kiln serve", () => {
     } finally {
       child.kill("SIGKILL");
     }
+  });
+
+  it("defaults: 127.0.0.1, port 4000, loopback origins, the render pool's own limits", () => {
+    const settings = settingsFor([], {});
+    assert.equal(settings.bind, "127.0.0.1");
+    assert.equal(settings.port, 4000);
+    assert.deepEqual(settings.allowedOrigins, []);
+    assert.deepEqual(settings.render, {});
+    assert.equal(settings.renderCacheBytes, undefined);
+  });
+
+  it("an option beats its environment variable; an empty variable counts as unset", () => {
+    const tuned = settingsFor(
+      ["--render-timeout", "500", "--render-fuel", "1000", "--render-memory", "32"],
+      { SERVICE_PORT: "8080", SERVICE_RENDER_TIMEOUT_MS: "9", SERVICE_WORKERS: " " },
+    );
+    assert.equal(tuned.port, 8080);
+    assert.equal(tuned.render.deadlineMs, 500);
+    assert.equal(tuned.render.fuel, 1000);
+    assert.equal(tuned.render.engineMemoryBytes, 32 * 1024 * 1024);
+    assert.equal(tuned.render.size, undefined);
+    const origins = settingsFor([], { SERVICE_ALLOWED_ORIGINS: " https://a.example , ,http://b" });
+    assert.deepEqual(origins.allowedOrigins, ["https://a.example", "http://b"]);
+  });
+
+  it("--render-cache <MiB> and SERVICE_RENDER_CACHE_MB set the cache size", () => {
+    const flag = settingsFor(["--render-cache", "8"], { SERVICE_RENDER_CACHE_MB: "2" });
+    assert.equal(flag.renderCacheBytes, 8 * 1024 * 1024);
+    assert.equal(settingsFor([], { SERVICE_RENDER_CACHE_MB: "0" }).renderCacheBytes, 0);
+    assert.throws(() => settingsFor(["--render-cache", "lots"], {}), /render cache must be/);
+  });
+
+  it("its help lists exactly the options of its declaration, each with its variable", () => {
+    const result = kiln(["serve", "--help"], tempDir());
+    assert.equal(result.status, 0);
+    const listed = [...result.stdout.matchAll(/^ {2}(?:-h, )?--([a-z-]+)/gm)].map((m) => m[1]);
+    assert.deepEqual(listed, [...SERVE.options.map((option) => option.name), "help"]);
+    for (const option of SERVE.options) {
+      if (option.env) assert.match(result.stdout, new RegExp(`env ${option.env}`), option.name);
+    }
+    assert.match(
+      result.stdout,
+      /--bind <address> +address to listen on \(env SERVICE_BIND, default: 127\.0\.0\.1\)/,
+    );
   });
 });

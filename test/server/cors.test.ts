@@ -1,7 +1,8 @@
 // The spec's cross-origin table and decisions section 4 (preflight, vary), over a real socket.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { isLoopbackOrigin, parseOriginList } from "../../src/server/cors.ts";
+import { parseOriginList } from "../../src/core/service-settings.ts";
+import { isLoopbackOrigin } from "../../src/server/cors.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import { postJson, raw, startFixtureServer } from "./helpers.ts";
 

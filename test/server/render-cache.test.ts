@@ -8,7 +8,6 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { renderItem, TemplateEngine } from "../../src/core/index.ts";
 import { RenderCache } from "../../src/server/render-cache.ts";
-import { parseServeArgs } from "../../src/server/serve-command.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import { FIXTURE_ITEMS, postJson, raw, startFixtureServer } from "./helpers.ts";
 
@@ -232,17 +231,4 @@ describe("render cache over a real socket", () => {
       await off.close();
     }
   });
-});
-
-test("kiln serve --render-cache <MiB> and SERVICE_RENDER_CACHE_MB set the cache size", () => {
-  const byDefault = parseServeArgs([], {});
-  assert.ok(byDefault !== "help");
-  assert.equal(byDefault.renderCacheBytes, undefined);
-  const flag = parseServeArgs(["--render-cache", "8"], { SERVICE_RENDER_CACHE_MB: "2" });
-  assert.ok(flag !== "help");
-  assert.equal(flag.renderCacheBytes, 8 * 1024 * 1024);
-  const env = parseServeArgs([], { SERVICE_RENDER_CACHE_MB: "0" });
-  assert.ok(env !== "help");
-  assert.equal(env.renderCacheBytes, 0);
-  assert.throws(() => parseServeArgs(["--render-cache", "lots"], {}), /render cache must be/);
 });

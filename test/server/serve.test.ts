@@ -7,7 +7,6 @@ import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { HostGuard, isLoopbackBind } from "../../src/server/host-guard.ts";
-import { parseServeArgs, SERVE_USAGE } from "../../src/server/serve-command.ts";
 import { SPEC_COMPONENT_ORDER } from "../tools/spec.ts";
 import { REPO, raw, runChild, startChild } from "./helpers.ts";
 
@@ -122,34 +121,6 @@ describe("start-up", () => {
     }
   });
 
-  test("defaults: 127.0.0.1, port 4000, loopback origins, limits of the render pool", () => {
-    const options = parseServeArgs([], {});
-    assert.ok(options !== "help");
-    assert.equal(options.bind, "127.0.0.1");
-    assert.equal(options.port, 4000);
-    assert.deepEqual(options.allowedOrigins, []);
-    assert.deepEqual(options.render, {});
-    const tuned = parseServeArgs(
-      [
-        "--render-timeout",
-        "500",
-        "--render-fuel",
-        "1000",
-        "--render-memory",
-        "32",
-        "--workers",
-        "1",
-      ],
-      { SERVICE_PORT: "8080", SERVICE_RENDER_TIMEOUT_MS: "9" },
-    );
-    assert.ok(tuned !== "help");
-    assert.equal(tuned.port, 8080);
-    assert.equal(tuned.render?.deadlineMs, 500);
-    assert.equal(tuned.render?.fuel, 1000);
-    assert.equal(tuned.render?.engineMemoryBytes, 32 * 1024 * 1024);
-    assert.equal(tuned.render?.size, 1);
-  });
-
   test("a bad flag or value is a usage error: exit status 2, message on stderr", async () => {
     for (const args of [["--port", "70000"], ["--port", "abc"], ["--nope"], ["extra"]]) {
       const result = await runChild(args);
@@ -163,32 +134,10 @@ describe("start-up", () => {
     assert.equal(env.code, 2);
   });
 
-  test("every option is declared once: the help lists exactly the options the parser takes", () => {
-    const listed = [...SERVE_USAGE.matchAll(/^ {2}(?:-h, )?--([a-z-]+)/gm)].map((m) => m[1]);
-    assert.deepEqual(listed, [
-      "bind",
-      "port",
-      "allow-origin",
-      "allowed-host",
-      "ui",
-      "render-timeout",
-      "render-fuel",
-      "render-memory",
-      "render-cache",
-      "workers",
-      "help",
-    ]);
-    for (const name of listed) {
-      const args = name === "ui" || name === "help" ? [`--${name}`] : [`--${name}`, "16"];
-      assert.doesNotThrow(() => parseServeArgs(args, {}), name);
-    }
-    assert.throws(() => parseServeArgs(["--not-listed"], {}), /Unknown option/);
-  });
-
   test("--help prints the usage and exits 0", async () => {
     const result = await runChild(["--help"]);
     assert.equal(result.code, 0);
-    assert.match(result.stdout, /^Usage: kiln serve/);
+    assert.match(result.stdout, /^Usage: kiln serve \[options\]$/m);
     assert.match(result.stdout, /--allowed-host/);
   });
 

@@ -4,9 +4,9 @@ import { builtinPresets } from "../../core/preset.ts";
 import { builtinRegistry } from "../../core/registry.ts";
 import { readVersion } from "../../core/version.ts";
 import { UsageError } from "../args.ts";
-import { COMMAND_LIST, COMPLETION, SERVE, SHELLS } from "../command-list.ts";
+import { COMMAND_LIST, COMPLETION, SHELLS } from "../command-list.ts";
 import { bashScript, type CompletionModel, fishScript, zshScript } from "../completion.ts";
-import { type CommandDecl, commandHelp, type OptionDecl, parseCommand } from "../options.ts";
+import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 
 export function help(): string {
@@ -37,40 +37,6 @@ const SCRIPTS: Record<(typeof SHELLS)[number], (model: CompletionModel) => strin
   fish: fishScript,
 };
 
-interface ServeModule {
-  SERVE_USAGE: string;
-}
-
-/**
- * `kiln serve`'s options, read from the server's own usage text (its one source for them).
- * Without the server in this build, serve completes `--help` alone.
- */
-async function serveOptions(): Promise<OptionDecl[]> {
-  let usage: string;
-  try {
-    usage = ((await import("../../server/serve-command.ts")) as ServeModule).SERVE_USAGE;
-  } catch {
-    return [];
-  }
-  // `  --name <value>   description`, continued on more deeply indented lines
-  const options: OptionDecl[] = [];
-  const entries = usage.matchAll(
-    /^ {2}(?:-\w, )?--([\w-]+)(?: (<[^>]+>))? {2,}(.+(?:\n {5,}.+)*)/gm,
-  );
-  for (const [, name = "", value, text = ""] of entries) {
-    if (name === "help") continue;
-    const description = text.replace(/\s+/g, " ").trim();
-    options.push({
-      name,
-      type: value ? "string" : "boolean",
-      ...(value ? { value } : {}),
-      ...(description.includes("repeatable") ? { multiple: true } : {}),
-      description,
-    });
-  }
-  return options;
-}
-
 export async function run(argv: string[], output: Output): Promise<number> {
   const { args } = parseCommand(argv, COMPLETION);
   const [shell] = args as [string];
@@ -80,13 +46,9 @@ export async function run(argv: string[], output: Output): Promise<number> {
       `unknown shell \`${shell}\` - kiln completes ${SHELLS.slice(0, -1).join(", ")} and ${SHELLS.at(-1)}`,
     );
   }
-  const serve = await serveOptions();
-  const commands = COMMAND_LIST.map(
-    (command): CommandDecl => (command === SERVE ? { ...command, options: serve } : command),
-  );
   const model: CompletionModel = {
     version: readVersion(),
-    commands,
+    commands: COMMAND_LIST,
     components: builtinRegistry().references(),
     presets: builtinPresets().map((preset) => preset.name),
   };

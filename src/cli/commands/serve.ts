@@ -1,12 +1,19 @@
-// kiln serve: hands over to the HTTP service (src/server/serve-command.ts). The server code is
-// imported only here, so no other command pays for loading it; the bundle keeps it outside,
-// as the compiled dist/server (its render pool starts worker threads from their own files).
+// kiln serve: reads its options (declared with every other command's in command-list.ts, each
+// with the environment variable it falls back to), checks them, and hands them to the HTTP
+// service (src/server/serve-command.ts). The server code is imported only here, so no other
+// command pays for loading it; the bundle keeps it outside, as the compiled dist/server (its
+// render pool starts worker threads from their own files).
+import { MAX_FUEL } from "../../core/engine.ts";
 import { KilnError } from "../../core/errors.ts";
+import type { ServiceSettings } from "../../core/service-settings.ts";
+import { DEFAULT_BIND, DEFAULT_PORT, parseOriginList } from "../../core/service-settings.ts";
+import { flag, type Parsed, UsageError } from "../args.ts";
+import { SERVE } from "../command-list.ts";
+import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 
 interface ServeModule {
-  serveCommand(argv: string[], output: Output): Promise<number>;
-  SERVE_USAGE: string;
+  runService(settings: ServiceSettings, output: Output): Promise<number>;
 }
 
 async function loadServer(): Promise<ServeModule> {
@@ -24,21 +31,85 @@ async function loadServer(): Promise<ServeModule> {
   }
 }
 
-const EXAMPLES = `
-Examples:
-  kiln serve
-  kiln serve --ui
-  kiln serve --port 8080 --allow-origin https://dash.example.com
-`;
+export function help(): string {
+  return commandHelp(SERVE, {
+    title: "serve the HTTP API (and with --ui the dashboard)",
+    about: `Each option falls back to its environment variable, then to its default; an empty
+variable counts as unset.`,
+    examples: [
+      "kiln serve",
+      "kiln serve --ui",
+      "kiln serve --port 8080 --allow-origin https://dash.example.com",
+    ],
+  });
+}
 
-/** The server's own usage (one source for its options), plus examples. */
-export async function help(): Promise<string> {
-  const { SERVE_USAGE } = await loadServer();
-  return `${SERVE_USAGE}${EXAMPLES}`;
+/** The option's value, else its environment variable's (an empty one counts as unset). */
+function setting(parsed: Parsed, name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const given = parsed.values[name];
+  if (typeof given === "string") return given;
+  const variable = SERVE.options.find((option) => option.name === name)?.env;
+  const value = variable === undefined ? undefined : env[variable];
+  return value !== undefined && value.trim() !== "" ? value : undefined;
+}
+
+/** A repeatable option's values, else its environment variable's (comma-separated lists). */
+function settingList(parsed: Parsed, name: string, env: NodeJS.ProcessEnv): string[] {
+  const given = parsed.values[name];
+  const values = Array.isArray(given) ? given : [setting(parsed, name, env) ?? ""];
+  return parseOriginList(values);
+}
+
+/** A whole number within bounds, or the usage error naming the setting. */
+function integer(name: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value.trim())) {
+    throw new UsageError(`${name} must be an integer, got \`${value}\``);
+  }
+  const number = Number(value.trim());
+  if (number < min || number > max) {
+    throw new UsageError(`${name} must be between ${min} and ${max}, got \`${value}\``);
+  }
+  return number;
+}
+
+/** The service's settings from the parsed options, then the environment, then the defaults. */
+export function serviceSettings(
+  parsed: Parsed,
+  env: NodeJS.ProcessEnv = process.env,
+): ServiceSettings {
+  const read = (name: string) => setting(parsed, name, env);
+  const port = read("port");
+  const settings: ServiceSettings = {
+    bind: read("bind")?.trim() ?? DEFAULT_BIND,
+    port: port === undefined ? DEFAULT_PORT : integer("port", port, 0, 65535),
+    allowedOrigins: settingList(parsed, "allow-origin", env),
+    allowedHosts: settingList(parsed, "allowed-host", env),
+    ui: flag(parsed, "ui"),
+    render: {},
+  };
+  const timeout = read("render-timeout");
+  if (timeout !== undefined) {
+    settings.render.deadlineMs = integer("render timeout", timeout, 1, 600_000);
+  }
+  const fuel = read("render-fuel");
+  if (fuel !== undefined) settings.render.fuel = integer("render fuel", fuel, 1, MAX_FUEL);
+  const memory = read("render-memory");
+  if (memory !== undefined) {
+    settings.render.engineMemoryBytes = integer("render memory", memory, 16, 4096) * 1024 * 1024;
+  }
+  const cache = read("render-cache");
+  if (cache !== undefined) {
+    settings.renderCacheBytes = integer("render cache", cache, 0, 4096) * 1024 * 1024;
+  }
+  const workers = read("workers");
+  if (workers !== undefined) settings.render.size = integer("workers", workers, 1, 256);
+  return settings;
 }
 
 /** Errors come back thrown, so the CLI prints them and maps them to exit statuses as always. */
 export async function run(argv: string[], output: Output): Promise<number> {
+  const { parsed } = parseCommand(argv, SERVE);
+  const settings = serviceSettings(parsed);
   const server = await loadServer();
-  return server.serveCommand(argv, output);
+  return server.runService(settings, output);
 }

@@ -1,0 +1,48 @@
+// The HTTP service's settings that `kiln serve` documents and the server applies: one set of
+// defaults and bounds, in a module light enough for the CLI's command table (which the CLI
+// loads for every command, so it cannot import the server or the render pool).
+
+/** Where the service listens unless told otherwise (the spec's 127.0.0.1:4000). */
+export const DEFAULT_BIND = "127.0.0.1";
+export const DEFAULT_PORT = 4000;
+
+/** A render's wall-clock deadline, in milliseconds. */
+export const DEFAULT_RENDER_DEADLINE_MS = 2_000;
+/** Template engine fuel (instructions) per render. */
+export const DEFAULT_RENDER_FUEL = 2_000_000;
+/** The template engine's memory cap per worker. */
+export const DEFAULT_ENGINE_MEMORY_BYTES = 64 * 1024 * 1024;
+/** Memory kept for answers to repeated renders of built-in components (0 turns it off). */
+export const DEFAULT_RENDER_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** SERVICE_ALLOWED_ORIGINS / --allow-origin: comma-separated, trimmed, empty entries dropped. */
+export function parseOriginList(values: readonly string[]): string[] {
+  return values
+    .flatMap((value) => value.split(","))
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+}
+
+/**
+ * What `kiln serve` takes from its command line and environment, checked: the part of the
+ * server's options a user sets.
+ */
+export interface ServiceSettings {
+  bind: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Exact origins allowed; empty: any loopback origin. */
+  allowedOrigins: readonly string[];
+  /** Host names accepted besides the loopback ones while bound to loopback. */
+  allowedHosts: readonly string[];
+  /** Serve the dashboard from dist/web. */
+  ui: boolean;
+  render: {
+    deadlineMs?: number;
+    fuel?: number;
+    engineMemoryBytes?: number;
+    recycleBytes?: number;
+    size?: number;
+  };
+  renderCacheBytes?: number;
+}
