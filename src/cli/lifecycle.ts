@@ -17,6 +17,7 @@ import {
 import { LOCK_FILE, type Lock, type LockedComponent } from "../core/project/lock.ts";
 import type { ConflictResolution } from "../core/project/merge.ts";
 import { type ComponentRender, renderCollectingErrors } from "../core/project/render-components.ts";
+import { versionControlFolderOf } from "../core/sensitive-paths.ts";
 import { baseContent, lockEntry, readLock } from "./lock-file.ts";
 import { componentLabel } from "./preset-run.ts";
 import { isFolderInsideProject, readProject } from "./project.ts";
@@ -144,7 +145,10 @@ export function diskReader(cwd: string): (path: string) => string | undefined {
   };
 }
 
-/** Every regular file and link below `dir` (relative to the project root), `.git` left out. */
+/**
+ * Every regular file and link below `dir` (relative to the project root), the version-control
+ * folders (`.git`, `.hg`) and node_modules left out.
+ */
 export function filesBelow(cwd: string, dir: string, limit = 100_000): string[] {
   const found: string[] = [];
   const walk = (relative: string) => {
@@ -158,7 +162,9 @@ export function filesBelow(cwd: string, dir: string, limit = 100_000): string[] 
       if (found.length >= limit) return;
       const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
       if (entry.isDirectory()) {
-        if (entry.name !== ".git" && entry.name !== "node_modules") walk(path);
+        if (versionControlFolderOf(entry.name) === undefined && entry.name !== "node_modules") {
+          walk(path);
+        }
       } else found.push(path);
     }
   };

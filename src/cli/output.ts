@@ -41,6 +41,24 @@ export function escapeControl(text: string): string {
 }
 
 /**
+ * The control characters of a file's content that a terminal acts on: CONTROL less the layout a
+ * file needs - line feed, tab, and a carriage return right before a line feed (CRLF files). A
+ * lone `\r` stays escaped: it returns to the start of the line, so the text after it hides the
+ * text before (as ESC [2K, the line erase, does).
+ */
+const CONTENT_CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  /\r(?!\n)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A file's content as a terminal shows it: its lines and tabs as they are, every other control
+ * character escaped as `escapeControl` does (`\x1b]52;c;...` instead of a clipboard write).
+ */
+export function contentForTerminal(text: string): string {
+  return text.replace(CONTENT_CONTROL, escapeChar);
+}
+
+/**
  * kiln's own colour codes are marked, not written, until the line is printed: a mark carries a
  * number chosen at random per process, which text from strangers cannot know, so `forTerminal`
  * turns only kiln's marks into escape sequences and escapes everything else.
@@ -155,7 +173,9 @@ export function writeFd(fd: 1 | 2, text: string): void {
 
 /** Where a command prints: stdout for results, stderr for errors, each with its own style. */
 export class Output {
-  readonly out: Style = styleFor({ isTTY: isTerminal(1) });
+  /** Is stdout a terminal (not a pipe, a file or /dev/null)? */
+  private readonly stdoutIsTerminal = isTerminal(1);
+  readonly out: Style = styleFor({ isTTY: this.stdoutIsTerminal });
   readonly err: Style = styleFor({ isTTY: isTerminal(2) });
   /** What is still to be written to stdout, each line with its line break. */
   private buffer: string[] = [];
@@ -166,12 +186,23 @@ export class Output {
   }
 
   /**
-   * Text written to stdout exactly as it is, after the lines before it: a rendered file's
-   * content (`kiln render`) or a completion script is the user's to pipe, so nothing in it is
-   * escaped. Never for text kiln only shows (paths, names, messages): that goes through `line`.
+   * kiln's own text written to stdout exactly as it is, after the lines before it: a completion
+   * script, or lines already escaped for the terminal (diff). Never for text kiln only shows
+   * (paths, names, messages): that goes through `line`; nor for a file's content: `content`.
    */
   verbatim(text: string): void {
     this.buffer.push(text);
+  }
+
+  /**
+   * A file's content from a stranger (`kiln render`'s files, `kiln preset export`'s manifest),
+   * after the lines before it. Into a pipe or a file it is the user's to use, byte for byte; on
+   * a terminal, where people read it, its control sequences are shown escaped
+   * (`contentForTerminal`): a line erase cannot hide a line from the reviewer, an OSC 52 cannot
+   * write the clipboard.
+   */
+  content(text: string): void {
+    this.buffer.push(this.stdoutIsTerminal ? contentForTerminal(text) : text);
   }
 
   flush(): void {

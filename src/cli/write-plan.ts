@@ -2,11 +2,11 @@
 // run before the first write (write-commit.ts then writes the plan, all or nothing).
 //
 // The plan: the spec's path
-//    rules and kiln's own (the core's planWrites: names that are no file, too long, in `.git`),
-//    an output folder that leads out of the project through a link, symbolic links that lead
-//    out of the target, `.git` in the real path, something in the way (a file where a folder is
-//    needed, a folder, FIFO, socket or device where a file goes), files other tools run as code
-//    (only with --allow-exec-paths). What is on the disk is looked up first (each destination,
+//    rules and kiln's own (the core's planWrites: names that are no file, too long, in `.git`
+//    or `.hg`), an output folder that leads out of the project through a link, symbolic links
+//    that lead out of the target, `.git` or `.hg` in the real path, something in the way (a file
+//    where a folder is needed, a folder, FIFO, socket or device where a file goes), files other
+//    tools run as code (only with --allow-exec-paths). What is on the disk is looked up first (each destination,
 //    then the bytes of the files that exist), and the statuses (new, overwrite, unchanged)
 //    are computed from what was read, by the core's pure planStatuses.
 import { lstatSync, readFileSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
@@ -18,11 +18,11 @@ import {
   collisionKey,
   duplicatePathRefusal,
   escapeRefusal,
-  gitRefusal,
   normalizeRelativePath,
   type PlannedFile,
   planStatuses,
   shortPath,
+  versionControlRefusal,
   type WriteStatus,
 } from "../core/plan.ts";
 import {
@@ -30,7 +30,7 @@ import {
   type ExecPathRule,
   execPathRuleFor,
   execPathsRefusal,
-  gitSegmentIn,
+  versionControlSegmentIn,
 } from "../core/sensitive-paths.ts";
 
 /** Rendered files and the folder their paths are relative to (the target directory). */
@@ -366,9 +366,10 @@ function readOriginals(
 /**
  * Checks every rule for every file of the run and returns the steps in order. Nothing is
  * written. Throws the first rule that fails, with the spec's message; the order is: each
- * group's rendered paths (duplicates, absolute, `..`, names, `.git`), its output folder, then
- * each file on the disk (links, things in the way, `.git` in the real path), then files other
- * tools run as code (all of them in one message), then existing files without `force`.
+ * group's rendered paths (duplicates, absolute, `..`, names, `.git`, `.hg`), its output
+ * folder, then each file on the disk (links, things in the way, `.git` or `.hg` in the real
+ * path), then files other tools run as code (all of them in one message), then existing files
+ * without `force`.
  */
 export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
   const resolved: ResolvedGroup[] = [];
@@ -392,8 +393,10 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
       projectReal = onDisk(".", "folder", () => realPathOf(project));
       rootReal = onDisk(rootShown, "folder", () => resolveOutputFolder(projectReal, folder, disk));
     }
-    const rootGit = gitSegmentIn(rootReal);
-    if (rootGit !== undefined) throw gitRefusal(rootShown, rootGit, true);
+    const rootVersionControl = versionControlSegmentIn(rootReal);
+    if (rootVersionControl !== undefined) {
+      throw versionControlRefusal(rootShown, rootVersionControl, true);
+    }
     const rootStats = onDisk(rootShown, "folder", () =>
       statSync(rootReal, { throwIfNoEntry: false }),
     );
@@ -418,9 +421,9 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
           REMEDIES.ENAMETOOLONG,
         );
       }
-      // `.git` anywhere in the real path: through a link, or above the project
-      const git = gitSegmentIn(result.destination);
-      if (git !== undefined) throw gitRefusal(shown, git);
+      // `.git` or `.hg` anywhere in the real path: through a link, or above the project
+      const versionControl = versionControlSegmentIn(result.destination);
+      if (versionControl !== undefined) throw versionControlRefusal(shown, versionControl);
       found.set(file.path, result);
       // as written (output folder and path) and as it really is (links resolved), both seen
       // from the project folder
@@ -481,8 +484,8 @@ export interface RemoveStep {
 
 /**
  * Plans removing `paths` (relative to the project folder `project`) with the rules of a write:
- * never through a link that leads out, never in `.git`, only regular files. A path with no file
- * is left out (there is nothing to remove).
+ * never through a link that leads out, never in `.git` or `.hg`, only regular files. A path with
+ * no file is left out (there is nothing to remove).
  */
 export function planRemovals(project: string, paths: readonly string[], cwd: string): RemoveStep[] {
   const display = displayFrom(cwd, project);
@@ -496,8 +499,8 @@ export function planRemovals(project: string, paths: readonly string[], cwd: str
       resolveDestination(projectReal, path, shown, disk),
     );
     if (stats === undefined) continue;
-    const git = gitSegmentIn(destination);
-    if (git !== undefined) throw gitRefusal(shown, git);
+    const versionControl = versionControlSegmentIn(destination);
+    if (versionControl !== undefined) throw versionControlRefusal(shown, versionControl);
     const bytes = onDisk(shown, "file", () => readFileSync(destination));
     removals.push({
       path,

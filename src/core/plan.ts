@@ -2,7 +2,12 @@
 // writes anything; the plan never touches the disk itself (the caller passes what exists).
 // No node:path here: the dashboard's browser build applies the same rules to its zip.
 import { KilnError } from "./errors.ts";
-import { foldSegment, gitSegmentIn, pathSegments } from "./sensitive-paths.ts";
+import {
+  foldSegment,
+  pathSegments,
+  versionControlFolderOf,
+  versionControlSegmentIn,
+} from "./sensitive-paths.ts";
 
 /** A rendered file and the component it came from. */
 export interface PlannedFile {
@@ -147,20 +152,32 @@ function checkLength(path: string, what: string): void {
   }
 }
 
-/** The message for anything in or named `.git`; `shown` is the path as people see it. */
-export function gitRefusal(shown: string, segment: string, into = false): KilnError {
-  const spelling = segment === ".git" ? "" : ` (\`${segment}\` is \`.git\` on some file systems)`;
+/** Why each version-control folder is never written: what runs from it. */
+const VERSION_CONTROL_RUNS = {
+  ".git": "git runs hooks and reads its configuration from there",
+  ".hg": "Mercurial runs the hooks and loads the extensions its configuration there (hgrc) names",
+} as const;
+
+/**
+ * The message for anything in or named `.git` or `.hg` (`segment`, in the spelling found);
+ * `shown` is the path as people see it.
+ */
+export function versionControlRefusal(shown: string, segment: string, into = false): KilnError {
+  const folder = versionControlFolderOf(segment) ?? ".git";
+  const spelling =
+    segment === folder ? "" : ` (\`${segment}\` is \`${folder}\` on some file systems)`;
   return new KilnError(
     "invalid_request",
-    `refusing to write ${into ? "into " : ""}\`${shortPath(shown)}\` - kiln never writes to \`.git\` or inside it${spelling}`,
-    "git runs hooks and reads its configuration from there, so a file there can run commands on your machine; no option allows it - remove the file from the item or preset, or choose another folder",
+    `refusing to write ${into ? "into " : ""}\`${shortPath(shown)}\` - kiln never writes to \`${folder}\` or inside it${spelling}`,
+    `${VERSION_CONTROL_RUNS[folder]}, so a file there can run commands on your machine; no option allows it - remove the file from the item or preset, or choose another folder`,
   );
 }
 
 /**
  * Every rule for one rendered path, in order: a NUL byte, an empty path, the spec's absolute and
  * escape rules, names and paths too long for file systems, a path that names a folder (ending
- * in `/` or `\`, `.`, `a/..`) instead of a file, and anything in `.git` (in any spelling).
+ * in `/` or `\`, `.`, `a/..`) instead of a file, and anything in `.git` or `.hg` (in any
+ * spelling).
  */
 export function checkRenderedPath(path: string): void {
   if (path === "") {
@@ -179,20 +196,20 @@ export function checkRenderedPath(path: string): void {
   if (last === "." || last === "..") {
     refuse(`refusing to write \`${shortPath(path)}\` - it names a folder, not a file`);
   }
-  const git = gitSegmentIn(path);
-  if (git !== undefined) throw gitRefusal(path, git);
+  const versionControl = versionControlSegmentIn(path);
+  if (versionControl !== undefined) throw versionControlRefusal(path, versionControl);
 }
 
 /**
  * An output folder from kiln.toml or a preset: the spec's absolute and escape rules (the same
- * messages as for a file), a NUL byte or a name too long, and `.git` in any spelling.
+ * messages as for a file), a NUL byte or a name too long, and `.git` or `.hg` in any spelling.
  */
 export function checkOutputFolder(dir: string): void {
   checkNoNul(dir, "into ");
   checkPathStaysInside(dir);
   checkLength(dir, "into ");
-  const git = gitSegmentIn(dir);
-  if (git !== undefined) throw gitRefusal(dir, git, true);
+  const versionControl = versionControlSegmentIn(dir);
+  if (versionControl !== undefined) throw versionControlRefusal(dir, versionControl, true);
 }
 
 /**

@@ -1,12 +1,13 @@
-// Places kiln must not write to because something runs what is there: git's own folder (never),
-// and the files other tools execute or load as code (only when the user typed
-// --allow-exec-paths). Pure string rules, no node:path: the CLI checks rendered paths, output
+// Places kiln must not write to because something runs what is there: the version-control
+// folders `.git` and `.hg` (never), and the files other tools execute or load as code (only when
+// the user typed --allow-exec-paths). Pure string rules, no node:path: the CLI checks rendered paths, output
 // folders and real destinations with them, and the dashboard's zip can use the same ones.
 //
 // A path is checked segment by segment, each segment read the way the file systems kiln's users
 // have would read it (see `canonicalSegment`), so `.GIT`, `.git.` (NTFS), `git~1` (an NTFS short
 // name) and `.g\u200cit` (HFS+ ignores U+200C) are all `.git`, as git's own protectNTFS and
-// protectHFS rules say (git's path.c: is_ntfs_dotgit, is_hfs_dotgit, is_ntfs_dot_generic).
+// protectHFS rules say (git's path.c: is_ntfs_dotgit, is_hfs_dotgit, is_ntfs_dot_generic);
+// `.hg` the same way, with Mercurial's own short names (`hg~1`, mercurial/pathutil.py).
 import { KilnError } from "./errors.ts";
 
 /** Code points HFS+ ignores in file names (git's next_hfs_char). */
@@ -90,6 +91,32 @@ export function gitSegmentIn(path: string): string | undefined {
   return pathSegments(path).find(isGitSegment);
 }
 
+/**
+ * A segment that some file system reads as `.hg`, Mercurial's folder: `[hooks]` in its `hgrc`
+ * run commands before and after any `hg` command (`pre-status`), `[extensions]` load Python
+ * from a path. Spellings as for `.git`, and the NTFS short names Mercurial itself refuses
+ * (pathutil.py's pathauditor: `HG~<digits>`, `HG8B6C~<digits>`).
+ */
+export function isMercurialSegment(segment: string): boolean {
+  const name = canonicalSegment(segment);
+  return name === ".hg" || /^hg(?:8b6c)?~\d+$/.test(name);
+}
+
+/** The version-control folders kiln never writes to or into, whatever the flags. */
+export type VersionControlFolder = ".git" | ".hg";
+
+/** Which version-control folder `segment` is in some spelling, or undefined. */
+export function versionControlFolderOf(segment: string): VersionControlFolder | undefined {
+  if (isGitSegment(segment)) return ".git";
+  if (isMercurialSegment(segment)) return ".hg";
+  return undefined;
+}
+
+/** The first segment of `path` that is `.git` or `.hg` in some spelling, or undefined. */
+export function versionControlSegmentIn(path: string): string | undefined {
+  return pathSegments(path).find((segment) => versionControlFolderOf(segment) !== undefined);
+}
+
 /** One kind of place another tool runs or loads as code. */
 export interface ExecPathRule {
   /** The names the rule covers, as people read them (`.vscode/` is a folder and all below it). */
@@ -112,38 +139,50 @@ const anyPair = (segments: readonly string[], first: string, seconds: readonly s
     (segment, index) => segment === first && seconds.includes(segments[index + 1] ?? ""),
   );
 
+/** direnv runs `.envrc` (a shell script) when a shell with its hook enters the folder. */
 export function isDirenvFile(segments: readonly string[]): boolean {
   return anySegment(segments, [".envrc"]);
 }
 
+/**
+ * VS Code runs tasks from `.vscode/tasks.json` (`"runOn": "folderOpen"` as the folder opens)
+ * and loads settings that name programs (`terminal.integrated.*`, language servers' paths).
+ */
 export function isVsCodeFolder(segments: readonly string[]): boolean {
   return anySegment(segments, [".vscode"]);
 }
 
+/** JetBrains IDEs load run configurations and tool paths from `.idea/`. */
 export function isJetBrainsFolder(segments: readonly string[]): boolean {
   return anySegment(segments, [".idea"]);
 }
 
+/** Dev Containers build the image and run `postCreateCommand` and friends from it. */
 export function isDevContainerConfig(segments: readonly string[]): boolean {
   return anySegment(segments, [".devcontainer", ".devcontainer.json"]);
 }
 
+/** GitHub Actions runs workflows (and the local actions they use) on push, with the secrets. */
 export function isGitHubActionsFolder(segments: readonly string[]): boolean {
   return anyPair(segments, ".github", ["workflows", "actions"]);
 }
 
+/** GitLab CI runs `.gitlab-ci.yml` on push, with the project's CI variables. */
 export function isGitLabCiFile(segments: readonly string[]): boolean {
   return anySegment(segments, [".gitlab-ci.yml"]);
 }
 
+/** CircleCI runs `.circleci/config.yml` on push. */
 export function isCircleCiFolder(segments: readonly string[]): boolean {
   return anySegment(segments, [".circleci"]);
 }
 
+/** husky's `prepare` script points git's hooks at `.husky/`: they run on commit and push. */
 export function isHuskyFolder(segments: readonly string[]): boolean {
   return anySegment(segments, [".husky"]);
 }
 
+/** pre-commit installs and runs the hooks (any repository, any command) this file names. */
 export function isPreCommitConfig(segments: readonly string[]): boolean {
   return anySegment(segments, [".pre-commit-config.yaml"]);
 }
@@ -168,27 +207,35 @@ export const SHELL_STARTUP_FILES = [
   ".zlogout",
 ] as const;
 
+/** The shells run these when they start or exit in a folder that is someone's home (or ZDOTDIR). */
 export function isShellStartupFile(segments: readonly string[]): boolean {
   return anySegment(segments, SHELL_STARTUP_FILES);
 }
 
+/** fish runs `config.fish`, `conf.d/` and `functions/` below `.config/fish/` as it starts. */
 export function isFishConfigFolder(segments: readonly string[]): boolean {
   return anyPair(segments, ".config", ["fish"]);
 }
 
+/** npm reads `.npmrc` from the project: `node-options`, `script-shell`, registries. */
 export function isNpmConfig(segments: readonly string[]): boolean {
   return anySegment(segments, [".npmrc"]);
 }
 
+/** Yarn runs `yarnPath` and loads the plugins `.yarnrc.yml` names; Yarn 1's `.yarnrc` too. */
 export function isYarnConfig(segments: readonly string[]): boolean {
   return anySegment(segments, [".yarnrc", ".yarnrc.yml"]);
 }
 
+/** pnpm runs `.pnpmfile.cjs` (its hooks) on every install. */
 export function isPnpmfile(segments: readonly string[]): boolean {
   return anySegment(segments, [".pnpmfile.cjs", ".pnpmfile.mjs"]);
 }
 
-/** `.gitattributes`, also as its NTFS short names (git's is_ntfs_dotgitattributes). */
+/**
+ * git runs the filters and diff drivers `.gitattributes` names (defined in the user's config)
+ * on checkout, add and diff; also as its NTFS short names (git's is_ntfs_dotgitattributes).
+ */
 export function isGitAttributes(segments: readonly string[], raw: readonly string[]): boolean {
   return (
     anySegment(segments, [".gitattributes"]) ||
@@ -196,12 +243,92 @@ export function isGitAttributes(segments: readonly string[], raw: readonly strin
   );
 }
 
-/** `.gitmodules`, also as its NTFS short names (git's is_ntfs_dotgitmodules). */
+/**
+ * git fetches and checks out the repositories `.gitmodules` names (`git submodule update`,
+ * `clone --recursive`); also as its NTFS short names (git's is_ntfs_dotgitmodules).
+ */
 export function isGitModules(segments: readonly string[], raw: readonly string[]): boolean {
   return (
     anySegment(segments, [".gitmodules"]) ||
     raw.some((segment) => isNtfsShortName(segment, "gitmodules", "gi7eba"))
   );
+}
+
+/**
+ * Cargo reads `.cargo/config.toml` (and the older `.cargo/config`) from the folder it runs in
+ * and every folder above: `target.<triple>.runner`, `build.rustc-wrapper` and `[alias]` run
+ * programs on `cargo build`, `run` and `test`.
+ */
+export function isCargoConfig(segments: readonly string[]): boolean {
+  return anyPair(segments, ".cargo", ["config", "config.toml"]);
+}
+
+/**
+ * Claude Code runs the shell commands `hooks` name in `.claude/settings.json` and
+ * `.claude/settings.local.json` on its events (before and after each tool, at session start).
+ */
+export function isClaudeCodeSettings(segments: readonly string[]): boolean {
+  return anyPair(segments, ".claude", ["settings.json", "settings.local.json"]);
+}
+
+/** Claude Code and other MCP clients start the commands `.mcp.json` lists as its servers. */
+export function isMcpServersFile(segments: readonly string[]): boolean {
+  return anySegment(segments, [".mcp.json"]);
+}
+
+/**
+ * Vim with 'exrc' set runs `.vimrc` and `.exrc` (`_vimrc`, `_exrc` on Windows) from the folder
+ * it starts in; Neovim runs `.nvim.lua`, `.nvimrc` and `.exrc` (after asking to trust them).
+ */
+export function isVimLocalConfig(segments: readonly string[]): boolean {
+  return anySegment(segments, [".exrc", ".vimrc", "_exrc", "_vimrc", ".nvimrc", ".nvim.lua"]);
+}
+
+/** Zed runs the tasks of `.zed/tasks.json`; `.zed/settings.json` names language servers to run. */
+export function isZedFolder(segments: readonly string[]): boolean {
+  return anySegment(segments, [".zed"]);
+}
+
+/**
+ * mise, hooked into the shell, loads the environment (`_.source` runs a script), hooks and
+ * tasks of its config as the shell enters the folder: `mise.toml`, `.mise.toml` and their
+ * `.local`/environment variants, `.mise/`, `mise/config.toml`, `.config/mise/`.
+ */
+export function isMiseConfig(segments: readonly string[]): boolean {
+  return (
+    segments.some((segment) => /^\.?mise(?:\.[^.]+)?\.toml$/.test(segment)) ||
+    anySegment(segments, [".mise"]) ||
+    anyPair(segments, "mise", ["config.toml", "config.local.toml"]) ||
+    anyPair(segments, ".config", ["mise"])
+  );
+}
+
+/**
+ * asdf and mise choose the version of each tool `.tool-versions` names - mise also installs it,
+ * from a backend it names (`npm:`, `ubi:`) - and their shims run that version for `node`,
+ * `python`, `terraform`, ...
+ */
+export function isToolVersionsFile(segments: readonly string[]): boolean {
+  return anySegment(segments, [".tool-versions"]);
+}
+
+/**
+ * `.env` becomes the environment of what runs in the folder: direnv's `dotenv`, Docker
+ * Compose, mise's `env_file`, Node's `--env-file`, python-dotenv. `NODE_OPTIONS=--require`,
+ * `LD_PRELOAD`, `BASH_ENV` or `PATH` there run code.
+ */
+export function isDotenvFile(segments: readonly string[]): boolean {
+  return anySegment(segments, [".env"]);
+}
+
+/**
+ * `make` with no file argument runs the first of `GNUmakefile`, `makefile`, `Makefile` in the
+ * folder it runs in: the project root, where people and CI type `make`. A Makefile in a
+ * subfolder runs only when someone goes there to run it, so only the root counts.
+ */
+export function isRootMakefile(segments: readonly string[]): boolean {
+  const [name] = segments;
+  return segments.length === 1 && (name === "makefile" || name === "gnumakefile");
 }
 
 /**
@@ -270,7 +397,58 @@ export const EXEC_PATH_RULES: readonly ExecPathRule[] = [
     runBy: "git fetches and checks out what it names",
     matches: isGitModules,
   },
+  {
+    pattern: ".cargo/config.toml, .cargo/config",
+    runBy: "Cargo runs the runners, wrappers and aliases it names",
+    matches: isCargoConfig,
+  },
+  {
+    pattern: ".claude/settings.json, .claude/settings.local.json",
+    runBy: "Claude Code runs the hook commands it names",
+    matches: isClaudeCodeSettings,
+  },
+  {
+    pattern: ".mcp.json",
+    runBy: "Claude Code and other MCP clients start the servers it names",
+    matches: isMcpServersFile,
+  },
+  {
+    pattern: ".exrc, .vimrc, .nvimrc, .nvim.lua, _exrc, _vimrc",
+    runBy: "Vim and Neovim run it when started in the folder (with 'exrc')",
+    matches: isVimLocalConfig,
+  },
+  {
+    pattern: ".zed/",
+    runBy: "Zed runs its tasks and the language servers its settings name",
+    matches: isZedFolder,
+  },
+  {
+    pattern: "mise.toml, .mise.toml (and .local and environment variants), .mise/, .config/mise/",
+    runBy: "mise loads its environment and runs its hooks when a shell enters the folder",
+    matches: isMiseConfig,
+  },
+  {
+    pattern: ".tool-versions",
+    runBy: "asdf and mise choose (mise installs) the tool versions it names",
+    matches: isToolVersionsFile,
+  },
+  {
+    pattern: ".env",
+    runBy: "direnv, Docker Compose, mise and others load it as the environment",
+    matches: isDotenvFile,
+  },
+  {
+    pattern: "Makefile, makefile, GNUmakefile (at the project root)",
+    runBy: "make runs it",
+    matches: isRootMakefile,
+  },
 ];
+
+/**
+ * A name some rule looks for that starts with neither `.` nor `~`: lefthook's and mise's
+ * configs, make's files, Vim's Windows names (canonical: lower case).
+ */
+const BARE_NAME_CANDIDATE = /^(?:lefthook|mise|makefile$|gnumakefile$|_vimrc$|_exrc$)/;
 
 /**
  * The rule a path relative to the project folder falls under, or undefined. Every segment is
@@ -279,11 +457,11 @@ export const EXEC_PATH_RULES: readonly ExecPathRule[] = [
 export function execPathRuleFor(path: string): ExecPathRule | undefined {
   const raw = pathSegments(path);
   const segments = raw.map(canonicalSegment);
-  // every rule needs a name starting with `.` or `lefthook`, or an NTFS short name (`~`):
-  // most rendered paths (`roles/web/tasks/main.yml`) have none, and need no rule run
+  // every rule needs a name starting with `.`, one of BARE_NAME_CANDIDATE, or an NTFS short
+  // name (`~`): most rendered paths (`roles/web/tasks/main.yml`) have none, and need no rule run
   const candidate = segments.some(
     (segment, index) =>
-      segment.startsWith(".") || segment.startsWith("lefthook") || raw[index]?.includes("~"),
+      segment.startsWith(".") || BARE_NAME_CANDIDATE.test(segment) || raw[index]?.includes("~"),
   );
   if (!candidate) return undefined;
   return EXEC_PATH_RULES.find((rule) => rule.matches(segments, raw));
@@ -291,9 +469,20 @@ export function execPathRuleFor(path: string): ExecPathRule | undefined {
 
 /** A file of the run that falls under one of EXEC_PATH_RULES. */
 export interface ExecPathHit {
-  /** The path as people see it (from the working directory). */
+  /** The path as people see it (from the working directory; in a zip, from its root). */
   shown: string;
   rule: ExecPathRule;
+}
+
+/**
+ * The paths (each relative to the project folder, as a written project lays them out) that fall
+ * under EXEC_PATH_RULES, in order: the dashboard's zip, which has no disk to resolve links on.
+ */
+export function execPathHitsIn(paths: readonly string[]): ExecPathHit[] {
+  return paths.flatMap((path) => {
+    const rule = execPathRuleFor(path);
+    return rule === undefined ? [] : [{ shown: path, rule }];
+  });
 }
 
 /** How many paths the one-line message names before `and <n> more` (the detail has them all). */

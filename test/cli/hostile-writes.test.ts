@@ -386,6 +386,136 @@ describe("2. places other tools run as code need --allow-exec-paths", () => {
   });
 });
 
+/** The places added with issue 19: each with what the error's detail says runs it. */
+const MORE_EXEC_PATHS: [string, string][] = [
+  [".cargo/config.toml", "Cargo runs the runners, wrappers and aliases it names"],
+  [".cargo/config", "Cargo runs the runners, wrappers and aliases it names"],
+  [".claude/settings.json", "Claude Code runs the hook commands it names"],
+  [".claude/settings.local.json", "Claude Code runs the hook commands it names"],
+  [".mcp.json", "Claude Code and other MCP clients start the servers it names"],
+  [".nvim.lua", "Vim and Neovim run it when started in the folder (with 'exrc')"],
+  [".nvimrc", "Vim and Neovim run it when started in the folder (with 'exrc')"],
+  [".exrc", "Vim and Neovim run it when started in the folder (with 'exrc')"],
+  [".vimrc", "Vim and Neovim run it when started in the folder (with 'exrc')"],
+  [".zed/settings.json", "Zed runs its tasks and the language servers its settings name"],
+  [".zed/tasks.json", "Zed runs its tasks and the language servers its settings name"],
+  [".mise.toml", "mise loads its environment and runs its hooks when a shell enters the folder"],
+  ["mise.toml", "mise loads its environment and runs its hooks when a shell enters the folder"],
+  [
+    ".mise/config.toml",
+    "mise loads its environment and runs its hooks when a shell enters the folder",
+  ],
+  [".tool-versions", "asdf and mise choose (mise installs) the tool versions it names"],
+  [".env", "direnv, Docker Compose, mise and others load it as the environment"],
+  ["Makefile", "make runs it"],
+  ["makefile", "make runs it"],
+  ["GNUmakefile", "make runs it"],
+];
+
+describe("2b. more places other tools run as code (issue 19)", () => {
+  const refusal = (path: string) =>
+    `refusing to write \`${path}\` - other tools run or load it as code; pass --allow-exec-paths if this is intended`;
+
+  it("setup (outputDir `.`) and add refuse each with the usual message; the flag writes it", () => {
+    for (const [path, runBy] of MORE_EXEC_PATHS) {
+      const dir = tempDir();
+      const preset = presetOf(dir, ["fine.txt", path], { outputDir: "." });
+      const run = refused(dir, ["setup", preset], refusal(path));
+      assert.equal(run.stderr.split("\n")[1], `  ${path}: ${runBy}`);
+      const other = project({ outputDir: "." });
+      itemFile(other, "item.json", [{ path, template: "x\n" }]);
+      refused(other, ["add", "./item.json", "--name", "x"], refusal(path));
+      const allowed = kiln(["add", "./item.json", "--name", "x", "--allow-exec-paths"], other);
+      assert.equal(allowed.status, 0, allowed.stderr);
+      assert.equal(tree(other)[path], "x\n", path);
+    }
+  });
+
+  it("apply refuses them all in one message, and writes them all with the flag", () => {
+    const dir = tempDir();
+    // `makefile` and `Makefile` are one file on macOS and Windows: one run cannot hold both
+    const together = MORE_EXEC_PATHS.filter(([path]) => path !== "makefile");
+    const paths = together.map(([path]) => path);
+    const preset = presetOf(dir, ["fine.txt", ...paths]);
+    const run = refused(
+      dir,
+      ["apply", preset],
+      /^error: refusing to write `\.cargo\/config\.toml`, .* and \d+ more - other tools run or load these as code; pass --allow-exec-paths if this is intended$/,
+    );
+    const detail = run.stderr.split("\n").slice(1);
+    for (const [path, runBy] of together) {
+      assert.ok(detail.includes(`  ${path}: ${runBy}`), `${path} is named: ${run.stderr}`);
+    }
+    const allowed = kiln(["apply", preset, "--allow-exec-paths"], dir);
+    assert.equal(allowed.status, 0, allowed.stderr);
+    for (const path of paths) assert.equal(tree(dir)[path], "x\n", path);
+    const root = tempDir();
+    const atRoot = presetOf(root, paths, { outputDir: "." });
+    refused(root, ["setup", atRoot], /other tools run or load these as code/);
+    const setup = kiln(["setup", atRoot, "--allow-exec-paths"], root);
+    assert.equal(setup.status, 0, setup.stderr);
+    for (const path of paths) assert.equal(tree(root)[path], "x\n", path);
+  });
+
+  it("a Makefile counts at the project root only: k8s/Makefile is written without the flag", () => {
+    const dir = tempDir();
+    const preset = presetOf(dir, ["Makefile"]);
+    const run = kiln(["setup", preset], dir);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(tree(dir)["k8s/Makefile"], "x\n");
+  });
+});
+
+const NEVER_HG = /kiln never writes to `\.hg` or inside it/;
+
+describe("1b. never inside .hg, Mercurial's folder (issue 19)", () => {
+  /** A Mercurial repository's folder, with an hgrc worth protecting. */
+  const withHgFolder = (dir: string) => write(dir, ".hg/hgrc", "[ui]\nusername = me\n");
+
+  it("a rendered .hg/hgrc is refused, also with --allow-exec-paths, in every spelling", () => {
+    for (const path of [".hg/hgrc", ".HG/hgrc", ".hg./hgrc", "hg~1/hgrc", "sub/.hg/hgrc"]) {
+      const dir = tempDir();
+      withHgFolder(dir);
+      const preset = presetOf(dir, ["fine.txt", path], { outputDir: "." });
+      for (const extra of [[], ["--allow-exec-paths"]]) {
+        refused(dir, ["setup", preset, "--force", ...extra], NEVER_HG);
+        refused(dir, ["apply", preset, "--force", ...extra], NEVER_HG);
+      }
+    }
+    const dir = tempDir();
+    withHgFolder(dir);
+    const run = refused(
+      dir,
+      ["setup", presetOf(dir, [".hg/hgrc"], { outputDir: "." }), "--force"],
+      "refusing to write `.hg/hgrc` - kiln never writes to `.hg` or inside it",
+    );
+    assert.match(run.stderr, /\n {2}Mercurial runs the hooks and loads the extensions/);
+  });
+
+  it("an output folder, apply --into and kiln.toml's output_dir in .hg are refused", () => {
+    const dir = tempDir();
+    withHgFolder(dir);
+    const preset = presetOf(dir, ["hgrc"], { outputDir: ".hg" });
+    refused(
+      dir,
+      ["setup", preset, "--force", "--allow-exec-paths"],
+      "refusing to write into `.hg` - kiln never writes to `.hg` or inside it",
+    );
+    refused(dir, ["apply", preset, "--into", ".hg", "--force", "--allow-exec-paths"], NEVER_HG);
+    const other = project({ outputDir: ".hg" });
+    itemFile(other, "c.json", [{ path: "hgrc", template: "x" }]);
+    refused(other, ["add", "./c.json", "--name", "x", "--force", "--allow-exec-paths"], NEVER_HG);
+  });
+
+  it("a link into .hg inside the target is caught by its real path", () => {
+    const dir = project({ outputDir: "." });
+    withHgFolder(dir);
+    symlinkSync(join(dir, ".hg"), join(dir, "cfg"));
+    itemFile(dir, "via.json", [{ path: "cfg/hgrc", template: "x" }]);
+    refused(dir, ["add", "./via.json", "--name", "x", "--force", "--allow-exec-paths"], NEVER_HG);
+  });
+});
+
 describe("3. an output folder that leads out of the project through a link", () => {
   it("add refuses `k8s -> /abs/outside`", () => {
     const outside = tempDir();

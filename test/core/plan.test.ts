@@ -16,11 +16,14 @@ import {
 import {
   canonicalSegment,
   EXEC_PATH_RULES,
+  execPathHitsIn,
   execPathRuleFor,
   execPathsRefusal,
   gitSegmentIn,
   isGitModules,
   isGitSegment,
+  isMercurialSegment,
+  versionControlSegmentIn,
 } from "../../src/core/sensitive-paths.ts";
 
 function message(fn: () => unknown): string {
@@ -359,6 +362,113 @@ describe("places other tools run as code", () => {
     assert.equal(
       error.detail?.split("\n")[6],
       "d6/.envrc: direnv runs it when a shell enters the folder",
+    );
+  });
+});
+
+describe("Mercurial's folder, like git's", () => {
+  test("`.hg` in any spelling, and Mercurial's NTFS short names", () => {
+    for (const name of [
+      ".hg",
+      ".HG",
+      ".Hg.",
+      ".hg ",
+      ".hg::$DATA",
+      ".h\u200cg",
+      "hg~1",
+      "HG~12",
+      "hg8b6c~2",
+    ]) {
+      assert.equal(isMercurialSegment(name), true, JSON.stringify(name));
+    }
+    for (const name of [".hgrc", ".hgignore", "hg", "..hg", ".hgx", "hg~", "hg~x", "hgx~1"]) {
+      assert.equal(isMercurialSegment(name), false, JSON.stringify(name));
+    }
+    assert.equal(versionControlSegmentIn("a/.HG/hgrc"), ".HG");
+    assert.equal(versionControlSegmentIn("a/.git/config"), ".git");
+    assert.equal(versionControlSegmentIn("a/.hgignore"), undefined);
+  });
+
+  test("refused in rendered paths and output folders, with its own reason", () => {
+    assert.equal(
+      message(() => checkRenderedPath(".hg/hgrc")),
+      "refusing to write `.hg/hgrc` - kiln never writes to `.hg` or inside it",
+    );
+    assert.equal(
+      message(() => checkRenderedPath("x/HG~1/hgrc")),
+      "refusing to write `x/HG~1/hgrc` - kiln never writes to `.hg` or inside it (`HG~1` is `.hg` on some file systems)",
+    );
+    assert.equal(
+      message(() => checkOutputFolder("sub/.hg")),
+      "refusing to write into `sub/.hg` - kiln never writes to `.hg` or inside it",
+    );
+    assert.throws(
+      () => checkRenderedPath(".hg/hgrc"),
+      (error: KilnError) => /^Mercurial runs the hooks/.test(error.detail ?? ""),
+    );
+  });
+});
+
+describe("more places other tools run as code", () => {
+  test("each new rule, in any case and spelling, and what is left alone", () => {
+    const cases: [string, string][] = [
+      [".cargo/config.toml", ".cargo/config.toml, .cargo/config"],
+      ["sub/.CARGO/config", ".cargo/config.toml, .cargo/config"],
+      [".claude/settings.json", ".claude/settings.json, .claude/settings.local.json"],
+      [".claude/settings.local.json", ".claude/settings.json, .claude/settings.local.json"],
+      [".mcp.json", ".mcp.json"],
+      [".nvim.lua", ".exrc, .vimrc, .nvimrc, .nvim.lua, _exrc, _vimrc"],
+      [".exrc.", ".exrc, .vimrc, .nvimrc, .nvim.lua, _exrc, _vimrc"],
+      ["_VIMRC", ".exrc, .vimrc, .nvimrc, .nvim.lua, _exrc, _vimrc"],
+      [".zed/settings.json", ".zed/"],
+      [".zed/tasks.json", ".zed/"],
+      ["mise.toml", EXEC_PATH_RULES[22]?.pattern as string],
+      [".mise.toml", EXEC_PATH_RULES[22]?.pattern as string],
+      ["mise.local.toml", EXEC_PATH_RULES[22]?.pattern as string],
+      [".mise/config.toml", EXEC_PATH_RULES[22]?.pattern as string],
+      ["mise/config.toml", EXEC_PATH_RULES[22]?.pattern as string],
+      [".config/mise/config.toml", EXEC_PATH_RULES[22]?.pattern as string],
+      [".tool-versions", ".tool-versions"],
+      [".env", ".env"],
+      ["k8s/.ENV", ".env"],
+      ["Makefile", "Makefile, makefile, GNUmakefile (at the project root)"],
+      ["makefile", "Makefile, makefile, GNUmakefile (at the project root)"],
+      ["GNUmakefile", "Makefile, makefile, GNUmakefile (at the project root)"],
+    ];
+    for (const [path, pattern] of cases) {
+      assert.equal(execPathRuleFor(path)?.pattern, pattern, path);
+    }
+    for (const path of [
+      "k8s/Makefile",
+      "roles/web/makefile",
+      ".cargo/credentials.toml",
+      ".claude/commands/x.md",
+      "mise.toml.bak",
+      "premise.toml",
+      ".env.example",
+      "env",
+      "tool-versions",
+      "Makefile.am",
+    ]) {
+      assert.equal(execPathRuleFor(path), undefined, path);
+    }
+  });
+
+  test("every rule has a named function and says what runs it", () => {
+    for (const rule of EXEC_PATH_RULES) {
+      assert.match(rule.matches.name, /^is[A-Z]/, rule.pattern);
+      assert.ok(rule.runBy.length > 0, rule.pattern);
+    }
+  });
+
+  test("the zip's files: each path under a rule, in order, as it lies in the zip", () => {
+    const hits = execPathHitsIn(["k8s/a.yaml", ".envrc", "k8s/.vscode/tasks.json", "kiln.toml"]);
+    assert.deepEqual(
+      hits.map((hit) => [hit.shown, hit.rule.pattern]),
+      [
+        [".envrc", ".envrc"],
+        ["k8s/.vscode/tasks.json", ".vscode/"],
+      ],
     );
   });
 });

@@ -7,7 +7,14 @@ import { createRequire } from "node:module";
 import { after, before, describe, it } from "node:test";
 import type { AxeResults, ImpactValue } from "axe-core";
 import type { Page } from "playwright-core";
-import { type Dashboard, openPreset, skipBrowser, startDashboard } from "./harness.ts";
+import {
+  type Dashboard,
+  execPathPreset,
+  fillLocalStorage,
+  openPreset,
+  skipBrowser,
+  startDashboard,
+} from "./harness.ts";
 
 const AXE_SCRIPT = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const BLOCKING: ImpactValue[] = ["serious", "critical"];
@@ -162,6 +169,21 @@ describe("accessibility audit (axe-core) in a real browser", { skip: skipBrowser
         await page.click('[data-testid="add-dialog"] button[type="submit"]');
         await page.waitForSelector('[data-testid="add-dialog"] .field-error');
         await assertAccessible(page, `${theme} add dialog, from a URL or file, refused`);
+        assert.deepEqual(errors, []);
+        await context.close();
+      });
+
+      it("the refused zip and the project no longer saved, both on screen", async () => {
+        const { context, page, errors } = await newPage();
+        await page.setInputFiles('[data-testid="open-file"]', execPathPreset(dashboard.tempDir()));
+        await page.waitForSelector('[data-testid="preview-content"]');
+        await fillLocalStorage(page);
+        await page.click('[data-testid="download-zip"]');
+        await page.waitForSelector('[data-testid="zip-refused-file"]');
+        await page.click('[data-testid="project-name"]');
+        await page.keyboard.type("a-name-long-enough-to-need-more-room");
+        await page.waitForSelector('[data-testid="not-saved"]');
+        await assertAccessible(page, `${theme} zip refused, project not saved`);
         assert.deepEqual(errors, []);
         await context.close();
       });

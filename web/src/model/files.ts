@@ -1,9 +1,11 @@
 // What the project's zip holds: the core's project layout (src/core/project/layout.ts) - every
 // component's rendered files under the output folder, then `kiln.toml`, then `kiln.lock` (the
 // core's setupLock) - exactly as `kiln setup <preset>` writes them, checked with setup's path
-// rules. Rendering goes through the core's pipeline with the renderer the caller passes (the
-// app: the HTTP API), and what the lock records of each item and the files' compressed bases
-// come from `lockSources` (the app: the HTTP API too).
+// rules, and refused whole, as setup without --allow-exec-paths refuses, when any file is one
+// other tools run or load as code (the core's EXEC_PATH_RULES). Rendering goes through the
+// core's pipeline with the renderer the caller passes (the app: the HTTP API), and what the
+// lock records of each item and the files' compressed bases come from `lockSources` (the app:
+// the HTTP API too).
 import type { ProjectConfig } from "../../../src/core/project/kiln-toml.ts";
 import { layoutEntries, layoutProject } from "../../../src/core/project/layout.ts";
 import { LOCK_FILE, serializeLock } from "../../../src/core/project/lock.ts";
@@ -16,6 +18,7 @@ import {
   renderCollectingErrors,
   runFiles,
 } from "../../../src/core/project/render-components.ts";
+import { execPathHitsIn } from "../../../src/core/sensitive-paths.ts";
 import {
   DEFAULT_PROJECT_NAME,
   downloadName,
@@ -46,13 +49,44 @@ export function projectConfig(project: Project): ProjectConfig {
   };
 }
 
+/** A file the zip would hold that other tools run or load as code, and what runs it. */
+export interface RefusedFile {
+  /** The path in the zip (from the project root, as setup would write it). */
+  path: string;
+  runBy: string;
+}
+
+/**
+ * The zip is not built: it would hold files other tools run or load as code. `kiln setup`
+ * refuses the same preset unless the user types --allow-exec-paths, and a download has no such
+ * choice, so the dashboard refuses the whole zip and names every file (a zip without them
+ * would be a project that differs from what setup writes, without a word in it).
+ */
+export class ZipRefused extends Error {
+  readonly files: readonly RefusedFile[];
+
+  constructor(files: readonly RefusedFile[]) {
+    super(
+      `the zip would hold ${files.length === 1 ? "a file" : `${files.length} files`} other tools run or load as code: ${files.map((file) => file.path).join(", ")}`,
+    );
+    this.name = "ZipRefused";
+    this.files = files;
+  }
+}
+
 /**
  * All files of the project from each component's rendered files, `kiln.toml` last, after
  * setup's checks: a rendered path that is absolute, escapes the output folder, or is written
- * twice is an error (the message setup gives).
+ * twice is an error (the message setup gives); files other tools run or load as code refuse
+ * the zip (ZipRefused, naming each).
  */
 export function projectFiles(project: Project, rendered: readonly ComponentFiles[]): ProjectFile[] {
-  return layoutEntries(layoutProject(projectConfig(project), runFiles(rendered)));
+  const entries = layoutEntries(layoutProject(projectConfig(project), runFiles(rendered)));
+  const hits = execPathHitsIn(entries.map((entry) => entry.path));
+  if (hits.length > 0) {
+    throw new ZipRefused(hits.map((hit) => ({ path: hit.shown, runBy: hit.rule.runBy })));
+  }
+  return entries;
 }
 
 /** What the lock records of each reference's registry item (see project-lock.ts). */
