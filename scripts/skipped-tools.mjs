@@ -1,9 +1,10 @@
 // Which real-tool tests a local run skips, for the last lines of scripts/run-tests.mjs: the
 // browser tests without chromium, the automation tool checks without ansible-core, the SSH
-// connection without openssh or root, the completion tests without zsh or fish. Each suite
-// skips itself with a message (test/e2e/harness.ts, test/tools/*.ts) that scrolls away in a long
-// run; the summary repeats it at the end. Nothing is skipped when KILN_REQUIRE_TOOLS=1 (CI):
-// then a missing tool fails its tests instead.
+// connection without openssh or root, the completion tests without zsh or fish, the Terraform
+// syntax checks without terraform. Each suite skips itself with a message (test/e2e/harness.ts,
+// test/tools/*.ts) that scrolls away in a long run; the summary repeats it at the end. With
+// KILN_REQUIRE_TOOLS=1 (CI) a missing tool fails its tests instead, so nothing is skipped, except
+// what is optional: terraform is HashiCorp's binary, not a Debian package, and CI may lack it.
 import { existsSync, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 
@@ -49,6 +50,13 @@ const TOOLS = [
       return process.getuid?.() === 0 ? undefined : "they make a test user, which needs root";
     },
   },
+  {
+    what: "Terraform syntax checks (terraform fmt)",
+    optional: true,
+    needs: (_file, text) => text.includes("terraformSkip"),
+    missing: (env) =>
+      onPath("terraform", env.PATH) ? undefined : "terraform not installed (optional)",
+  },
   ...["zsh", "fish"].map((shell) => ({
     what: `${shell} completion tests`,
     needs: (file) => file.endsWith("completion.test.ts"),
@@ -59,12 +67,14 @@ const TOOLS = [
 
 /**
  * One line per kind of test the run skipped for a missing tool, e.g. `browser tests skipped:
- * chromium not installed (apt-get install chromium)`; none when KILN_REQUIRE_TOOLS=1.
+ * chromium not installed (apt-get install chromium)`; with KILN_REQUIRE_TOOLS=1 only the
+ * optional tools' lines (the others fail instead of skipping).
  */
 export function skippedToolLines(files, env = process.env) {
-  if (env.KILN_REQUIRE_TOOLS === "1") return [];
+  const required = env.KILN_REQUIRE_TOOLS === "1";
   const texts = files.map((file) => [file, readFileSync(file, "utf8")]);
   return TOOLS.flatMap((tool) => {
+    if (required && !tool.optional) return [];
     if (!texts.some(([file, text]) => tool.needs(file, text))) return [];
     const reason = tool.missing(env);
     return reason === undefined ? [] : [`${tool.what} skipped: ${reason}`];

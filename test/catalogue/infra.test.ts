@@ -1,7 +1,8 @@
 // The Terraform components of the built-in catalogue (infra/cloud-a: Hetzner Cloud servers,
 // infra/cloud-b: DigitalOcean droplets), rendered through the real core: every output must parse
-// with HashiCorp's HCL parser, follow Terraform's naming rule, and hold exactly the values given,
-// whatever characters they contain.
+// as HCL (test/tools/hcl.ts: tree-sitter's HCL grammar plus the HCL rules it does not check),
+// follow Terraform's naming rule, and hold exactly the values given, whatever characters they
+// contain; where `terraform` is installed, every output also passes Terraform's own parser.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: HCL's `${` is this file's subject: plain strings hold it literally on purpose
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -13,7 +14,13 @@ import { toItemView } from "../../src/core/item.ts";
 import { BUILTIN_REGISTRY_DIR, loadComponentFolder, Registry } from "../../src/core/registry.ts";
 import { renderItem } from "../../src/core/render.ts";
 import { resolveReference } from "../../src/core/resolve.ts";
-import { hclJsonLiteral, parseHcl, parseTerraform } from "../tools/hcl.ts";
+import {
+  hclJsonLiteral,
+  parseHcl,
+  parseTerraform,
+  terraformFmt,
+  terraformSkip,
+} from "../tools/hcl.ts";
 
 // Only this file's part of the catalogue is loaded (in registry order), so these tests do not
 // depend on the other categories' folders.
@@ -283,11 +290,99 @@ for (const p of PROVIDERS) {
   });
 }
 
+describe("Terraform's own parser (terraform fmt) on the rendered files", () => {
+  for (const p of PROVIDERS) {
+    it(`${p.reference}: every render of these tests passes`, {
+      skip: terraformSkip(),
+    }, async () => {
+      const renders: [string, Record<string, string>, Record<string, string>][] = [
+        ["web", { region: "fsn1", size: "small" }, {}],
+        [
+          "k8s-node",
+          { region: "nbg1", size: "cpx31", os_image: "debian-12", count: "3" },
+          { tier: "cluster" },
+        ],
+        ["web", { region: "${var.secret}", size: "%{for x in y}${x}%{endfor}" }, {}],
+        ...["web-1", "my.app", "1st", "-x", "two words", "żółw", "a${b}"].map(
+          (name): [string, Record<string, string>, Record<string, string>] => [
+            name,
+            { region: "r", size: "s" },
+            {},
+          ],
+        ),
+        ...AWKWARD.map((value): [string, Record<string, string>, Record<string, string>] => [
+          `x${value}`,
+          { region: value, size: value, os_image: value },
+          { [value || "empty"]: value },
+        ]),
+      ];
+      for (const [name, fields, labels] of renders) {
+        const file = await renderOne(p.reference, name, fields, labels);
+        terraformFmt(file.content, `${file.path} (${JSON.stringify({ name, fields, labels })})`);
+      }
+    });
+  }
+
+  it("terraformFmt throws Terraform's diagnostics on invalid HCL", {
+    skip: terraformSkip(),
+  }, () => {
+    assert.throws(
+      () => terraformFmt('labels = { "a" = "b" "c" = "d" }\n', "x.tf"),
+      /terraform fmt rejects x\.tf: exit \d+\n[\s\S]*Missing attribute separator/,
+    );
+  });
+});
+
 describe("HCL helpers (test/tools/hcl.ts) and the kiln HCL filters", () => {
-  it("parseHcl throws the parser's message on invalid HCL", async () => {
-    await assert.rejects(parseHcl('a = "unterminated\n', "x.tf"), /x\.tf is not valid HCL/);
-    await assert.rejects(parseHcl('a = "\\b"\n'), /not valid HCL/);
-    await assert.rejects(parseHcl("resource {\n"), /not valid HCL/);
+  it("parseHcl throws on invalid HCL, naming the line and column", async () => {
+    await assert.rejects(
+      parseHcl('a = "unterminated\n', "x.tf"),
+      /^Error: x\.tf is not valid HCL: line 2, column 1: missing the closing " of a string$/,
+    );
+    await assert.rejects(parseHcl('a = "\\b"\n'), /not valid HCL: line 1, column 6/);
+    await assert.rejects(parseHcl("resource {\n"), /not valid HCL: line 2, column 1: missing "}"/);
+  });
+
+  it("parseHcl keeps the HCL rules tree-sitter's grammar lets pass", async () => {
+    const invalid: [string, RegExp][] = [
+      ["a = 1 b = 2\n", /line 1, column 7: missing line break after the argument/],
+      ["b {\n}  c = 1\n", /line 2, column 4: missing line break after the block/],
+      ["b { a = 1\n}\n", /line 2, column 1: a one-line block must close on its line/],
+      ["b {\na = 1 }\n", /line 2, column 7: missing line break before the block's "}"/],
+      ['b "x"\n{\n}\n', /line 2, column 1: unexpected line break before "\{"/],
+      ["a =\n1\n", /line 2, column 1: unexpected line break before "1"/],
+      ["a = x\n.y\n", /line 2, column 1: unexpected line break before "\."/],
+      ["a = { x = 1 y = 2 }\n", /line 1, column 13: missing comma or line break between object/],
+      ['a = "x\ny"\n', /line 1, column 5: a quoted string cannot span lines/],
+      ['b "${x}" {\n}\n', /line 1, column 3: a template sequence \$\{ is not allowed/],
+      ["a = 1\na = 2\n", /line 2, column 1: "a" is set twice/],
+      ["a = 0x10\n", /line 1, column 5: "0x10" is not an HCL number/],
+      ["a::b = 1\n", /line 1, column 1: "a::b" is not an identifier/],
+    ];
+    for (const [text, message] of invalid) {
+      await assert.rejects(parseHcl(text), message, JSON.stringify(text));
+    }
+    assert.deepEqual(await parseHcl("a = { x = 1, y = 2 }\nb { c = 1 }\nd = [\n  1,\n]\n"), {
+      a: { x: 1, y: 2 },
+      b: [{ c: 1 }],
+      d: [1],
+    });
+  });
+
+  it("parseHcl reads a run of $ or % before { as HCL does: literal text", async () => {
+    // tree-sitter's scanner alone reads `$$${1+}` as `$$` and an interpolation of `1+`
+    const json = await parseHcl('a = "$$${1+}"\nb = "%%%{ x }"\nc = "$$$${y}-${z}"\n');
+    assert.deepEqual(json, { a: "$$${1+}", b: "%%%{ x }", c: "$$$${y}-${z}" });
+    assert.equal(hclJsonLiteral(json.a as string), "$${1+}");
+    assert.equal(hclJsonLiteral(json.c as string), "$$${y}-${z}");
+  });
+
+  it("parseHcl refuses what it does not convert, saying so", async () => {
+    await assert.rejects(
+      parseHcl("a = <<EOT\nhi\nEOT\n", "h.tf"),
+      /^Error: h\.tf: line 1, column 5: a heredoc is not converted by test\/tools\/hcl\.ts/,
+    );
+    await assert.rejects(parseHcl('a = "%{ if x }y%{ endif }"\n'), /a %\{…\} directive is not/);
   });
 
   it("parseTerraform rejects names Terraform would refuse", async () => {

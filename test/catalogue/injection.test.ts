@@ -5,8 +5,8 @@
 //   the field, or
 // - give files that the real readers read back with exactly the value given and nothing else:
 //   YAML through the `yaml` package (1.1 and 1.2 agreeing) and the automation tool's own loader
-//   (PyYAML with its constructors), Kubernetes manifests also through the strict schema, Terraform through HashiCorp's
-//   HCL parser, inventories through `ansible-inventory --list`, cm.cfg through configparser as
+//   (PyYAML with its constructors), Kubernetes manifests also through the strict schema, Terraform through the
+//   HCL parser of test/tools/hcl.ts, inventories through `ansible-inventory --list`, cm.cfg through configparser as
 //   the automation tool builds it. Each check compares the whole parsed file with the one the
 //   inputs call for, so an added key, variable, section or host fails it.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${` in values is what is tested

@@ -1,7 +1,7 @@
 // Every built-in preset rendered as `kiln setup` would write it, then every file checked by the
 // real tool that will read it: YAML parses, Kubernetes manifests validate strictly, inventories
 // pass ansible-inventory, every playbook and site passes ansible-playbook --syntax-check from
-// the output folder with cm.cfg, every .tf parses with HashiCorp's HCL parser.
+// the output folder with cm.cfg, every .tf parses as HCL and Terraform (test/tools/hcl.ts).
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,7 +1,8 @@
 // scripts/run-tests.mjs ends with a line per kind of real-tool test it skipped locally (the
-// browser, the automation tool, SSH), and with none when KILN_REQUIRE_TOOLS=1, where a missing
-// tool fails instead. Run as the real script over a stand-in test file, with chromium pointed
-// at a path that does not exist and a PATH without the tools.
+// browser, the automation tool, SSH, terraform), and when KILN_REQUIRE_TOOLS=1, where a missing
+// tool fails instead, only with the optional terraform's. Run as the real script over a
+// stand-in test file, with chromium pointed at a path that does not exist and a PATH without
+// the tools.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,6 +13,7 @@ import { REPO } from "../cli/helpers.ts";
 
 const emptyBin = mkdtempSync(join(tmpdir(), "kiln-no-tools-"));
 const STAND_IN = "test/scripts/fixtures/needs-tools.mjs";
+const TERRAFORM_STAND_IN = "test/scripts/fixtures/needs-terraform.mjs";
 
 /** The `skip` option of the run with the real tools: a reason when one is missing locally. */
 function toolsHereSkip(): string | false {
@@ -25,8 +27,8 @@ function toolsHereSkip(): string | false {
     : "skipped: chromium, ansible-core or openssh is missing here, or not root";
 }
 
-function runTests(env: Record<string, string>) {
-  const result = spawnSync(process.execPath, ["scripts/run-tests.mjs", STAND_IN], {
+function runTests(env: Record<string, string>, standIn = STAND_IN) {
+  const result = spawnSync(process.execPath, ["scripts/run-tests.mjs", standIn], {
     cwd: REPO,
     encoding: "utf8",
     env: { ...process.env, KILN_REQUIRE_TOOLS: "", ...env },
@@ -56,6 +58,16 @@ describe("the test summary names the real-tool tests skipped for a missing tool"
   it("not with KILN_REQUIRE_TOOLS=1, where a missing tool fails its tests instead", () => {
     const lines = runTests({ ...missing, KILN_REQUIRE_TOOLS: "1" });
     assert.ok(!lines.some((line) => line.includes("skipped:")), lines.join("\n"));
+  });
+
+  it("terraform's syntax checks, also with KILN_REQUIRE_TOOLS=1: terraform is optional", () => {
+    const line =
+      "Terraform syntax checks (terraform fmt) skipped: terraform not installed (optional)";
+    for (const required of ["", "1"]) {
+      const lines = runTests({ ...missing, KILN_REQUIRE_TOOLS: required }, TERRAFORM_STAND_IN);
+      assert.equal(lines[lines.length - 1], line, `KILN_REQUIRE_TOOLS=${required}`);
+      assert.equal(lines.filter((each) => each.includes("skipped:")).length, 1, lines.join("\n"));
+    }
   });
 
   it("not when the tools are there", { skip: toolsHereSkip() }, () => {
