@@ -144,6 +144,26 @@ function conflictError(conflicted: FileOutcome[]): KilnError {
   );
 }
 
+/**
+ * The error that stops an update with files it cannot merge line by line: a file's own error
+ * (too different, or its base in kiln.lock refused) when it is the only one, else each listed.
+ */
+function unmergedError(unmerged: FileOutcome[]): KilnError {
+  const errors = unmerged.flatMap((outcome) => (outcome.unmerged ? [outcome.unmerged.error] : []));
+  const [first] = errors;
+  if (errors.length === 1 && first !== undefined) {
+    return new KilnError(first.kind, first.message, first.detail);
+  }
+  return new KilnError(
+    "invalid_request",
+    `${plural(errors.length, "file")} cannot be merged automatically - use --ours/--theirs or resolve by hand`,
+    [
+      ...errors.map((error) => `${error.message}${error.detail ? `\n    ${error.detail}` : ""}`),
+      "nothing was written",
+    ].join("\n"),
+  );
+}
+
 const WORDS: Record<FileOutcome["action"], string> = {
   unchanged: "unchanged",
   replaced: "updated",
@@ -154,6 +174,7 @@ const WORDS: Record<FileOutcome["action"], string> = {
   added: "created",
   removed: "removed",
   released: "released",
+  unmerged: "unmerged",
 };
 
 export async function run(argv: string[], output: Output): Promise<number> {
@@ -165,6 +186,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   checkRename(project.lock, names, changes);
   const updates = await planUpdates(project, names, { resolution, changes });
   const outcomes = updates.flatMap((update) => update.outcomes);
+  const unmerged = outcomes.filter((outcome) => outcome.action === "unmerged");
+  if (unmerged.length > 0) throw unmergedError(unmerged);
   const conflicted = outcomes.filter((outcome) => outcome.action === "conflict");
   if (conflicted.length > 0 && resolution === "stop") throw conflictError(conflicted);
 
@@ -223,6 +246,32 @@ export async function run(argv: string[], output: Output): Promise<number> {
   return 0;
 }
 
+/** What the report says after a file's path: how its conflicts were settled, why it was left. */
+function noteOf(
+  outcome: FileOutcome,
+  resolution: ConflictResolution,
+  style: Output["out"],
+): string {
+  const side = resolution === "ours" ? "your" : "the new";
+  if (outcome.action === "conflict" && outcome.unmerged) {
+    const why =
+      outcome.unmerged.reason === "too-different"
+        ? "too different to merge"
+        : `its base in ${LOCK_FILE} refused`;
+    return `  (${why}: ${resolution === "ours" ? "your file kept" : "the new render taken"} whole)`;
+  }
+  if (outcome.action === "conflict" && resolution === "markers") {
+    return `  ${style.red(`(${plural(outcome.conflicts.length, "conflict")}: markers written - resolve them)`)}`;
+  }
+  if (outcome.action === "conflict") {
+    return `  (${plural(outcome.conflicts.length, "conflict")} settled with ${side} lines)`;
+  }
+  if (outcome.action === "released") {
+    return `  ${style.yellow("(edited, no longer written by the item: left in place, no longer recorded)")}`;
+  }
+  return "";
+}
+
 function report(output: Output, updates: ComponentUpdate[], resolution: ConflictResolution): void {
   const style = output.out;
   const counts = new Map<string, number>();
@@ -239,14 +288,7 @@ function report(output: Output, updates: ComponentUpdate[], resolution: Conflict
               ? style.yellow
               : style.green;
       const where = outcome.from ? `${outcome.from} -> ${outcome.path}` : outcome.path;
-      const note =
-        outcome.action === "conflict"
-          ? resolution === "markers"
-            ? `  ${style.red(`(${plural(outcome.conflicts.length, "conflict")}: markers written - resolve them)`)}`
-            : `  (${plural(outcome.conflicts.length, "conflict")} settled with ${resolution === "ours" ? "your lines" : "the new lines"})`
-          : outcome.action === "released"
-            ? `  ${style.yellow("(edited, no longer written by the item: left in place, no longer recorded)")}`
-            : "";
+      const note = noteOf(outcome, resolution, style);
       output.line(`${colour(word.padEnd(9))} ${where}${note}`);
     }
   }
