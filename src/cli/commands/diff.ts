@@ -4,7 +4,7 @@
 // differs (a CI drift check). A conflict is shown as `--conflicts=markers` would write it, and
 // said to be one: plain `kiln update` stops there. A file too different to diff line by line
 // (src/core/line-diff.ts) or to merge is one line saying so, and still counts as a difference.
-import { splitLines, unifiedDiff } from "../../core/line-diff.ts";
+import { MAX_EDIT_LINES, splitLines, unifiedDiff } from "../../core/line-diff.ts";
 import type { FileOutcome } from "../../core/project/lifecycle.ts";
 import { LOCK_FILE } from "../../core/project/lock.ts";
 import { flag, UsageError } from "../args.ts";
@@ -24,7 +24,9 @@ export function help(): string {
     about: `<name>... are components of ${LOCK_FILE} (all of them when none is given). Prints a unified
 diff between each file on disk and what \`kiln update\` would write: the newest item rendered
 with the recorded values, merged with your edits. A conflict is shown with the markers
-\`kiln update --conflicts=markers\` would write.
+\`kiln update --conflicts=markers\` would write. A file that changed too much to show line by
+line (more than ${MAX_EDIT_LINES} lines inserted and deleted), or too much to merge, is one line
+saying so, and counts as a difference.
 
 kiln diff <preset> compares with a preset instead: what \`kiln setup <preset>\` would write (the
 files under its output folder, and kiln.toml) against the files on disk; files the preset does

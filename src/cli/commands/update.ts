@@ -6,6 +6,7 @@
 // written in one all-or-nothing run; a conflict stops the run before anything is written,
 // unless --conflicts=markers or --ours/--theirs says how to settle it.
 import { KilnError } from "../../core/errors.ts";
+import { MAX_EDIT_LINES } from "../../core/line-diff.ts";
 import type { FileOutcome } from "../../core/project/lifecycle.ts";
 import { LOCK_FILE, type Lock, serializeLock } from "../../core/project/lock.ts";
 import type { ConflictResolution } from "../../core/project/merge.ts";
@@ -38,7 +39,10 @@ moves (a new name) takes your edits along, a missing file is written again.
 Conflicts (you and the new render changed the same lines) are never silent: by default nothing
 is written and each conflict is listed; --conflicts=markers writes git-style markers and
 records the files as conflicted until you resolve them; --ours or --theirs takes that side in
-each conflicting region. Files and ${LOCK_FILE} are written all or nothing.`,
+each conflicting region. A file too different to merge line by line (more than ${MAX_EDIT_LINES} lines
+inserted and deleted on a side), or whose base in ${LOCK_FILE} cannot be used, stops the run;
+--ours or --theirs then takes that side for the whole file. Files and ${LOCK_FILE} are written
+all or nothing.`,
     examples: [
       "kiln update",
       "kiln update api --image ghcr.io/acme/api:1.5",
