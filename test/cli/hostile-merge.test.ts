@@ -181,6 +181,45 @@ describe("files too different to merge or to show line by line", () => {
     assert.match(theirs.stdout, /\(too different to merge: the new render taken whole\)$/m);
     assert.equal(read(dir, NOTE), upstream);
   });
+  it("several files past the bound: each listed in one error, nothing written", () => {
+    const dir = project();
+    const base = numbered("line", 1200);
+    const item = (template: string) =>
+      writeJson(dir, "items/pair.json", {
+        name: "pair",
+        category: "test",
+        files: [
+          { path: "pair/{{ name }}-a.md", template },
+          { path: "pair/{{ name }}-b.md", template },
+        ],
+      });
+    item(base);
+    succeeds(kiln(["add", "items/pair.json", "--name", "p"], dir));
+    const mine = base.replace(/line/g, "LINE");
+    write(dir, "k8s/pair/p-a.md", mine);
+    write(dir, "k8s/pair/p-b.md", mine);
+    item(base.replace("line 7\n", "line seven\n"));
+    const run = kiln(["update"], dir);
+    assert.equal(run.status, 1, run.stderr);
+    const lines = run.stderr.split("\n");
+    assert.equal(
+      lines[0],
+      "error: 2 files cannot be merged automatically - use --ours/--theirs or resolve by hand",
+    );
+    for (const path of ["k8s/pair/p-a.md", "k8s/pair/p-b.md"]) {
+      assert.ok(
+        lines.includes(
+          `  ${path} is too different to merge automatically - use --ours/--theirs or resolve by hand`,
+        ),
+        run.stderr,
+      );
+    }
+    assert.match(
+      lines.at(-2) as string,
+      /^ {2}nothing was written - --ours keeps each of these files/,
+    );
+    assert.equal(read(dir, "k8s/pair/p-a.md"), mine);
+  });
 });
 
 describe("kiln.lock's bases from elsewhere", () => {

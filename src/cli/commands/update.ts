@@ -150,21 +150,27 @@ function conflictError(conflicted: FileOutcome[]): KilnError {
 
 /**
  * The error that stops an update with files it cannot merge line by line: a file's own error
- * (too different, or its base in kiln.lock refused) when it is the only one, else each listed.
+ * (too different, or its base in kiln.lock refused) when it is the only one, else each listed
+ * (a refused base with its way out) and what --ours/--theirs would do.
  */
 function unmergedError(unmerged: FileOutcome[]): KilnError {
-  const errors = unmerged.flatMap((outcome) => (outcome.unmerged ? [outcome.unmerged.error] : []));
-  const [first] = errors;
-  if (errors.length === 1 && first !== undefined) {
-    return new KilnError(first.kind, first.message, first.detail);
+  const reasons = unmerged.flatMap((outcome) => (outcome.unmerged ? [outcome.unmerged] : []));
+  const [first] = reasons;
+  if (reasons.length === 1 && first !== undefined) {
+    return new KilnError(first.error.kind, first.error.message, first.error.detail);
   }
+  const lines = reasons.flatMap(({ reason, error }) =>
+    reason === "base-refused" && error.detail
+      ? [error.message, `    ${error.detail}`]
+      : [error.message],
+  );
+  lines.push(
+    "nothing was written - --ours keeps each of these files as it is, --theirs takes the new render of each whole",
+  );
   return new KilnError(
     "invalid_request",
-    `${plural(errors.length, "file")} cannot be merged automatically - use --ours/--theirs or resolve by hand`,
-    [
-      ...errors.map((error) => `${error.message}${error.detail ? `\n    ${error.detail}` : ""}`),
-      "nothing was written",
-    ].join("\n"),
+    `${plural(reasons.length, "file")} cannot be merged automatically - use --ours/--theirs or resolve by hand`,
+    lines.join("\n"),
   );
 }
 
