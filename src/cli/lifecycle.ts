@@ -10,6 +10,7 @@ import { projectFileError } from "../core/project/kiln-toml.ts";
 import { pathInside } from "../core/project/layout.ts";
 import {
   type FileOutcome,
+  MAX_VENDORED_FILE_BYTES,
   type NewFile,
   type RecordedFile,
   updateFiles,
@@ -18,7 +19,7 @@ import { LOCK_FILE, type Lock, type LockedComponent } from "../core/project/lock
 import type { ConflictResolution } from "../core/project/merge.ts";
 import { type ComponentRender, renderCollectingErrors } from "../core/project/render-components.ts";
 import { versionControlFolderOf } from "../core/sensitive-paths.ts";
-import { baseContent, lockEntry, readLock } from "./lock-file.ts";
+import { lockEntry, readLock, recordedBase } from "./lock-file.ts";
 import { componentLabel } from "./preset-run.ts";
 import { isFolderInsideProject, readProject } from "./project.ts";
 import { readRegularFile } from "./read-file.ts";
@@ -131,9 +132,6 @@ export async function renderLockForChecks(
   }
 }
 
-/** Files kiln reads back from the project are bounded like everything else it reads. */
-const MAX_VENDORED_FILE_BYTES = 64 * 1024 * 1024;
-
 /** The disk, read once per path: the content of a regular file, undefined when missing. */
 export function diskReader(cwd: string): (path: string) => string | undefined {
   const seen = new Map<string, string | undefined>();
@@ -172,13 +170,14 @@ export function filesBelow(cwd: string, dir: string, limit = 100_000): string[] 
   return found.sort();
 }
 
-/** The recorded files of a component with their bases. */
+/** The recorded files of a component, each with its base as kiln.lock keeps it (read on use). */
 export function recordedFiles(entry: LockedComponent): RecordedFile[] {
   return entry.files.map((file) => ({
     path: file.path,
     template: file.template,
-    base: baseContent(file),
+    base: recordedBase(entry, file),
     conflicted: file.conflicted === true,
+    ownMarkerPairs: file.ownMarkerPairs,
   }));
 }
 
@@ -250,6 +249,7 @@ export function updatedEntry(update: ComponentUpdate): LockedComponent {
       ...file,
       template: records[index]?.template ?? file.template,
       conflicted: records[index]?.conflicted ? true : undefined,
+      ownMarkerPairs: records[index]?.conflicted ? records[index]?.ownMarkerPairs : undefined,
     })),
   };
 }

@@ -8,6 +8,7 @@ import type { RegistryItem } from "../core/item.ts";
 import { referenceOf } from "../core/item.ts";
 import { decodeBaseText, NODE_LOCK_CODEC, sha256Hex } from "../core/lock-codec.ts";
 import type { PlannedFile } from "../core/plan.ts";
+import type { RecordedBase } from "../core/project/lifecycle.ts";
 import {
   LOCK_FILE,
   type Lock,
@@ -35,8 +36,19 @@ export function readLock(cwd: string): Lock | undefined {
 }
 
 /** The content kiln wrote last time (the merge base), checked against its recorded hash. */
-export function baseContent(file: LockedFile): string {
-  return decodeBase(file, sha256Hex, decodeBaseText);
+export function baseContent(file: LockedFile, component?: LockedComponent): string {
+  return decodeBase(file, sha256Hex, decodeBaseText, component);
+}
+
+/**
+ * A recorded file's base as a merge reads it: compared by its recorded hash, and inflated only
+ * when a merge needs it - one file at a time, never the whole lock's at once.
+ */
+export function recordedBase(component: LockedComponent, file: LockedFile): RecordedBase {
+  return {
+    isContent: (text) => sha256Hex(text) === file.sha256,
+    read: () => baseContent(file, component),
+  };
 }
 
 export interface RenderedForLock {

@@ -7,6 +7,7 @@
 // small files of multi-tier-platform, against ~5 ms for zlib).
 import { createHash } from "node:crypto";
 import { deflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
+import { MAX_VENDORED_FILE_BYTES } from "./project/lifecycle.ts";
 import type { LockCodec } from "./project/lock-entry.ts";
 
 /** Hex sha256 of a text's UTF-8 bytes (or of bytes). */
@@ -30,9 +31,23 @@ export function encodeBaseAsync(content: string): Promise<string> {
   });
 }
 
-/** A base's content (any raw DEFLATE stream: every kiln's bases read). Throws when it is not one. */
-export function decodeBaseText(base: string): string {
-  return inflateRawSync(Buffer.from(base, "base64")).toString("utf8");
+/**
+ * A base's content (any raw DEFLATE stream: every kiln's bases read); undefined when it inflates
+ * to more than MAX_VENDORED_FILE_BYTES - zlib stops there, so a small stream that would inflate to
+ * gigabytes (a DEFLATE bomb in a lock from elsewhere) costs that much memory at most. Throws when
+ * it is not raw DEFLATE.
+ */
+export function decodeBaseText(base: string): string | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = inflateRawSync(Buffer.from(base, "base64"), {
+      maxOutputLength: MAX_VENDORED_FILE_BYTES,
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE") return undefined;
+    throw error;
+  }
+  return bytes.toString("utf8");
 }
 
 export const NODE_LOCK_CODEC: LockCodec = { sha256: sha256Hex, encodeBase };

@@ -2,8 +2,9 @@
 // for the named components or the whole project - or, given a preset, what `kiln setup` of
 // that preset would write (preset-diff.ts). Writes nothing. --exit-code exits 1 when anything
 // differs (a CI drift check). A conflict is shown as `--conflicts=markers` would write it, and
-// said to be one: plain `kiln update` stops there.
-import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
+// said to be one: plain `kiln update` stops there. A file too different to diff line by line
+// (src/core/line-diff.ts) or to merge is one line saying so, and still counts as a difference.
+import { MAX_EDIT_LINES, splitLines, unifiedDiff } from "../../core/line-diff.ts";
 import type { FileOutcome } from "../../core/project/lifecycle.ts";
 import { LOCK_FILE } from "../../core/project/lock.ts";
 import { flag, UsageError } from "../args.ts";
@@ -23,7 +24,9 @@ export function help(): string {
     about: `<name>... are components of ${LOCK_FILE} (all of them when none is given). Prints a unified
 diff between each file on disk and what \`kiln update\` would write: the newest item rendered
 with the recorded values, merged with your edits. A conflict is shown with the markers
-\`kiln update --conflicts=markers\` would write.
+\`kiln update --conflicts=markers\` would write. A file that changed too much to show line by
+line (more than ${MAX_EDIT_LINES} lines inserted and deleted), or too much to merge, is one line
+saying so, and counts as a difference.
 
 kiln diff <preset> compares with a preset instead: what \`kiln setup <preset>\` would write (the
 files under its output folder, and kiln.toml) against the files on disk; files the preset does
@@ -49,32 +52,46 @@ interface FileDiff {
   from?: string | undefined;
   action: FileOutcome["action"];
   conflicts: number;
+  /** The unified diff; "" when `note` says why there is none. */
   patch: string;
+  /** Present when the file differs but is not shown line by line: why. */
+  note?: string | undefined;
 }
 
-/** The unified diff of one update outcome: `a/` the file on disk, `b/` what the update writes. */
-function outcomePatch(outcome: FileOutcome): string {
-  const after = outcome.action === "released" ? outcome.before : outcome.content;
-  return patchOf(outcome.from ?? outcome.path, outcome.before, outcome.path, after);
+/** A file's size for a note: lines and bytes. */
+function size(text: string | undefined): string {
+  if (text === undefined) return "no file";
+  return `${plural(splitLines(text).length, "line")}, ${plural(Buffer.byteLength(text), "byte")}`;
 }
 
-/** The unified diff of one file; "" when both sides are the same. */
+/** The unified diff of one file, or why it is not shown; "" when both sides are the same. */
 function patchOf(
   oldPath: string,
   before: string | undefined,
   newPath: string,
   after: string | undefined,
-): string {
-  if (before === after) return "";
-  return createTwoFilesPatch(
+): { patch: string; note?: string } {
+  if (before === after) return { patch: "" };
+  const patch = unifiedDiff(
     before === undefined ? "/dev/null" : `a/${oldPath}`,
-    after === undefined ? "/dev/null" : `b/${newPath}`,
     before ?? "",
+    after === undefined ? "/dev/null" : `b/${newPath}`,
     after ?? "",
-    undefined,
-    undefined,
-    { headerOptions: FILE_HEADERS_ONLY },
   );
+  if (patch !== undefined) return { patch };
+  return {
+    patch: "",
+    note: `${newPath} changed too much to show line by line (${size(before)} on disk; ${size(after)} after)`,
+  };
+}
+
+/** The unified diff of one update outcome (`a/` the file on disk, `b/` what the update writes), or why none. */
+function outcomePatch(outcome: FileOutcome): { patch: string; note?: string } {
+  if (outcome.action === "unmerged" && outcome.unmerged) {
+    return { patch: "", note: outcome.unmerged.error.message };
+  }
+  const after = outcome.action === "released" ? outcome.before : outcome.content;
+  return patchOf(outcome.from ?? outcome.path, outcome.before, outcome.path, after);
 }
 
 /** A line for the terminal: control characters escaped, kiln's colours applied, tabs kept. */
@@ -104,8 +121,8 @@ async function updateDiffs(names: readonly string[]): Promise<FileDiff[]> {
   const updates = await planUpdates(project, names, { resolution: "markers" });
   return updates.flatMap((update) =>
     update.outcomes.flatMap((outcome) => {
-      const patch = outcomePatch(outcome);
-      if (patch === "") return [];
+      const { patch, note } = outcomePatch(outcome);
+      if (patch === "" && note === undefined) return [];
       return [
         {
           component: update.entry.component,
@@ -115,6 +132,7 @@ async function updateDiffs(names: readonly string[]): Promise<FileDiff[]> {
           action: outcome.action,
           conflicts: outcome.conflicts.length,
           patch,
+          note,
         },
       ];
     }),
@@ -127,12 +145,11 @@ async function presetDiffs(
 ): Promise<{ files: FileDiff[]; notInPreset: string[] }> {
   const planned = await planPresetDiff(reference, process.cwd());
   const files = planned.files.flatMap((file): FileDiff[] => {
-    const patch = patchOf(file.path, file.before, file.path, file.after);
-    if (patch === "") return [];
+    const { patch, note } = patchOf(file.path, file.before, file.path, file.after);
+    if (patch === "" && note === undefined) return [];
     const action = file.before === undefined ? "added" : "replaced";
-    return [
-      { component: file.component, name: file.name, path: file.path, action, conflicts: 0, patch },
-    ];
+    const { component, name, path } = file;
+    return [{ component, name, path, action, conflicts: 0, patch, note }];
   });
   return { files, notInPreset: planned.notInPreset };
 }
@@ -155,6 +172,10 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const style = output.out;
   const lines: string[] = [];
   for (const file of files) {
+    if (file.note !== undefined) {
+      lines.push(style.red(`# ${file.note}`));
+      continue;
+    }
     if (file.conflicts > 0) {
       lines.push(
         style.red(

@@ -6,6 +6,7 @@
 // written in one all-or-nothing run; a conflict stops the run before anything is written,
 // unless --conflicts=markers or --ours/--theirs says how to settle it.
 import { KilnError } from "../../core/errors.ts";
+import { MAX_EDIT_LINES } from "../../core/line-diff.ts";
 import type { FileOutcome } from "../../core/project/lifecycle.ts";
 import { LOCK_FILE, type Lock, serializeLock } from "../../core/project/lock.ts";
 import type { ConflictResolution } from "../../core/project/merge.ts";
@@ -38,7 +39,10 @@ moves (a new name) takes your edits along, a missing file is written again.
 Conflicts (you and the new render changed the same lines) are never silent: by default nothing
 is written and each conflict is listed; --conflicts=markers writes git-style markers and
 records the files as conflicted until you resolve them; --ours or --theirs takes that side in
-each conflicting region. Files and ${LOCK_FILE} are written all or nothing.`,
+each conflicting region. A file too different to merge line by line (more than ${MAX_EDIT_LINES} lines
+inserted and deleted on a side), or whose base in ${LOCK_FILE} cannot be used, stops the run;
+--ours or --theirs then takes that side for the whole file. Files and ${LOCK_FILE} are written
+all or nothing.`,
     examples: [
       "kiln update",
       "kiln update api --image ghcr.io/acme/api:1.5",
@@ -144,6 +148,32 @@ function conflictError(conflicted: FileOutcome[]): KilnError {
   );
 }
 
+/**
+ * The error that stops an update with files it cannot merge line by line: a file's own error
+ * (too different, or its base in kiln.lock refused) when it is the only one, else each listed
+ * (a refused base with its way out) and what --ours/--theirs would do.
+ */
+function unmergedError(unmerged: FileOutcome[]): KilnError {
+  const reasons = unmerged.flatMap((outcome) => (outcome.unmerged ? [outcome.unmerged] : []));
+  const [first] = reasons;
+  if (reasons.length === 1 && first !== undefined) {
+    return new KilnError(first.error.kind, first.error.message, first.error.detail);
+  }
+  const lines = reasons.flatMap(({ reason, error }) =>
+    reason === "base-refused" && error.detail
+      ? [error.message, `    ${error.detail}`]
+      : [error.message],
+  );
+  lines.push(
+    "nothing was written - --ours keeps each of these files as it is, --theirs takes the new render of each whole",
+  );
+  return new KilnError(
+    "invalid_request",
+    `${plural(reasons.length, "file")} cannot be merged automatically - use --ours/--theirs or resolve by hand`,
+    lines.join("\n"),
+  );
+}
+
 const WORDS: Record<FileOutcome["action"], string> = {
   unchanged: "unchanged",
   replaced: "updated",
@@ -154,6 +184,7 @@ const WORDS: Record<FileOutcome["action"], string> = {
   added: "created",
   removed: "removed",
   released: "released",
+  unmerged: "unmerged",
 };
 
 export async function run(argv: string[], output: Output): Promise<number> {
@@ -165,6 +196,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   checkRename(project.lock, names, changes);
   const updates = await planUpdates(project, names, { resolution, changes });
   const outcomes = updates.flatMap((update) => update.outcomes);
+  const unmerged = outcomes.filter((outcome) => outcome.action === "unmerged");
+  if (unmerged.length > 0) throw unmergedError(unmerged);
   const conflicted = outcomes.filter((outcome) => outcome.action === "conflict");
   if (conflicted.length > 0 && resolution === "stop") throw conflictError(conflicted);
 
@@ -223,6 +256,32 @@ export async function run(argv: string[], output: Output): Promise<number> {
   return 0;
 }
 
+/** What the report says after a file's path: how its conflicts were settled, why it was left. */
+function noteOf(
+  outcome: FileOutcome,
+  resolution: ConflictResolution,
+  style: Output["out"],
+): string {
+  const side = resolution === "ours" ? "your" : "the new";
+  if (outcome.action === "conflict" && outcome.unmerged) {
+    const why =
+      outcome.unmerged.reason === "too-different"
+        ? "too different to merge"
+        : `its base in ${LOCK_FILE} refused`;
+    return `  (${why}: ${resolution === "ours" ? "your file kept" : "the new render taken"} whole)`;
+  }
+  if (outcome.action === "conflict" && resolution === "markers") {
+    return `  ${style.red(`(${plural(outcome.conflicts.length, "conflict")}: markers written - resolve them)`)}`;
+  }
+  if (outcome.action === "conflict") {
+    return `  (${plural(outcome.conflicts.length, "conflict")} settled with ${side} lines)`;
+  }
+  if (outcome.action === "released") {
+    return `  ${style.yellow("(edited, no longer written by the item: left in place, no longer recorded)")}`;
+  }
+  return "";
+}
+
 function report(output: Output, updates: ComponentUpdate[], resolution: ConflictResolution): void {
   const style = output.out;
   const counts = new Map<string, number>();
@@ -239,14 +298,7 @@ function report(output: Output, updates: ComponentUpdate[], resolution: Conflict
               ? style.yellow
               : style.green;
       const where = outcome.from ? `${outcome.from} -> ${outcome.path}` : outcome.path;
-      const note =
-        outcome.action === "conflict"
-          ? resolution === "markers"
-            ? `  ${style.red(`(${plural(outcome.conflicts.length, "conflict")}: markers written - resolve them)`)}`
-            : `  (${plural(outcome.conflicts.length, "conflict")} settled with ${resolution === "ours" ? "your lines" : "the new lines"})`
-          : outcome.action === "released"
-            ? `  ${style.yellow("(edited, no longer written by the item: left in place, no longer recorded)")}`
-            : "";
+      const note = noteOf(outcome, resolution, style);
       output.line(`${colour(word.padEnd(9))} ${where}${note}`);
     }
   }

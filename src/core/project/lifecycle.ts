@@ -7,20 +7,50 @@
 // the same template (a field change that moves a path, e.g. a new name), so the user's edits
 // move with it. A recorded file the new render no longer writes is removed when untouched and
 // left in place (no longer recorded) when edited.
-import { KilnError } from "../errors.ts";
+//
+// A file's base is read (from kiln.lock: inflated and checked against its hash) only when a merge
+// needs it, one file at a time; a file that cannot be merged line by line - too different (the
+// merge's bound, src/core/line-diff.ts), or its base unusable - is `unmerged`: --ours/--theirs
+// take that side whole, which needs neither the base nor a diff; otherwise the caller stops.
+import { isKilnError, KilnError } from "../errors.ts";
+import { splitLines } from "../line-diff.ts";
 import {
   type Conflict,
   type ConflictResolution,
   hasConflictMarkers,
-  mergeThreeWay,
+  type MergeResult,
+  markerPairs,
+  mergeWithinBound,
+  tooDifferentError,
 } from "./merge.ts";
 
-/** A recorded file with its base content (decoded from the lock). */
+/**
+ * The most bytes of one vendored file kiln reads back: from the project (the file on disk) and
+ * from kiln.lock (its base, inflated at most this far). Far more than any rendered file.
+ */
+export const MAX_VENDORED_FILE_BYTES = 64 * 1024 * 1024;
+
+/** The content kiln wrote last time, as kiln.lock keeps it: read only when a merge needs it. */
+export interface RecordedBase {
+  /** Is `text` that content? (kiln.lock's: by its recorded sha256, without reading the base.) */
+  isContent(text: string): boolean;
+  /** The content; throws a KilnError when kiln.lock's copy of it cannot be used. */
+  read(): string;
+}
+
+/** A recorded file with its base: the content itself, or how to read it from the lock. */
 export interface RecordedFile {
   path: string;
   template: number;
-  base: string;
+  base: string | RecordedBase;
   conflicted: boolean;
+  /** For a conflicted file: the marker-like pairs of lines its own lines held (hasConflictMarkers). */
+  ownMarkerPairs?: number | undefined;
+}
+
+/** A base given as its content. */
+function contentBase(content: string): RecordedBase {
+  return { isContent: (text) => text === content, read: () => content };
 }
 
 /** A file of the new render: its path from the project root and its template. */
@@ -48,7 +78,20 @@ export type FileAction =
   /** No longer in the render and untouched (or missing): removed. */
   | "removed"
   /** No longer in the render but edited: left on disk, no longer recorded. */
-  | "released";
+  | "released"
+  /**
+   * Edited on disk and changed upstream, but not merged line by line (`unmerged` says why):
+   * only --ours/--theirs settle it (then the outcome is a `conflict` taking that side whole).
+   */
+  | "unmerged";
+
+/** Why a file was not merged line by line. */
+export interface Unmerged {
+  /** Its diffs pass the merge's bound, or kiln.lock's copy of its base cannot be used. */
+  reason: "too-different" | "base-refused";
+  /** The error that says so, and what to do. */
+  error: KilnError;
+}
 
 export interface FileOutcome {
   action: FileAction;
@@ -60,10 +103,24 @@ export interface FileOutcome {
   content?: string | undefined;
   /** The file's content on disk before (undefined when missing or new). */
   before?: string | undefined;
-  /** For `conflict`: each region, whatever the resolution. */
+  /** For `conflict`: each region, whatever the resolution (one for the whole file when unmerged). */
   conflicts: Conflict[];
-  /** What kiln.lock records for it; undefined when it is no longer recorded. */
-  record?: { path: string; template: number; content: string; conflicted: boolean } | undefined;
+  /** For `unmerged`, and a `conflict` that took a side whole: why it was not merged. */
+  unmerged?: Unmerged | undefined;
+  /** What kiln.lock records for it; undefined when it is no longer recorded (or `unmerged`). */
+  record?: FileRecord | undefined;
+}
+
+/** What kiln.lock records of a file after the update. */
+export interface FileRecord {
+  path: string;
+  template: number;
+  /** The new render: the next base. */
+  content: string;
+  /** Written with markers (`--conflicts=markers`). */
+  conflicted: boolean;
+  /** For a conflicted file: the marker-like pairs of lines its own lines hold. */
+  ownMarkerPairs?: number | undefined;
 }
 
 export interface UpdateFilesInput {
@@ -107,27 +164,77 @@ export function pairFiles<F extends { path: string; template: number }>(
   return { pairs, dropped: recorded.filter((file) => !used.has(file)) };
 }
 
+/** The conflict of a whole file: every line of each side. */
+function wholeFileConflict(ours: string, theirs: string): Conflict {
+  const oursLines = splitLines(ours);
+  const theirsLines = splitLines(theirs);
+  return {
+    ours: { start: 1, end: oursLines.length, lines: oursLines },
+    theirs: { start: 1, end: theirsLines.length, lines: theirsLines },
+  };
+}
+
+/** The three-way merge of a file, or why it cannot be merged line by line. */
+function mergeOrRefuse(
+  base: RecordedBase,
+  ours: string,
+  theirs: string,
+  resolution: ConflictResolution,
+  path: string,
+): MergeResult | Unmerged {
+  let baseText: string;
+  try {
+    baseText = base.read();
+  } catch (error) {
+    if (!isKilnError(error)) throw error;
+    return { reason: "base-refused", error };
+  }
+  const merged = mergeWithinBound(baseText, ours, theirs, resolution);
+  return merged ?? { reason: "too-different", error: tooDifferentError(path) };
+}
+
 /** The outcome of one recorded file and its new render. */
 function updateOne(old: RecordedFile, file: NewFile, input: UpdateFilesInput): FileOutcome {
   const ours = input.disk(old.path);
   const theirs = file.content;
   const from = old.path === file.path ? undefined : old.path;
   const record = { path: file.path, template: file.template, content: theirs, conflicted: false };
-  const outcome = (action: FileAction, content: string, conflicts: Conflict[] = []) => ({
-    action,
-    path: file.path,
-    from,
-    content,
-    before: ours,
-    conflicts,
-    record: { ...record, conflicted: action === "conflict" && input.resolution === "markers" },
-  });
+  const outcome = (action: FileAction, content: string, conflicts: Conflict[] = []) => {
+    const markers = action === "conflict" && input.resolution === "markers";
+    // the marker-like pairs of the file's own lines: those of the text less the one per conflict
+    const ownMarkerPairs = markers ? markerPairs(content) - conflicts.length : 0;
+    return {
+      action,
+      path: file.path,
+      from,
+      content,
+      before: ours,
+      conflicts,
+      record: {
+        ...record,
+        conflicted: markers,
+        ownMarkerPairs: ownMarkerPairs > 0 ? ownMarkerPairs : undefined,
+      },
+    };
+  };
   if (ours === undefined) return outcome("restored", theirs);
-  if (old.conflicted && hasConflictMarkers(ours)) throw unresolvedConflictError(old.path);
+  if (old.conflicted && hasConflictMarkers(ours, old.ownMarkerPairs)) {
+    throw unresolvedConflictError(old.path);
+  }
   if (ours === theirs) return outcome("unchanged", theirs);
-  if (ours === old.base) return outcome("replaced", theirs);
-  if (theirs === old.base) return outcome("kept", ours);
-  const merged = mergeThreeWay(old.base, ours, theirs, input.resolution);
+  const base = typeof old.base === "string" ? contentBase(old.base) : old.base;
+  if (base.isContent(ours)) return outcome("replaced", theirs);
+  if (base.isContent(theirs)) return outcome("kept", ours);
+  const merged = mergeOrRefuse(base, ours, theirs, input.resolution, old.path);
+  if ("reason" in merged) {
+    // taking a whole side needs neither the base nor a diff
+    const whole = [wholeFileConflict(ours, theirs)];
+    if (input.resolution === "ours" || input.resolution === "theirs") {
+      const side = input.resolution === "ours" ? ours : theirs;
+      return { ...outcome("conflict", side, whole), unmerged: merged };
+    }
+    return { ...outcome("unmerged", ours, whole), unmerged: merged, record: undefined };
+  }
   if (merged.conflicts.length === 0) return outcome("merged", merged.text);
   return outcome("conflict", merged.text, merged.conflicts);
 }
@@ -161,7 +268,8 @@ export function updateFiles(input: UpdateFilesInput): FileOutcome[] {
   }
   for (const old of dropped) {
     const ours = input.disk(old.path);
-    const edited = ours !== undefined && ours !== old.base;
+    const base = typeof old.base === "string" ? contentBase(old.base) : old.base;
+    const edited = ours !== undefined && !base.isContent(ours);
     outcomes.push({
       action: edited ? "released" : "removed",
       path: old.path,
@@ -176,11 +284,17 @@ export function updateFiles(input: UpdateFilesInput): FileOutcome[] {
 export type LocalState = "unchanged" | "modified" | "missing" | "conflicted";
 
 export function localState(
-  recorded: { sha256: string; conflicted?: boolean | undefined },
+  recorded: {
+    sha256: string;
+    conflicted?: boolean | undefined;
+    ownMarkerPairs?: number | undefined;
+  },
   disk: string | undefined,
   diskSha256: string | undefined,
 ): LocalState {
   if (disk === undefined) return "missing";
-  if (recorded.conflicted === true && hasConflictMarkers(disk)) return "conflicted";
+  if (recorded.conflicted === true && hasConflictMarkers(disk, recorded.ownMarkerPairs)) {
+    return "conflicted";
+  }
   return diskSha256 === recorded.sha256 ? "unchanged" : "modified";
 }

@@ -8,6 +8,7 @@ import type { AutomationProfile, RenderInput } from "../context.ts";
 import { DEFAULT_AUTOMATION_PROFILE } from "../context.ts";
 import type { PlannedFile } from "../plan.ts";
 import { pathInside } from "./layout.ts";
+import { MAX_VENDORED_FILE_BYTES } from "./lifecycle.ts";
 import {
   canonicalJson,
   emptyLock,
@@ -32,23 +33,36 @@ export interface LockCodec {
 }
 
 /**
- * The content a lock's `base` holds (`decode`: base64 and inflate), checked against its
- * recorded hash: a lock edited by hand is refused rather than merged against the wrong base.
+ * The content a lock's `base` holds (`decode`: base64 and inflate, undefined past
+ * MAX_VENDORED_FILE_BYTES), checked against its recorded hash before anything uses it: a lock
+ * edited by hand, or made elsewhere, is refused rather than merged against the wrong base.
+ * `component` names the file's component in the error, with the way out for that file.
  */
 export function decodeBase(
   file: LockedFile,
   sha256: Sha256Hex,
-  decode: (base: string) => string,
+  decode: (base: string) => string | undefined,
+  component?: { name: string },
 ): string {
-  let text: string;
+  const refused = (problem: string) =>
+    lockFileError(
+      `: the recorded content of \`${file.path}\`${component ? ` (component \`${component.name}\`)` : ""} ${problem}`,
+      component
+        ? `or take one side for that file - \`kiln update ${component.name} --theirs\` writes the new render, \`--ours\` keeps yours - and the lock records a new base for it`
+        : undefined,
+    );
+  let text: string | undefined;
   try {
     text = decode(file.base);
   } catch {
-    throw lockFileError(`: the recorded content of \`${file.path}\` cannot be read`);
+    throw refused("cannot be read");
   }
-  if (sha256(text) !== file.sha256) {
-    throw lockFileError(`: the recorded content of \`${file.path}\` does not match its hash`);
+  if (text === undefined) {
+    throw refused(
+      `inflates to more than ${MAX_VENDORED_FILE_BYTES / 1024 / 1024} MiB, kiln's limit for one file`,
+    );
   }
+  if (sha256(text) !== file.sha256) throw refused("does not match its hash");
   return text;
 }
 

@@ -51,6 +51,12 @@ export interface LockedFile {
   template: number;
   /** Written with conflict markers by `kiln update --conflicts=markers`, not yet resolved. */
   conflicted?: boolean | undefined;
+  /**
+   * For a conflicted file whose own lines (the item's or yours) look like kiln's markers: how
+   * many pairs of them it held when the markers were written. The file holds kiln's markers
+   * while it has more (src/core/project/merge.ts, hasConflictMarkers); absent means none.
+   */
+  ownMarkerPairs?: number | undefined;
 }
 
 export interface LockedComponent {
@@ -120,7 +126,15 @@ export function serializeLock(lock: Lock): string {
     ...component,
     files: [...component.files]
       .sort((a, b) => compare(a.path, b.path))
-      .map((file) => ({ ...file, conflicted: file.conflicted === true ? true : undefined })),
+      .map((file) => {
+        const conflicted = file.conflicted === true;
+        const pairs = conflicted ? (file.ownMarkerPairs ?? 0) : 0;
+        return {
+          ...file,
+          conflicted: conflicted ? true : undefined,
+          ownMarkerPairs: pairs > 0 ? pairs : undefined,
+        };
+      }),
   }));
   return `${sortedJson({ version: LOCK_VERSION, components }, 2)}\n`;
 }
@@ -147,6 +161,7 @@ const decodeFile = struct("LockedFile", {
   base: required(string),
   template: required(unsigned(32)),
   conflicted: optional(boolean),
+  ownMarkerPairs: optional(unsigned(32)),
 });
 
 const decodeComponent = struct("LockedComponent", {
