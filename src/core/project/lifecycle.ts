@@ -6,7 +6,9 @@
 // Files are paired by path; a new render's file whose path is new takes the recorded file of
 // the same template (a field change that moves a path, e.g. a new name), so the user's edits
 // move with it. A recorded file the new render no longer writes is removed when untouched and
-// left in place (no longer recorded) when edited.
+// left in place (no longer recorded) when edited. A path the CLI will not read or write (the
+// rules of a write: outside the project, through a link that leads out, a special file) is
+// `refused`, and its file is never asked for.
 import { KilnError } from "../errors.ts";
 import {
   type Conflict,
@@ -48,7 +50,9 @@ export type FileAction =
   /** No longer in the render and untouched (or missing): removed. */
   | "removed"
   /** No longer in the render but edited: left on disk, no longer recorded. */
-  | "released";
+  | "released"
+  /** Its path (recorded, or given by the new render) breaks the rules of a write: not read. */
+  | "refused";
 
 export interface FileOutcome {
   action: FileAction;
@@ -64,6 +68,8 @@ export interface FileOutcome {
   conflicts: Conflict[];
   /** What kiln.lock records for it; undefined when it is no longer recorded. */
   record?: { path: string; template: number; content: string; conflicted: boolean } | undefined;
+  /** For `refused` (`path` is the path refused): why, the rule's message. */
+  reason?: string | undefined;
 }
 
 export interface UpdateFilesInput {
@@ -71,6 +77,11 @@ export interface UpdateFilesInput {
   rendered: readonly NewFile[];
   /** The content on disk of each path asked for (recorded and rendered); undefined: missing. */
   disk: (path: string) => string | undefined;
+  /**
+   * Why a path may not be read or written, asked before `disk` for every path; undefined when
+   * it may. Without it every path may.
+   */
+  refused?: ((path: string) => string | undefined) | undefined;
   resolution: ConflictResolution;
 }
 
@@ -132,14 +143,40 @@ function updateOne(old: RecordedFile, file: NewFile, input: UpdateFilesInput): F
   return outcome("conflict", merged.text, merged.conflicts);
 }
 
+/** The outcome of a path the caller will not read or write. */
+function refusedOutcome(path: string, reason: string): FileOutcome {
+  return { action: "refused", path, conflicts: [], reason };
+}
+
+/**
+ * The refused outcomes of a pair - its recorded path and its new one, each once - when either
+ * is refused: then neither file is read.
+ */
+function refusedOutcomes(
+  paths: readonly string[],
+  refused: (path: string) => string | undefined,
+): FileOutcome[] {
+  return [...new Set(paths)].flatMap((path) => {
+    const reason = refused(path);
+    return reason === undefined ? [] : [refusedOutcome(path, reason)];
+  });
+}
+
 /**
  * What updating one component does to each of its files. Conflicts are returned (with the
- * text `resolution` gives), never thrown: the caller decides whether to stop.
+ * text `resolution` gives), never thrown: the caller decides whether to stop. So are refused
+ * paths: the file of a pair with a refused path (recorded or new) is never read.
  */
 export function updateFiles(input: UpdateFilesInput): FileOutcome[] {
   const { pairs, dropped } = pairFiles(input.recorded, input.rendered);
+  const refused = input.refused ?? (() => undefined);
   const outcomes: FileOutcome[] = [];
   for (const [old, file] of pairs) {
+    const refusals = refusedOutcomes(old ? [old.path, file.path] : [file.path], refused);
+    if (refusals.length > 0) {
+      outcomes.push(...refusals);
+      continue;
+    }
     if (old) {
       outcomes.push(updateOne(old, file, input));
       continue;
@@ -160,6 +197,11 @@ export function updateFiles(input: UpdateFilesInput): FileOutcome[] {
     });
   }
   for (const old of dropped) {
+    const reason = refused(old.path);
+    if (reason !== undefined) {
+      outcomes.push(refusedOutcome(old.path, reason));
+      continue;
+    }
     const ours = input.disk(old.path);
     const edited = ours !== undefined && ours !== old.base;
     outcomes.push({
@@ -172,8 +214,11 @@ export function updateFiles(input: UpdateFilesInput): FileOutcome[] {
   return outcomes;
 }
 
-/** What a file on disk is, against what kiln.lock recorded. */
-export type LocalState = "unchanged" | "modified" | "missing" | "conflicted";
+/**
+ * What a file on disk is, against what kiln.lock recorded; `refused`: its path breaks the rules
+ * of a write, so it was not read (the caller decides that, before it reads).
+ */
+export type LocalState = "unchanged" | "modified" | "missing" | "conflicted" | "refused";
 
 export function localState(
   recorded: { sha256: string; conflicted?: boolean | undefined },
