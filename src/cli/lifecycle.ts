@@ -1,10 +1,13 @@
 // What status, diff and update share: the project with its lock, the components a command
-// names, each rendered again with its recorded values (and what the command changes), the disk
-// read once, and the core's decision per file (src/core/project/lifecycle.ts).
+// names, each rendered again with its recorded values (and what the command changes) - their
+// URLs fetched within one bound for the run (url-fetches.ts) - the disk read once, each path
+// only when it passes the rules of a write (project-files.ts), and the core's decision per file
+// (src/core/project/lifecycle.ts).
 import { type Dirent, readdirSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import type { RenderInput } from "../core/context.ts";
 import { KilnError } from "../core/errors.ts";
+import { checkOutputFolder } from "../core/plan.ts";
 import type { ProjectConfig } from "../core/project/kiln-toml.ts";
 import { projectFileError } from "../core/project/kiln-toml.ts";
 import { pathInside } from "../core/project/layout.ts";
@@ -24,7 +27,7 @@ import { isFolderInsideProject, readProject } from "./project.ts";
 import { ProjectFiles } from "./project-files.ts";
 import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
 import { missedReason, type UrlReport } from "./url-fetches.ts";
-import { realPathOf } from "./write-plan.ts";
+import { realPathOf, resolveOutputFolder } from "./write-plan.ts";
 
 export interface LockedProject {
   cwd: string;
@@ -115,7 +118,8 @@ export async function rerender(
 
 /**
  * Renders every recorded component with its recorded values, keeping each failure with its
- * component (kiln check of the project); a render stopped by a limit ends the run.
+ * component (kiln check of the project); a render stopped by a limit ends the run. With what
+ * became of each URL it fetched.
  */
 export async function renderLockForChecks(project: LockedProject): Promise<{
   results: ComponentRender<LockedComponent, ResolvedRender>[];
@@ -163,13 +167,15 @@ export function filesBelow(cwd: string, dir: string, limit = 100_000): string[] 
   return found.sort();
 }
 
-/** `dir` (from the project root) is, links resolved, inside the project and not in `.git`. */
+/**
+ * `dir` (from the project root) passes the rules of an output folder a write follows: inside
+ * the project, links resolved, and not in `.git`.
+ */
 function isProjectFolder(cwd: string, dir: string): boolean {
   try {
-    const projectReal = realPathOf(cwd);
-    const real = realPathOf(join(cwd, dir));
-    const inside = real === projectReal || real.startsWith(`${projectReal}${sep}`);
-    return inside && gitSegmentIn(relative(projectReal, real)) === undefined;
+    checkOutputFolder(dir);
+    const real = resolveOutputFolder(realPathOf(cwd), dir);
+    return gitSegmentIn(real) === undefined;
   } catch {
     return false;
   }

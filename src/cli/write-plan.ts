@@ -209,7 +209,11 @@ export function resolveDestination(
  * files are written, and returns its real path. Throws when a link on the way leads outside the
  * project: kiln.toml or a preset must not send files elsewhere through `k8s -> /elsewhere`.
  */
-function resolveOutputFolder(projectReal: string, folder: string, disk: DiskView): string {
+export function resolveOutputFolder(
+  projectReal: string,
+  folder: string,
+  disk: DiskView = new DiskView(),
+): string {
   let current = projectReal;
   let exists = true;
   const segments = folder.split("/").filter((segment) => segment !== "");

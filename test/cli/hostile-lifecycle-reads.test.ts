@@ -92,12 +92,12 @@ function leaksNothing(run: Run, also: readonly string[] = []): void {
   }
 }
 
-/** Exit 1 after the report, the refusal error naming each path, nothing leaked. */
+/** Nothing leaked, exit 1 after the report, the refusal error naming each path. */
 function refuses(run: Run, paths: readonly string[], also: readonly string[] = []): void {
+  leaksNothing(run, also);
   assert.equal(run.status, 1, `expected exit 1, got ${run.status}: ${run.stderr}`);
   assert.match(run.stderr, /^error: \d+ paths? refused - kiln does not read or write (it|them)/m);
   for (const path of paths) assert.ok(run.stderr.includes(`  ${path}: `), `${path}: ${run.stderr}`);
-  leaksNothing(run, also);
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -470,6 +470,11 @@ describe("the URLs of one run are bounded as a whole", () => {
       for (const url of notFetched) {
         assert.ok(diff.stderr.includes(`  ${url}: not fetched: a run of kiln fetches at most 32`));
       }
+
+      const check = await kilnAsync(["check", "--json"], dir);
+      assert.equal(server.seen.length - seenBefore, 64, "kiln check is bounded the same way");
+      const checked = JSON.parse(check.stdout) as { urls?: { state: string }[] };
+      assert.equal(checked.urls?.filter((url) => url.state === "not fetched").length, 9);
     } finally {
       await server.close();
     }
