@@ -162,7 +162,7 @@ export function urlLines(urls: readonly UrlReport[], style: Style): string[] {
   if (urls.length === 0) return [];
   const colour = { fetched: style.dim, failed: style.red, "not fetched": style.yellow };
   return [
-    style.bold("URLs fetched for the newest items"),
+    style.bold("URLs of the newest items"),
     ...urls.map(
       (url) =>
         `  ${colour[url.state](url.state.padEnd(11))} ${url.url}${url.reason === undefined ? "" : `  (${url.reason})`}`,

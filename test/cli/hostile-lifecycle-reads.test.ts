@@ -456,7 +456,7 @@ describe("the URLs of one run are bounded as a whole", () => {
 
       const text = await kilnAsync(["status"], dir);
       assert.equal(text.status, 0, text.stderr);
-      assert.match(text.stdout, /^URLs fetched for the newest items$/m);
+      assert.match(text.stdout, /^URLs of the newest items$/m);
       assert.ok(text.stdout.includes(`  fetched     ${shared}\n`), text.stdout);
       assert.ok(
         text.stdout.includes(`  not fetched ${notFetched[0]}  (a run of kiln fetches at most 32`),
