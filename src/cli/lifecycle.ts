@@ -1,16 +1,18 @@
 // What status, diff and update share: the project with its lock, the components a command
-// names, each rendered again with its recorded values (and what the command changes), the disk
-// read once, and the core's decision per file (src/core/project/lifecycle.ts).
+// names, each rendered again with its recorded values (and what the command changes) - their
+// URLs fetched within one bound for the run (url-fetches.ts) - the disk read once, each path
+// only when it passes the rules of a write (project-files.ts), and the core's decision per file
+// (src/core/project/lifecycle.ts).
 import { type Dirent, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { RenderInput } from "../core/context.ts";
 import { KilnError } from "../core/errors.ts";
+import { checkOutputFolder } from "../core/plan.ts";
 import type { ProjectConfig } from "../core/project/kiln-toml.ts";
 import { projectFileError } from "../core/project/kiln-toml.ts";
 import { pathInside } from "../core/project/layout.ts";
 import {
   type FileOutcome,
-  MAX_VENDORED_FILE_BYTES,
   type NewFile,
   type RecordedFile,
   updateFiles,
@@ -18,12 +20,14 @@ import {
 import { LOCK_FILE, type Lock, type LockedComponent } from "../core/project/lock.ts";
 import type { ConflictResolution } from "../core/project/merge.ts";
 import { type ComponentRender, renderCollectingErrors } from "../core/project/render-components.ts";
-import { versionControlFolderOf } from "../core/sensitive-paths.ts";
+import { versionControlFolderOf, versionControlSegmentIn } from "../core/sensitive-paths.ts";
 import { lockEntry, readLock, recordedBase } from "./lock-file.ts";
 import { componentLabel } from "./preset-run.ts";
 import { isFolderInsideProject, readProject } from "./project.ts";
-import { readRegularFile } from "./read-file.ts";
+import { ProjectFiles } from "./project-files.ts";
 import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
+import { missedReason, type UrlReport } from "./url-fetches.ts";
+import { realPathOf, resolveOutputFolder } from "./write-plan.ts";
 
 export interface LockedProject {
   cwd: string;
@@ -114,40 +118,36 @@ export async function rerender(
 
 /**
  * Renders every recorded component with its recorded values, keeping each failure with its
- * component (kiln check of the project); a render stopped by a limit ends the run.
+ * component (kiln check of the project); a render stopped by a limit ends the run. With what
+ * became of each URL it fetched.
  */
-export async function renderLockForChecks(
-  project: LockedProject,
-): Promise<ComponentRender<LockedComponent, ResolvedRender>[]> {
+export async function renderLockForChecks(project: LockedProject): Promise<{
+  results: ComponentRender<LockedComponent, ResolvedRender>[];
+  urls: UrlReport[];
+}> {
   const renderer = new ComponentRenderer(project.cwd);
   try {
-    return await renderCollectingErrors(project.lock.components, {
+    const urls = await fetchUrlsOf(renderer, project.lock.components);
+    const results = await renderCollectingErrors(project.lock.components, {
       defaultNamespace: project.config.defaultNamespace,
       render: (entry) =>
         renderer.render(entry.reference, recordedInput(entry), componentLabel(entry)),
       isFatal: (error) => error instanceof RenderStopped,
     });
+    return { results, urls };
   } finally {
     await renderer.close();
   }
 }
 
-/** The disk, read once per path: the content of a regular file, undefined when missing. */
-export function diskReader(cwd: string): (path: string) => string | undefined {
-  const seen = new Map<string, string | undefined>();
-  return (path) => {
-    if (!seen.has(path)) {
-      seen.set(path, readRegularFile(join(cwd, path), path, MAX_VENDORED_FILE_BYTES));
-    }
-    return seen.get(path);
-  };
-}
-
 /**
  * Every regular file and link below `dir` (relative to the project root), the version-control
- * folders (`.git`, `.hg`) and node_modules left out.
+ * folders (`.git`, `.hg`) and node_modules left out; none when `dir` leads out of the project
+ * through a link or lies in `.git` or `.hg` (only the names are listed, never a file read, but
+ * the names of a folder elsewhere are not the project's either).
  */
 export function filesBelow(cwd: string, dir: string, limit = 100_000): string[] {
+  if (!isProjectFolder(cwd, dir)) return [];
   const found: string[] = [];
   const walk = (relative: string) => {
     let entries: Dirent[];
@@ -168,6 +168,20 @@ export function filesBelow(cwd: string, dir: string, limit = 100_000): string[] 
   };
   walk(dir === "." ? "" : dir.replace(/\/+$/, ""));
   return found.sort();
+}
+
+/**
+ * `dir` (from the project root) passes the rules of an output folder a write follows: inside
+ * the project, links resolved, and not in `.git` or `.hg`.
+ */
+function isProjectFolder(cwd: string, dir: string): boolean {
+  try {
+    checkOutputFolder(dir);
+    const real = resolveOutputFolder(realPathOf(cwd), dir);
+    return versionControlSegmentIn(real) === undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** The recorded files of a component, each with its base as kiln.lock keeps it (read on use). */
@@ -193,14 +207,15 @@ export async function planComponentUpdate(
   options: {
     resolution: ConflictResolution;
     changes?: Changes | undefined;
-    disk: (path: string) => string | undefined;
+    files: ProjectFiles;
   },
 ): Promise<ComponentUpdate> {
   const rendered = await rerender(renderer, project, entry, options.changes);
   const outcomes = updateFiles({
     recorded: recordedFiles(entry),
     rendered: rendered.files,
-    disk: options.disk,
+    refused: (path) => options.files.refusal(path),
+    disk: (path) => options.files.read(path),
     resolution: options.resolution,
   });
   return { ...rendered, outcomes };
@@ -208,25 +223,58 @@ export async function planComponentUpdate(
 
 /**
  * What updating the components named (all when none is) would do, planned with one renderer
- * that is closed afterwards: `kiln diff` shows it, `kiln update` writes it.
+ * that is closed afterwards: `kiln diff` shows it, `kiln update` writes it. The components' URLs
+ * are fetched first, all at once within the run's bounds (url-fetches.ts); when any gives no
+ * item, the error names every one of them.
  */
 export async function planUpdates(
   project: LockedProject,
   names: readonly string[],
   options: { resolution: ConflictResolution; changes?: Changes | undefined },
-): Promise<ComponentUpdate[]> {
+): Promise<{ updates: ComponentUpdate[]; urls: UrlReport[] }> {
   const selected = selectComponents(project.lock, names);
-  const disk = diskReader(project.cwd);
+  const files = new ProjectFiles(project.cwd);
   const renderer = new ComponentRenderer(project.cwd);
   const updates: ComponentUpdate[] = [];
   try {
+    const urls = await fetchUrlsOf(renderer, selected);
+    const missed = urls.filter((url) => url.state !== "fetched");
+    if (missed.length > 0) throw urlsMissedError(missed);
     for (const entry of selected) {
-      updates.push(await planComponentUpdate(renderer, project, entry, { ...options, disk }));
+      updates.push(await planComponentUpdate(renderer, project, entry, { ...options, files }));
     }
+    return { updates, urls };
   } finally {
     await renderer.close();
   }
-  return updates;
+}
+
+/**
+ * Fetches the URL references of `entries` (not the built-ins among them), all started at once
+ * within the run's bounds, and waits for them: what became of each URL.
+ */
+export function fetchUrlsOf(
+  renderer: ComponentRenderer,
+  entries: readonly LockedComponent[],
+): Promise<UrlReport[]> {
+  renderer.prefetch(entries.map((entry) => entry.reference));
+  return renderer.fetches.settled();
+}
+
+/** The URLs that gave no item: the spec's message for one, each with why in the detail. */
+function urlsMissedError(missed: readonly UrlReport[]): KilnError {
+  const [first] = missed as [UrlReport];
+  const message =
+    missed.length === 1
+      ? `failed to fetch registry item from ${first.url}`
+      : `failed to fetch registry items from ${missed.length} URLs`;
+  return new KilnError(
+    "invalid_request",
+    message,
+    missed
+      .map((url) => (missed.length === 1 ? missedReason(url) : `${url.url}: ${missedReason(url)}`))
+      .join("\n"),
+  );
 }
 
 /** The lock entry of a component after its update: the new render's values and records. */

@@ -3,14 +3,16 @@
 // a preset records no base, so nothing is merged (that is `kiln update`'s job for a project
 // kiln vendored). kiln.lock is left out: it is kiln's record of a run, not a file of the preset.
 // Files under the output folder that the preset does not make are listed, and are no difference:
-// a project grows beyond the preset it started from.
+// a project grows beyond the preset it started from. A file on disk is read only when its path
+// passes the rules of a write (project-files.ts): a link in the tree that leads out is refused.
 import { PROJECT_FILE } from "../core/config.ts";
 import { layoutEntries, layoutProject, pathInside } from "../core/project/layout.ts";
 import { LOCK_FILE } from "../core/project/lock.ts";
 import { presetConfig } from "../core/project/preset.ts";
 import { defaultProjectName } from "./commands/init.ts";
-import { diskReader, filesBelow } from "./lifecycle.ts";
+import { filesBelow } from "./lifecycle.ts";
 import { presetLabel, renderWholePreset } from "./preset-run.ts";
+import { ProjectFiles } from "./project-files.ts";
 
 export interface PresetFileDiff {
   /** The path from the project root. */
@@ -18,8 +20,10 @@ export interface PresetFileDiff {
   /** The component that renders it; undefined for kiln.toml. */
   component?: string | undefined;
   name?: string | undefined;
-  /** On disk now; undefined when missing. */
+  /** On disk now; undefined when missing or refused. */
   before: string | undefined;
+  /** Why kiln did not read the file on disk (the rules of a write); undefined when it did. */
+  refused?: string | undefined;
   /** What `kiln setup <preset>` writes. */
   after: string;
 }
@@ -45,17 +49,21 @@ export async function planPresetDiff(reference: string, cwd: string): Promise<Pr
       });
     }
   }
-  const disk = diskReader(cwd);
+  const disk = new ProjectFiles(cwd);
   const written = layoutEntries(layout);
   const paths = new Set(written.map((file) => file.path));
   return {
     label: presetLabel(preset, reference),
-    files: written.map((file) => ({
-      path: file.path,
-      ...owners.get(file.path),
-      before: disk(file.path),
-      after: file.content,
-    })),
+    files: written.map((file) => {
+      const refused = disk.refusal(file.path);
+      return {
+        path: file.path,
+        ...owners.get(file.path),
+        before: refused === undefined ? disk.read(file.path) : undefined,
+        after: file.content,
+        ...(refused === undefined ? {} : { refused }),
+      };
+    }),
     notInPreset: filesBelow(cwd, layout.outputDir).filter(
       (path) => !paths.has(path) && path !== PROJECT_FILE && path !== LOCK_FILE,
     ),

@@ -50,6 +50,15 @@ function unreadable(label: string, error: unknown): KilnError {
  * anything that is not a regular file, or is too large, or cannot be read, is a KilnError.
  */
 export function readRegularFile(path: string, label: string, maxBytes: number): ReadFileResult {
+  return readRegularFileBytes(path, label, maxBytes)?.toString("utf8");
+}
+
+/** `readRegularFile`'s bytes, as they are on the disk (a file kiln may have to put back). */
+export function readRegularFileBytes(
+  path: string,
+  label: string,
+  maxBytes: number,
+): Buffer | undefined {
   let stats: ReturnType<typeof statSync>;
   try {
     stats = statSync(path, { throwIfNoEntry: false });
@@ -89,7 +98,7 @@ export function readRegularFile(path: string, label: string, maxBytes: number): 
       total += read;
     }
     if (total > maxBytes) throw tooLarge(label, maxBytes);
-    return buffer.toString("utf8", 0, total);
+    return buffer.subarray(0, total);
   } catch (error) {
     if (error instanceof KilnError) throw error;
     throw unreadable(label, error);

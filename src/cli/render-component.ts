@@ -13,6 +13,7 @@
 import { missingRequiredField, type RenderInput } from "../core/context.ts";
 import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../core/engine.ts";
 import { KilnError } from "../core/errors.ts";
+import { isUrl } from "../core/fetch.ts";
 import { type RegistryItem, referenceOf } from "../core/item.ts";
 import { FIELD_SHORTCUTS } from "../core/project/shortcuts.ts";
 import { builtinRegistry } from "../core/registry.ts";
@@ -22,6 +23,7 @@ import { undeclaredFieldWarnings } from "../core/validate.ts";
 import type { RenderPool, RenderPoolOptions } from "../server/render-pool.ts";
 import { preferFastStart } from "./fast-start.ts";
 import { forTerminal, isTerminal, styleFor, writeFd } from "./output.ts";
+import { RunFetches } from "./url-fetches.ts";
 
 /**
  * The bounds of one render of a component that is not built-in. 10 s is hundreds of times what
@@ -95,6 +97,8 @@ export class ComponentRenderer {
   private readonly cwd: string;
   private engine: TemplateEngine | undefined;
   private pool: Promise<RenderPool> | undefined;
+  /** The run's URL references: each fetched once, all within the run's bounds. */
+  readonly fetches = new RunFetches();
 
   constructor(cwd: string) {
     this.cwd = cwd;
@@ -105,6 +109,11 @@ export class ComponentRenderer {
     return builtinFor(reference, builtinRegistry());
   }
 
+  /** Starts fetching the URL references among `references` (built-ins aside) now, together. */
+  prefetch(references: readonly string[]): void {
+    this.fetches.prefetch(references.filter((reference) => !this.builtin(reference)));
+  }
+
   /**
    * Resolves `reference` (built-in, URL or local file) and renders it. `label` names the
    * component when a limit stops its render (default: the reference).
@@ -112,7 +121,9 @@ export class ComponentRenderer {
   async render(reference: string, input: RenderInput, label = reference): Promise<ResolvedRender> {
     const builtin = this.builtin(reference);
     if (builtin) return { ...this.renderBuiltin(builtin, input), item: builtin, builtin: true };
-    const item = await resolveReference(reference, { cwd: this.cwd });
+    const item = isUrl(reference)
+      ? await this.fetches.item(reference)
+      : await resolveReference(reference, { cwd: this.cwd });
     return { ...(await this.renderIsolated(item, input, label)), item, builtin: false };
   }
 
@@ -141,6 +152,7 @@ export class ComponentRenderer {
 
   /** Stops the worker, if one was started; never holds the exit up for long. */
   async close(): Promise<void> {
+    this.fetches.close();
     const started = this.pool;
     this.pool = undefined;
     if (!started) return;

@@ -9,12 +9,13 @@
 //    tools run as code (only with --allow-exec-paths). What is on the disk is looked up first (each destination,
 //    then the bytes of the files that exist), and the statuses (new, overwrite, unchanged)
 //    are computed from what was read, by the core's pure planStatuses.
-import { lstatSync, readFileSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import {
   checkOutputFolder,
   checkPlannedPaths,
+  checkRenderedPath,
   collisionKey,
   duplicatePathRefusal,
   escapeRefusal,
@@ -25,6 +26,7 @@ import {
   versionControlRefusal,
   type WriteStatus,
 } from "../core/plan.ts";
+import { MAX_VENDORED_FILE_BYTES } from "../core/project/lifecycle.ts";
 import {
   type ExecPathHit,
   type ExecPathRule,
@@ -32,6 +34,7 @@ import {
   execPathsRefusal,
   versionControlSegmentIn,
 } from "../core/sensitive-paths.ts";
+import { readRegularFileBytes } from "./read-file.ts";
 
 /** Rendered files and the folder their paths are relative to (the target directory). */
 export interface WriteGroup {
@@ -199,7 +202,11 @@ export function resolveDestination(
  * files are written, and returns its real path. Throws when a link on the way leads outside the
  * project: kiln.toml or a preset must not send files elsewhere through `k8s -> /elsewhere`.
  */
-function resolveOutputFolder(projectReal: string, folder: string, disk: DiskView): string {
+export function resolveOutputFolder(
+  projectReal: string,
+  folder: string,
+  disk: DiskView = new DiskView(),
+): string {
   let current = projectReal;
   let exists = true;
   const segments = folder.split("/").filter((segment) => segment !== "");
@@ -327,6 +334,63 @@ function displayFrom(cwd: string, root: string): (path: string) => string {
  */
 const MAX_DESTINATION_BYTES = 4095 - 64;
 
+/** Where a file of the tree really is (links resolved), and what is there (undefined: nothing). */
+export interface Destination {
+  destination: string;
+  stats: Stats | undefined;
+}
+
+/**
+ * The rules of a write that look at the disk, for the file at `path` below the real folder
+ * `rootReal` (`shown`: the path as people see it): no link on the way that leads out, nothing
+ * in the way (a file for a folder, a folder, FIFO, socket or device for the file), a real path
+ * the system can take, and no `.git` in the real path (through a link, or above the folder).
+ * Only lstat and stat look at it: nothing is opened.
+ */
+function checkOnDisk(rootReal: string, path: string, shown: string, disk: DiskView): Destination {
+  const result = onDisk(shown, "file", () => resolveDestination(rootReal, path, shown, disk));
+  // the system's limit for a whole path, with room for the temporary file beside it
+  if (Buffer.byteLength(result.destination) > MAX_DESTINATION_BYTES) {
+    throw new KilnError(
+      "invalid_request",
+      `cannot write \`${shortPath(shown)}\` - ${reasonFor("ENAMETOOLONG")}`,
+      REMEDIES.ENAMETOOLONG,
+    );
+  }
+  // `.git` or `.hg` anywhere in the real path: through a link, or above the project
+  const versionControl = versionControlSegmentIn(result.destination);
+  if (versionControl !== undefined) throw versionControlRefusal(shown, versionControl);
+  return result;
+}
+
+/**
+ * Every rule of a write for one file of the project (`path` from the project's real path
+ * `projectReal`, as kiln.lock records it): the rules of a rendered path (absolute, `..`, NUL,
+ * names, a folder's name, `.git` and `.hg`), then those on the disk (checkOnDisk). A file kiln reads back
+ * from the tree passes exactly these before it is opened, as a file it writes or removes does:
+ * a path kiln.lock or a new render gives is a stranger's as much as a path it writes.
+ */
+export function resolveProjectFile(
+  projectReal: string,
+  path: string,
+  shown: string,
+  disk: DiskView = new DiskView(),
+): Destination {
+  checkRenderedPath(path);
+  return checkOnDisk(projectReal, path, shown, disk);
+}
+
+/**
+ * The bytes of the file at `destination` (as resolveProjectFile found it), read through one
+ * descriptor - opened without blocking and checked again with fstat - and at most
+ * MAX_VENDORED_FILE_BYTES; undefined when it went away meanwhile.
+ */
+export function readTreeFile(destination: string, shown: string): Buffer | undefined {
+  return onDisk(shown, "file", () =>
+    readRegularFileBytes(destination, `\`${shortPath(shown)}\``, MAX_VENDORED_FILE_BYTES),
+  );
+}
+
 /** A group with its folder resolved and every file's destination looked up. */
 interface ResolvedGroup {
   group: WriteGroup;
@@ -357,7 +421,8 @@ function readOriginals(
       stats: Stats | undefined;
     };
     if (stats === undefined) continue;
-    const bytes = onDisk(display(file.path), "file", () => readFileSync(destination));
+    const bytes = readTreeFile(destination, display(file.path));
+    if (bytes === undefined) continue;
     originals.set(file.path, { bytes, mode: stats.mode & 0o7777 });
   }
   return originals;
@@ -410,20 +475,7 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
     const rules = new Map<string, ExecPathRule>();
     for (const file of group.files) {
       const shown = display(file.path);
-      const result = onDisk(shown, "file", () =>
-        resolveDestination(rootReal, file.path, shown, disk),
-      );
-      // the system's limit for a whole path, with room for the temporary file beside it
-      if (Buffer.byteLength(result.destination) > MAX_DESTINATION_BYTES) {
-        throw new KilnError(
-          "invalid_request",
-          `cannot write \`${shortPath(shown)}\` - ${reasonFor("ENAMETOOLONG")}`,
-          REMEDIES.ENAMETOOLONG,
-        );
-      }
-      // `.git` or `.hg` anywhere in the real path: through a link, or above the project
-      const versionControl = versionControlSegmentIn(result.destination);
-      if (versionControl !== undefined) throw versionControlRefusal(shown, versionControl);
+      const result = checkOnDisk(rootReal, file.path, shown, disk);
       found.set(file.path, result);
       // as written (output folder and path) and as it really is (links resolved), both seen
       // from the project folder
@@ -493,15 +545,11 @@ export function planRemovals(project: string, paths: readonly string[], cwd: str
   const disk = new DiskView();
   const removals: RemoveStep[] = [];
   for (const path of paths) {
-    checkPlannedPaths([{ path, content: "" }]);
     const shown = display(path);
-    const { destination, stats } = onDisk(shown, "file", () =>
-      resolveDestination(projectReal, path, shown, disk),
-    );
+    const { destination, stats } = resolveProjectFile(projectReal, path, shown, disk);
     if (stats === undefined) continue;
-    const versionControl = versionControlSegmentIn(destination);
-    if (versionControl !== undefined) throw versionControlRefusal(shown, versionControl);
-    const bytes = onDisk(shown, "file", () => readFileSync(destination));
+    const bytes = readTreeFile(destination, shown);
+    if (bytes === undefined) continue;
     removals.push({
       path,
       display: shown,

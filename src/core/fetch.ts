@@ -18,7 +18,10 @@ export const DEFAULT_FETCH_LIMITS: FetchLimits = {
 
 export interface FetchOptions {
   limits?: FetchLimits | undefined;
-  /** Stops the fetch early (besides the deadline), e.g. when the client that asked has gone. */
+  /**
+   * Stops the fetch early (besides the deadline), e.g. when the client that asked has gone. A
+   * FetchFailure as the signal's reason is the failure's reason.
+   */
   signal?: AbortSignal | undefined;
   /**
    * Called before each request, the first and every redirect: throws a FetchFailure to refuse
@@ -95,8 +98,12 @@ export async function fetchBytes(url: string, options: FetchOptions = {}): Promi
     }
   } catch (error) {
     if (error instanceof FetchFailure) throw error;
-    if (options.signal?.aborted)
+    if (options.signal?.aborted) {
+      // a caller that stops fetches for a reason of its own (a run's deadline) gives it
+      const reason: unknown = options.signal.reason;
+      if (reason instanceof FetchFailure) throw reason;
       throw new FetchFailure("the request that asked for it was cancelled");
+    }
     if (deadline.aborted) throw new FetchFailure(`no answer within ${limits.timeoutMs} ms`);
     throw new FetchFailure(networkFailure(error));
   } finally {

@@ -1,13 +1,15 @@
 // Component reference → registry item, in the spec's order: built-in name (the part after the
 // last `/`), URL, existing local file, error.
 //
-// Local files are read only when they are regular files, through one descriptor (checked with
-// fstat after a non-blocking open, so a FIFO or device cannot block or feed kiln without end),
-// and at most the size cap plus one byte is read, whatever size the file claims (/proc files
-// claim 0). The HTTP service reads asynchronously and parses in its render workers: it asks for
+// Local files are read only when they are regular files: the path is looked at with stat first,
+// so a device, FIFO or socket is never opened (opening some devices does something: /dev/ptmx
+// makes a terminal, a tape rewinds, a FIFO wakes its writer); then read through one descriptor,
+// checked again with fstat after a non-blocking open (a FIFO or device swapped in meanwhile
+// cannot block or feed kiln without end), and at most the size cap plus one byte is read,
+// whatever size the file claims (/proc files claim 0). The HTTP service reads asynchronously and parses in its render workers: it asks for
 // the bytes (`locateReference`) and never parses a stranger's item on its own thread.
 import { constants } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
 import { KilnError } from "./errors.ts";
 import {
@@ -57,7 +59,7 @@ export function unknownReferenceError(reference: string): KilnError {
   );
 }
 
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /** Open errors that mean "no such file here": the reference is then not a local file. */
 const NOT_A_FILE = new Set(["ENOENT", "ENOTDIR", "EISDIR", "ENAMETOOLONG", "ELOOP", "ENXIO"]);
@@ -116,6 +118,16 @@ async function readRegularFile(
 ): Promise<{ bytes: Uint8Array; identity: string } | undefined> {
   const path = resolvePath(cwd, reference);
   if (path.includes("\u0000")) return undefined;
+  // by path first, links followed: anything but a regular file is refused unopened
+  let claimed: Awaited<ReturnType<typeof stat>>;
+  try {
+    claimed = await stat(path);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw readError(reference, error);
+  }
+  if (claimed.isDirectory()) return undefined;
+  if (!claimed.isFile()) throw notRegularError(reference);
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, READ_FLAGS);
@@ -124,6 +136,7 @@ async function readRegularFile(
     throw readError(reference, error);
   }
   try {
+    // the descriptor is what is read: check it, not the path (it may have been swapped)
     const stats = await handle.stat({ bigint: true });
     if (stats.isDirectory()) return undefined;
     if (!stats.isFile()) throw notRegularError(reference);

@@ -260,3 +260,42 @@ export function itemFile(
   writeJson(dir, path, { name: "thing", category: "test", fields, files });
   return path;
 }
+
+/**
+ * A FIFO at `path` with a writer blocked in open() until something opens the FIFO for reading:
+ * the effect that shows whether kiln opened it (a non-blocking open of a FIFO returns at once,
+ * so no hang shows it, but it still wakes the writer). `stillBlocked()` reads the writer's
+ * /proc/<pid>/wchan: `wait_for_partner` while it waits, something else once it was woken.
+ * Linux only (`FIFO_PROBE_SKIP` says why not elsewhere); `stop()` kills the writer.
+ */
+export async function blockedFifoWriter(
+  path: string,
+): Promise<{ stillBlocked: () => boolean; stop: () => void }> {
+  execFileSync("mkfifo", [path], { stdio: "pipe" });
+  const writer = spawn("sh", ["-c", 'exec 3>"$1"', "sh", path], { stdio: "ignore" });
+  const wchan = () => {
+    try {
+      return readFileSync(`/proc/${writer.pid}/wchan`, "utf8");
+    } catch {
+      return "";
+    }
+  };
+  const stop = () => {
+    writer.kill("SIGKILL");
+  };
+  // the writer reaches its open() soon after it starts; wait for that, at most 30 s
+  for (let tries = 0; wchan() !== "wait_for_partner"; tries++) {
+    if (tries >= 1200) {
+      stop();
+      throw new Error(`the FIFO writer never blocked in open() (wchan: ${wchan() || "none"})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return { stillBlocked: () => wchan() === "wait_for_partner", stop };
+}
+
+/** Why the FIFO probe cannot run here, or false when it can. */
+export const FIFO_PROBE_SKIP =
+  process.platform === "linux" && existsSync("/proc/self/wchan")
+    ? false
+    : "the FIFO probe reads /proc/<pid>/wchan (Linux)";

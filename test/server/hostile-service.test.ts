@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { after, before, describe, test } from "node:test";
 import { parseRegistryItem, Registry } from "../../src/core/index.ts";
+import { blockedFifoWriter, FIFO_PROBE_SKIP } from "../cli/helpers.ts";
 import { fixtureRegistry, postJson, raw, startChild, startFixtureServer } from "./helpers.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "kiln-hostile-service-"));
@@ -490,6 +491,30 @@ describe("smaller holes", () => {
       }
       assert.deepEqual(logged, []);
     } finally {
+      await service.close();
+    }
+  });
+
+  test("a file reference is looked at before it is opened: a FIFO or device is refused unopened", {
+    skip: FIFO_PROBE_SKIP,
+  }, async () => {
+    const service = await startFixtureServer();
+    // an open of the FIFO, even one that does not block, wakes its writer: that shows it
+    const fifo = join(folder, "wakes-its-writer.json");
+    const writer = await blockedFifoWriter(fifo);
+    try {
+      const response = await inspect(service.url, fifo);
+      assert.equal(response.status, 400, response.body);
+      assert.match(response.body, /is not a regular file/);
+      assert.ok(writer.stillBlocked(), "the service opened the FIFO (its writer woke)");
+      // /dev/ptmx makes a new terminal when opened; the others are devices all the same
+      for (const ref of ["/dev/ptmx", "/dev/null", "/dev/tty", "/dev/urandom"]) {
+        const device = await inspect(service.url, ref);
+        assert.equal(device.status, 400, `${ref}: ${device.body}`);
+        assert.match(device.body, /is not a regular file/, ref);
+      }
+    } finally {
+      writer.stop();
       await service.close();
     }
   });

@@ -16,6 +16,7 @@ import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderPresetForChecks } from "../preset-run.ts";
 import { plural } from "../report.ts";
+import { type UrlReport, urlLines } from "../url-fetches.ts";
 
 export function help(): string {
   const width = Math.max(...CHECK_RULES.map((rule) => rule.id.length));
@@ -45,7 +46,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const reference = args[0];
   // built-ins render here; components from files and URLs in a worker with a deadline. A
   // render stopped by a limit ends the check with that error (see renderPresetForChecks)
-  const { label, namespace, count, results } =
+  const { label, namespace, count, results, urls } =
     reference === undefined ? await lockChecked() : await presetChecked(reference);
   const findings = checkProject({
     namespace,
@@ -56,7 +57,12 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const { errors, warnings } = countFindings(findings);
   const status = errors > 0 ? EXIT_FAILED : EXIT_OK;
   if (flag(parsed, "json")) {
-    output.line(JSON.stringify({ findings, errors, warnings }, null, 2));
+    // `urls` only when the project's lock names any (a JSON answer without it stays as it was)
+    const answer =
+      urls === undefined || urls.length === 0
+        ? { findings, errors, warnings }
+        : { findings, errors, warnings, urls };
+    output.line(JSON.stringify(answer, null, 2));
     return status;
   }
   const style = output.out;
@@ -65,6 +71,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     output.line(finding.severity === "error" ? style.red(line) : style.yellow(line));
     if (finding.fix) output.line(style.dim(`  fix: ${finding.fix.label}`));
   }
+  for (const line of urlLines(urls ?? [], style)) output.line(line);
   const components = plural(count, "component");
   if (findings.length === 0) {
     output.line(`checked ${label}: ${components}, no findings`);
@@ -81,6 +88,8 @@ interface Checked {
   namespace: string;
   count: number;
   results: ComponentRender<PresetComponent>[];
+  /** The project's URLs and what became of them (a preset's components are not listed). */
+  urls?: UrlReport[] | undefined;
 }
 
 async function presetChecked(reference: string): Promise<Checked> {
@@ -96,11 +105,12 @@ async function presetChecked(reference: string): Promise<Checked> {
 /** The project of the current folder: its kiln.lock's components with their recorded values. */
 async function lockChecked(): Promise<Checked> {
   const project = readLockedProject(process.cwd());
-  const results = await renderLockForChecks(project);
+  const { results, urls } = await renderLockForChecks(project);
   return {
     label: `the project (${LOCK_FILE})`,
     namespace: project.config.defaultNamespace,
     count: project.lock.components.length,
     results,
+    urls,
   };
 }

@@ -16,7 +16,9 @@ import { commandHelp, parseCommand } from "../options.ts";
 import { forTerminal, type Output } from "../output.ts";
 import { planPresetDiff } from "../preset-diff.ts";
 import { namesAPreset } from "../preset-run.ts";
+import { refusedPathsError } from "../project-files.ts";
 import { plural } from "../report.ts";
+import { type UrlReport, urlLines } from "../url-fetches.ts";
 
 export function help(): string {
   return commandHelp(DIFF, {
@@ -33,6 +35,10 @@ files under its output folder, and kiln.toml) against the files on disk; files t
 not make are listed, not counted. An argument is a preset when --preset is given, or when no
 component of ${LOCK_FILE} has that name and it is a built-in template name (\`kiln presets\`)
 or ends in .preset.json.
+
+A path that breaks the rules of a write (outside the project, through a link that leads out,
+in .git, not a regular file, too large) is never read: it is shown as refused and the command
+exits 1 after the report. The URLs fetched for the newest items are listed on stderr.
 
 Writes nothing. Colour only on a terminal, never with NO_COLOR.`,
     examples: [
@@ -52,10 +58,12 @@ interface FileDiff {
   from?: string | undefined;
   action: FileOutcome["action"];
   conflicts: number;
-  /** The unified diff; "" when `note` says why there is none. */
+  /** The unified diff; "" when `note` says why there is none, and for `refused` (not read). */
   patch: string;
   /** Present when the file differs but is not shown line by line: why. */
   note?: string | undefined;
+  /** For `refused`: why the path breaks the rules of a write. */
+  reason?: string | undefined;
 }
 
 /** A file's size for a note: lines and bytes. */
@@ -115,18 +123,27 @@ function readsAsPreset(args: readonly string[], forced: boolean): boolean {
   return namesAPreset(argument);
 }
 
-/** Each file of the named components (all when none is) that `kiln update` would change. */
-async function updateDiffs(names: readonly string[]): Promise<FileDiff[]> {
+/**
+ * Each file of the named components (all when none is) that `kiln update` would change, and
+ * each path it refuses; with the URLs fetched for the newest items.
+ */
+async function updateDiffs(
+  names: readonly string[],
+): Promise<{ files: FileDiff[]; urls: UrlReport[] }> {
   const project = readLockedProject(process.cwd());
-  const updates = await planUpdates(project, names, { resolution: "markers" });
-  return updates.flatMap((update) =>
-    update.outcomes.flatMap((outcome) => {
+  const { updates, urls } = await planUpdates(project, names, { resolution: "markers" });
+  const files = updates.flatMap((update) =>
+    update.outcomes.flatMap((outcome): FileDiff[] => {
+      const owner = { component: update.entry.component, name: update.entry.name };
+      if (outcome.action === "refused") {
+        const { path, action, reason } = outcome;
+        return [{ ...owner, path, action, conflicts: 0, patch: "", reason }];
+      }
       const { patch, note } = outcomePatch(outcome);
       if (patch === "" && note === undefined) return [];
       return [
         {
-          component: update.entry.component,
-          name: update.entry.name,
+          ...owner,
           path: outcome.path,
           from: outcome.from,
           action: outcome.action,
@@ -137,6 +154,7 @@ async function updateDiffs(names: readonly string[]): Promise<FileDiff[]> {
       ];
     }),
   );
+  return { files, urls };
 }
 
 /** Each file `kiln setup <preset>` would write that differs from the disk. */
@@ -145,6 +163,11 @@ async function presetDiffs(
 ): Promise<{ files: FileDiff[]; notInPreset: string[] }> {
   const planned = await planPresetDiff(reference, process.cwd());
   const files = planned.files.flatMap((file): FileDiff[] => {
+    const owner = { component: file.component, name: file.name };
+    if (file.refused !== undefined) {
+      const refused = { path: file.path, action: "refused" as const, conflicts: 0, patch: "" };
+      return [{ ...owner, ...refused, reason: file.refused }];
+    }
     const { patch, note } = patchOf(file.path, file.before, file.path, file.after);
     if (patch === "" && note === undefined) return [];
     const action = file.before === undefined ? "added" : "replaced";
@@ -157,21 +180,30 @@ async function presetDiffs(
 export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed, args } = parseCommand(argv, DIFF);
   const preset = readsAsPreset(args, flag(parsed, "preset"));
-  const { files, notInPreset } = preset
-    ? await presetDiffs(args[0] as string)
-    : { files: await updateDiffs(args), notInPreset: undefined };
-  const status = flag(parsed, "exit-code") && files.length > 0 ? EXIT_FAILED : EXIT_OK;
+  const { files, notInPreset, urls } = preset
+    ? { ...(await presetDiffs(args[0] as string)), urls: undefined }
+    : { ...(await updateDiffs(args)), notInPreset: undefined };
+  const refused = files.filter((file) => file.action === "refused");
+  const differs = files.length > refused.length;
+  const status = flag(parsed, "exit-code") && differs ? EXIT_FAILED : EXIT_OK;
   if (flag(parsed, "json")) {
+    // `urls` only when the components named any URL
     const answer =
-      notInPreset === undefined
-        ? { differs: files.length > 0, files }
-        : { differs: files.length > 0, files, notInPreset };
+      notInPreset !== undefined
+        ? { differs, files, notInPreset }
+        : urls === undefined || urls.length === 0
+          ? { differs, files }
+          : { differs, files, urls };
     output.line(JSON.stringify(answer, null, 2));
-    return status;
+    return endWith(status, refused);
   }
   const style = output.out;
   const lines: string[] = [];
   for (const file of files) {
+    if (file.action === "refused") {
+      lines.push(style.red(`# ${file.path}: refused - ${file.reason}`));
+      continue;
+    }
     if (file.note !== undefined) {
       lines.push(style.red(`# ${file.note}`));
       continue;
@@ -195,5 +227,18 @@ export async function run(argv: string[], output: Output): Promise<number> {
     lines.push(style.dim(`# ${path}: not written by the preset (left as it is)`));
   }
   if (lines.length > 0) output.verbatim(`${lines.map(shown).join("\n")}\n`);
+  // which addresses were called goes to stderr: stdout stays the patch
+  for (const line of urlLines(urls ?? [], output.err)) output.hint(line);
+  return endWith(status, refused);
+}
+
+/** The exit status, or - after the report - the error for the paths kiln refused to read. */
+function endWith(status: number, refused: readonly FileDiff[]): number {
+  if (refused.length > 0) {
+    throw refusedPathsError(
+      refused.map((file) => ({ path: file.path, reason: file.reason ?? "" })),
+      "they are not compared",
+    );
+  }
   return status;
 }

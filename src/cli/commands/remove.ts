@@ -1,15 +1,18 @@
 // kiln remove: deletes a component's files and its kiln.lock entry, in one all-or-nothing run.
 // A file edited since kiln wrote it is refused unless --force: it holds work kiln cannot give
-// back. A file already gone is fine.
+// back. A file already gone is fine. A path that breaks the rules of a write (kiln.lock is
+// edited in pull requests; a file may be a link that leads out) stops the run before any file
+// is read: nothing is hashed or removed.
 
 import { KilnError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/lock-codec.ts";
 import { LOCK_FILE, serializeLock, withoutComponents } from "../../core/project/lock.ts";
 import { flag } from "../args.ts";
 import { REMOVE } from "../command-list.ts";
-import { diskReader, readLockedProject, selectComponents } from "../lifecycle.ts";
+import { readLockedProject, selectComponents } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
+import { ProjectFiles, refusedPathsError } from "../project-files.ts";
 import { plural } from "../report.ts";
 import { commit } from "../write-commit.ts";
 import { planRemovals, planRun } from "../write-plan.ts";
@@ -30,10 +33,16 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const cwd = process.cwd();
   const project = readLockedProject(cwd);
   const selected = selectComponents(project.lock, [name]);
-  const disk = diskReader(cwd);
+  const disk = new ProjectFiles(cwd);
   const files = selected.flatMap((entry) => entry.files);
+  // a path that breaks the rules of a write is neither hashed nor removed: nothing is
+  const refused = files.flatMap((file) => {
+    const reason = disk.refusal(file.path);
+    return reason === undefined ? [] : [{ path: file.path, reason }];
+  });
+  if (refused.length > 0) throw refusedPathsError(refused, "nothing was removed");
   const edited = files.filter((file) => {
-    const content = disk(file.path);
+    const content = disk.read(file.path);
     return content !== undefined && sha256Hex(content) !== file.sha256;
   });
   if (edited.length > 0 && !flag(parsed, "force")) {
@@ -45,7 +54,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   }
   const removals = planRemovals(
     cwd,
-    files.filter((file) => disk(file.path) !== undefined).map((file) => file.path),
+    files.filter((file) => disk.read(file.path) !== undefined).map((file) => file.path),
     cwd,
   );
   const lock = withoutComponents(project.lock, (entry) => selected.includes(entry));

@@ -1,16 +1,23 @@
 // kiln status: what happened to the vendored files since kiln wrote them - per component and
 // file, the file on disk against kiln.lock (unchanged, modified, missing, conflicted) and the
 // newest item rendered with the recorded values against what kiln wrote (changed upstream);
-// then the files in the output folder that no component owns. Writes nothing; exits 0.
+// then the files in the output folder that no component owns, and the URLs it fetched. Writes
+// nothing; exits 0, or 1 after the report when a path breaks the rules of a write (`refused`:
+// never read or hashed, see project-files.ts).
 
 import { isKilnError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/lock-codec.ts";
-import { type LocalState, localState, pairFiles } from "../../core/project/lifecycle.ts";
+import {
+  type LocalState,
+  localState,
+  MAX_VENDORED_FILE_BYTES,
+  pairFiles,
+} from "../../core/project/lifecycle.ts";
 import { LOCK_FILE, type LockedComponent } from "../../core/project/lock.ts";
 import { flag } from "../args.ts";
 import { STATUS } from "../command-list.ts";
 import {
-  diskReader,
+  fetchUrlsOf,
   filesBelow,
   type LockedProject,
   readLockedProject,
@@ -18,8 +25,10 @@ import {
 } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
+import { ProjectFiles, type Refusal, refusedPathsError } from "../project-files.ts";
 import { ComponentRenderer } from "../render-component.ts";
 import { plural } from "../report.ts";
+import { RUN_FETCH_LIMITS, type UrlReport, urlLines } from "../url-fetches.ts";
 
 export function help(): string {
   return commandHelp(STATUS, {
@@ -28,7 +37,10 @@ export function help(): string {
 wrote (unchanged, modified, missing, conflicted: markers from \`kiln update --conflicts=markers\`
 not yet resolved) and renders the newest item (this kiln's built-ins, the URL, the file) with
 the recorded values to see whether it changed upstream. Lists the files in the output folder
-that no component owns. Writes nothing; exits 0.`,
+that no component owns, and each URL it fetched (each once; at most ${RUN_FETCH_LIMITS.maxUrls}, ${RUN_FETCH_LIMITS.concurrency} at a time,
+${RUN_FETCH_LIMITS.deadlineMs / 1000} s in all). A path that breaks the rules of a write (outside the project, through a link that
+leads out, in .git, not a regular file, over ${MAX_VENDORED_FILE_BYTES / 1024 / 1024} MiB) is never read: it is listed as refused, and the
+command exits 1 after the report. Writes nothing; exits 0 otherwise.`,
     examples: ["kiln status", "kiln status --json | jq '.components[].files[]'"],
   });
 }
@@ -42,6 +54,8 @@ interface FileStatus {
   upstream: Upstream;
   /** For `moved`: the path the newest render gives it. */
   to?: string | undefined;
+  /** For `refused`: why kiln did not read it. */
+  reason?: string | undefined;
 }
 
 interface ComponentStatus {
@@ -52,6 +66,11 @@ interface ComponentStatus {
   files: FileStatus[];
   /** Files the newest render writes that kiln.lock does not record for it. */
   added: string[];
+  /**
+   * The component's paths - recorded, or given by the newest render - that break the rules of a
+   * write: never read or hashed (a recorded one is also in `files`, as `refused`).
+   */
+  refused: Refusal[];
   /** Why the newest item could not be rendered (offline, file gone); upstream is then unknown. */
   error?: string | undefined;
 }
@@ -60,10 +79,16 @@ async function componentStatus(
   renderer: ComponentRenderer,
   project: LockedProject,
   entry: LockedComponent,
-  disk: (path: string) => string | undefined,
+  disk: ProjectFiles,
 ): Promise<ComponentStatus> {
+  const refused: Refusal[] = [];
   const files = entry.files.map((file): FileStatus => {
-    const content = disk(file.path);
+    const reason = disk.refusal(file.path);
+    if (reason !== undefined) {
+      refused.push({ path: file.path, reason });
+      return { path: file.path, local: "refused", upstream: "unknown", reason };
+    }
+    const content = disk.read(file.path);
     const hash = content === undefined ? undefined : sha256Hex(content);
     return { path: file.path, local: localState(file, content, hash), upstream: "unknown" };
   });
@@ -74,13 +99,17 @@ async function componentStatus(
     source: entry.source,
     files,
     added: [],
+    refused,
   };
   try {
     const rendered = await rerender(renderer, project, entry);
     const { pairs, dropped } = pairFiles(entry.files, rendered.files);
     for (const [old, file] of pairs) {
+      // a new path is checked like a recorded one: status names it, and only when it may
+      const reason = file.path === old?.path ? undefined : disk.refusal(file.path);
+      if (reason !== undefined) refused.push({ path: file.path, reason });
       if (old === undefined) {
-        status.added.push(file.path);
+        if (reason === undefined) status.added.push(file.path);
         continue;
       }
       const row = files.find((row) => row.path === old.path) as FileStatus;
@@ -103,10 +132,14 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed } = parseCommand(argv, STATUS);
   const cwd = process.cwd();
   const project = readLockedProject(cwd);
-  const disk = diskReader(cwd);
+  const disk = new ProjectFiles(cwd);
   const renderer = new ComponentRenderer(cwd);
   const components: ComponentStatus[] = [];
+  let urls: UrlReport[];
   try {
+    // every URL at once, within the run's bounds; one that gives no item leaves its
+    // component's upstream unknown, and the report names it
+    urls = await fetchUrlsOf(renderer, project.lock.components);
     for (const entry of project.lock.components) {
       components.push(await componentStatus(renderer, project, entry, disk));
     }
@@ -118,20 +151,30 @@ export async function run(argv: string[], output: Output): Promise<number> {
     (path) => !owned.has(path) && path !== LOCK_FILE && path !== "kiln.toml",
   );
   if (flag(parsed, "json")) {
-    output.line(JSON.stringify({ components, unowned }, null, 2));
-    return 0;
+    // `urls` only when the lock names any, as in `kiln diff` and `kiln check`
+    const answer = urls.length === 0 ? { components, unowned } : { components, unowned, urls };
+    output.line(JSON.stringify(answer, null, 2));
+  } else {
+    report(output, components, unowned, urls);
   }
-  report(output, components, unowned);
+  const refused = components.flatMap((component) => component.refused);
+  if (refused.length > 0) throw refusedPathsError(refused);
   return 0;
 }
 
-function report(output: Output, components: ComponentStatus[], unowned: string[]): void {
+function report(
+  output: Output,
+  components: ComponentStatus[],
+  unowned: string[],
+  urls: UrlReport[],
+): void {
   const style = output.out;
   const colour = {
     unchanged: style.dim,
     modified: style.yellow,
     missing: style.red,
     conflicted: style.red,
+    refused: style.red,
   };
   const counts = new Map<string, number>();
   const count = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -149,14 +192,22 @@ function report(output: Output, components: ComponentStatus[], unowned: string[]
               ? "removed upstream"
               : "";
       if (upstream !== "") count("upstream");
+      const why = file.reason === undefined ? "" : `  (${file.reason})`;
       output.line(
-        `  ${colour[file.local](file.local.padEnd(10))} ${file.path}${upstream ? `  ${style.yellow(`(${upstream})`)}` : ""}`,
+        `  ${colour[file.local](file.local.padEnd(10))} ${file.path}${why}${upstream ? `  ${style.yellow(`(${upstream})`)}` : ""}`,
       );
     }
     for (const path of component.added) {
       count("upstream");
       output.line(
         `  ${style.green("new".padEnd(10))} ${path}  ${style.yellow("(added upstream)")}`,
+      );
+    }
+    const recorded = new Set(component.files.map((file) => file.path));
+    for (const refusal of component.refused.filter((refusal) => !recorded.has(refusal.path))) {
+      count("new refused");
+      output.line(
+        `  ${style.red("refused".padEnd(10))} ${refusal.path}  (from the newest item: ${refusal.reason})`,
       );
     }
     if (component.error !== undefined) {
@@ -167,11 +218,15 @@ function report(output: Output, components: ComponentStatus[], unowned: string[]
     output.line(style.bold("not recorded in kiln.lock"));
     for (const path of unowned) output.line(`  ${style.dim("unowned".padEnd(10))} ${path}`);
   }
+  for (const line of urlLines(urls, style)) output.line(line);
   const files = components.reduce((sum, component) => sum + component.files.length, 0);
-  const parts = (["unchanged", "modified", "missing", "conflicted"] as const)
+  const parts = (["unchanged", "modified", "missing", "conflicted", "refused"] as const)
     .filter((state) => (counts.get(state) ?? 0) > 0)
     .map((state) => `${counts.get(state)} ${state}`);
+  const newRefused = counts.get("new refused") ?? 0;
+  const upstreamRefused =
+    newRefused > 0 ? `; ${plural(newRefused, "path")} of the newest items refused` : "";
   output.line(
-    `${plural(components.length, "component")}, ${plural(files, "file")}${parts.length > 0 ? `: ${parts.join(", ")}` : ""}; ${counts.get("upstream") ?? 0} changed upstream; ${plural(unowned.length, "file")} not recorded`,
+    `${plural(components.length, "component")}, ${plural(files, "file")}${parts.length > 0 ? `: ${parts.join(", ")}` : ""}; ${counts.get("upstream") ?? 0} changed upstream${upstreamRefused}; ${plural(unowned.length, "file")} not recorded`,
   );
 }

@@ -22,6 +22,7 @@ import {
 } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
+import { refusedPathsError } from "../project-files.ts";
 import { plural } from "../report.ts";
 import { commit } from "../write-commit.ts";
 import { planRemovals, planRun, type WriteGroup } from "../write-plan.ts";
@@ -185,6 +186,7 @@ const WORDS: Record<FileOutcome["action"], string> = {
   removed: "removed",
   released: "released",
   unmerged: "unmerged",
+  refused: "refused",
 };
 
 export async function run(argv: string[], output: Output): Promise<number> {
@@ -194,8 +196,13 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const cwd = process.cwd();
   const project = readLockedProject(cwd);
   checkRename(project.lock, names, changes);
-  const updates = await planUpdates(project, names, { resolution, changes });
+  const { updates } = await planUpdates(project, names, { resolution, changes });
   const outcomes = updates.flatMap((update) => update.outcomes);
+  // a path that breaks the rules of a write was not read, and is not touched: nothing is
+  const refused = outcomes.flatMap((outcome) =>
+    outcome.action === "refused" ? [{ path: outcome.path, reason: outcome.reason ?? "" }] : [],
+  );
+  if (refused.length > 0) throw refusedPathsError(refused, "nothing was written");
   const unmerged = outcomes.filter((outcome) => outcome.action === "unmerged");
   if (unmerged.length > 0) throw unmergedError(unmerged);
   const conflicted = outcomes.filter((outcome) => outcome.action === "conflict");

@@ -6,7 +6,9 @@
 // Files are paired by path; a new render's file whose path is new takes the recorded file of
 // the same template (a field change that moves a path, e.g. a new name), so the user's edits
 // move with it. A recorded file the new render no longer writes is removed when untouched and
-// left in place (no longer recorded) when edited.
+// left in place (no longer recorded) when edited. A path the CLI will not read or write (the
+// rules of a write: outside the project, through a link that leads out, a special file) is
+// `refused`, and its file is never asked for.
 //
 // A file's base is read (from kiln.lock: inflated and checked against its hash) only when a merge
 // needs it, one file at a time; a file that cannot be merged line by line - too different (the
@@ -83,7 +85,9 @@ export type FileAction =
    * Edited on disk and changed upstream, but not merged line by line (`unmerged` says why):
    * only --ours/--theirs settle it (then the outcome is a `conflict` taking that side whole).
    */
-  | "unmerged";
+  | "unmerged"
+  /** Its path (recorded, or given by the new render) breaks the rules of a write: not read. */
+  | "refused";
 
 /** Why a file was not merged line by line. */
 export interface Unmerged {
@@ -109,6 +113,8 @@ export interface FileOutcome {
   unmerged?: Unmerged | undefined;
   /** What kiln.lock records for it; undefined when it is no longer recorded (or `unmerged`). */
   record?: FileRecord | undefined;
+  /** For `refused` (`path` is the path refused): why, the rule's message. */
+  reason?: string | undefined;
 }
 
 /** What kiln.lock records of a file after the update. */
@@ -128,6 +134,11 @@ export interface UpdateFilesInput {
   rendered: readonly NewFile[];
   /** The content on disk of each path asked for (recorded and rendered); undefined: missing. */
   disk: (path: string) => string | undefined;
+  /**
+   * Why a path may not be read or written, asked before `disk` for every path; undefined when
+   * it may. Without it every path may.
+   */
+  refused?: ((path: string) => string | undefined) | undefined;
   resolution: ConflictResolution;
 }
 
@@ -239,14 +250,40 @@ function updateOne(old: RecordedFile, file: NewFile, input: UpdateFilesInput): F
   return outcome("conflict", merged.text, merged.conflicts);
 }
 
+/** The outcome of a path the caller will not read or write. */
+function refusedOutcome(path: string, reason: string): FileOutcome {
+  return { action: "refused", path, conflicts: [], reason };
+}
+
+/**
+ * The refused outcomes of a pair - its recorded path and its new one, each once - when either
+ * is refused: then neither file is read.
+ */
+function refusedOutcomes(
+  paths: readonly string[],
+  refused: (path: string) => string | undefined,
+): FileOutcome[] {
+  return [...new Set(paths)].flatMap((path) => {
+    const reason = refused(path);
+    return reason === undefined ? [] : [refusedOutcome(path, reason)];
+  });
+}
+
 /**
  * What updating one component does to each of its files. Conflicts are returned (with the
- * text `resolution` gives), never thrown: the caller decides whether to stop.
+ * text `resolution` gives), never thrown: the caller decides whether to stop. So are refused
+ * paths: the file of a pair with a refused path (recorded or new) is never read.
  */
 export function updateFiles(input: UpdateFilesInput): FileOutcome[] {
   const { pairs, dropped } = pairFiles(input.recorded, input.rendered);
+  const refused = input.refused ?? (() => undefined);
   const outcomes: FileOutcome[] = [];
   for (const [old, file] of pairs) {
+    const refusals = refusedOutcomes(old ? [old.path, file.path] : [file.path], refused);
+    if (refusals.length > 0) {
+      outcomes.push(...refusals);
+      continue;
+    }
     if (old) {
       outcomes.push(updateOne(old, file, input));
       continue;
@@ -267,6 +304,11 @@ export function updateFiles(input: UpdateFilesInput): FileOutcome[] {
     });
   }
   for (const old of dropped) {
+    const reason = refused(old.path);
+    if (reason !== undefined) {
+      outcomes.push(refusedOutcome(old.path, reason));
+      continue;
+    }
     const ours = input.disk(old.path);
     const base = typeof old.base === "string" ? contentBase(old.base) : old.base;
     const edited = ours !== undefined && !base.isContent(ours);
@@ -280,8 +322,11 @@ export function updateFiles(input: UpdateFilesInput): FileOutcome[] {
   return outcomes;
 }
 
-/** What a file on disk is, against what kiln.lock recorded. */
-export type LocalState = "unchanged" | "modified" | "missing" | "conflicted";
+/**
+ * What a file on disk is, against what kiln.lock recorded; `refused`: its path breaks the rules
+ * of a write, so it was not read (the caller decides that, before it reads).
+ */
+export type LocalState = "unchanged" | "modified" | "missing" | "conflicted" | "refused";
 
 export function localState(
   recorded: {
