@@ -13,12 +13,15 @@ import { lstatSync, readFileSync, readlinkSync, realpathSync, type Stats, statSy
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import {
+  checkKilnOwnWrites,
   checkOutputFolder,
   checkPlannedPaths,
   collisionKey,
   duplicatePathRefusal,
   escapeRefusal,
   gitRefusal,
+  kilnOwnFileIn,
+  kilnOwnFileRefusal,
   normalizeRelativePath,
   type PlannedFile,
   planStatuses,
@@ -47,6 +50,12 @@ export interface WriteGroup {
   project?: string;
   /** Overrides the run's `force` for this group: kiln.lock is kiln's own and always rewritten. */
   force?: boolean;
+  /**
+   * kiln's own kiln.toml or kiln.lock, written by kiln itself (init, setup, add, update,
+   * remove): checked by the core's checkKilnOwnWrites instead of the rendered files' rules,
+   * which refuse these names to every item, preset and output folder.
+   */
+  kilnOwn?: boolean;
   /** Bookkeeping written with the run but not listed in its report (kiln.lock). */
   quiet?: boolean;
 }
@@ -374,9 +383,13 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
   const resolved: ResolvedGroup[] = [];
   const hits: ExecPathHit[] = [];
   for (const group of groups) {
-    checkPlannedPaths(group.files);
+    if (group.kilnOwn === true) checkKilnOwnWrites(group.files);
+    else checkPlannedPaths(group.files);
     const display = displayFrom(options.cwd, group.root);
     const rootShown = displayPath(options.cwd, group.root, ".");
+    // a target folder typed as `--into kiln.lock` is no place for files either
+    const rootOwn = group.kilnOwn === true ? undefined : kilnOwnFileIn(rootShown);
+    if (rootOwn !== undefined) throw kilnOwnFileRefusal(rootShown, rootOwn, true);
     const disk = new DiskView();
     let rootReal: string;
     let projectReal: string;
@@ -425,8 +438,11 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
       // as written (output folder and path) and as it really is (links resolved), both seen
       // from the project folder
       const text = folder === "" ? file.path : normalizeRelativePath(`${folder}/${file.path}`);
-      const rule =
-        execPathRuleFor(text) ?? execPathRuleFor(fromProject(projectReal, result.destination));
+      const real = fromProject(projectReal, result.destination);
+      // a link inside the target (`app.yaml -> kiln.toml`) must not lead to kiln's own files
+      const ownReal = group.kilnOwn === true ? undefined : kilnOwnFileIn(real);
+      if (ownReal !== undefined) throw kilnOwnFileRefusal(shown, ownReal);
+      const rule = execPathRuleFor(text) ?? execPathRuleFor(real);
       if (rule !== undefined) {
         rules.set(file.path, rule);
         hits.push({ shown, rule });

@@ -94,6 +94,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
         project: cwd,
         force: true,
         quiet: true,
+        kilnOwn: true,
       },
     ],
     { force: flag(parsed, "force"), cwd, allowExecPaths: flag(parsed, "allow-exec-paths") },

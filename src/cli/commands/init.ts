@@ -62,7 +62,13 @@ export async function run(argv: string[], output: Output): Promise<number> {
     );
   }
   const steps = planRun(
-    [{ root: cwd, files: [{ path: PROJECT_FILE, content: serializeProjectConfig(config) }] }],
+    [
+      {
+        root: cwd,
+        files: [{ path: PROJECT_FILE, content: serializeProjectConfig(config) }],
+        kilnOwn: true,
+      },
+    ],
     { force: flag(parsed, "force"), cwd },
   );
   commit(steps);

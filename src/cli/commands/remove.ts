@@ -57,6 +57,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
         project: cwd,
         force: true,
         quiet: true,
+        kilnOwn: true,
       },
     ],
     { force: true, cwd },

@@ -89,12 +89,13 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const steps = planRun(
     [
       { root: resolve(cwd, outputDir), files: layout.files, project: cwd },
-      { root: cwd, files: layout.rootFiles, project: cwd },
+      { root: cwd, files: layout.rootFiles, project: cwd, kilnOwn: true },
       {
         root: cwd,
         files: [{ path: LOCK_FILE, content: serializeLock(lock) }],
         project: cwd,
         quiet: true,
+        kilnOwn: true,
       },
     ],
     { force, cwd, allowExecPaths: flag(parsed, "allow-exec-paths"), unchangedWithoutForce: true },

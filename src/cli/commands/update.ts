@@ -6,6 +6,7 @@
 // written in one all-or-nothing run; a conflict stops the run before anything is written,
 // unless --conflicts=markers or --ours/--theirs says how to settle it.
 import { KilnError } from "../../core/errors.ts";
+import { checkPlannedPaths } from "../../core/plan.ts";
 import type { FileOutcome } from "../../core/project/lifecycle.ts";
 import { LOCK_FILE, type Lock, serializeLock } from "../../core/project/lock.ts";
 import type { ConflictResolution } from "../../core/project/merge.ts";
@@ -164,6 +165,9 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const project = readLockedProject(cwd);
   checkRename(project.lock, names, changes);
   const updates = await planUpdates(project, names, { resolution, changes });
+  // every path the new renders give, also one that is only recorded and not written (a path
+  // that moved onto a file already there): the rules of a write, kiln's own files among them
+  for (const update of updates) checkPlannedPaths(update.files);
   const outcomes = updates.flatMap((update) => update.outcomes);
   const conflicted = outcomes.filter((outcome) => outcome.action === "conflict");
   if (conflicted.length > 0 && resolution === "stop") throw conflictError(conflicted);
@@ -198,6 +202,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
       project: cwd,
       force: true,
       quiet: true,
+      kilnOwn: true,
     },
   ];
   const steps = planRun(groups, {
