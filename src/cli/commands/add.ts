@@ -13,6 +13,7 @@ import {
 import { flag, stringOption, UsageError } from "../args.ts";
 import { ADD } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
+import { rollBackInterruptedRun } from "../journal.ts";
 import { lockEntry, readLock } from "../lock-file.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
@@ -53,6 +54,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const labels = labelValues(parsed);
 
   const cwd = process.cwd();
+  // a run killed part-way here is rolled back before anything is planned (journal.ts)
+  rollBackInterruptedRun(cwd, output);
   const project = readProject(cwd);
   if (!isFolderInsideProject(project.outputDir)) {
     throw projectFileError(

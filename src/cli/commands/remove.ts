@@ -7,6 +7,7 @@ import { sha256Hex } from "../../core/lock-codec.ts";
 import { LOCK_FILE, serializeLock, withoutComponents } from "../../core/project/lock.ts";
 import { flag } from "../args.ts";
 import { REMOVE } from "../command-list.ts";
+import { rollBackInterruptedRun } from "../journal.ts";
 import { diskReader, readLockedProject, selectComponents } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
@@ -28,6 +29,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed, args } = parseCommand(argv, REMOVE);
   const [name] = args as [string];
   const cwd = process.cwd();
+  // a run killed part-way here is rolled back before anything is planned (journal.ts)
+  rollBackInterruptedRun(cwd, output);
   const project = readLockedProject(cwd);
   const selected = selectComponents(project.lock, [name]);
   const disk = diskReader(cwd);

@@ -12,6 +12,7 @@ import { setupLock } from "../../core/project/lock-entry.ts";
 import { presetConfig, presetRenderSettings } from "../../core/project/preset.ts";
 import { flag } from "../args.ts";
 import { SETUP } from "../command-list.ts";
+import { rollBackInterruptedRun } from "../journal.ts";
 import { itemRecord } from "../lock-file.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
@@ -48,6 +49,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const force = flag(parsed, "force");
   const dryRun = flag(parsed, "dry-run");
   const cwd = process.cwd();
+  // a run killed part-way here is rolled back before anything is planned (journal.ts)
+  rollBackInterruptedRun(cwd, output);
   // the cheapest refusal first, before rendering: an existing project is not set up again by
   // accident - unless its kiln.toml is exactly what this preset gives (setup again is idempotent)
   if (!force) {

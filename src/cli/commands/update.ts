@@ -13,6 +13,7 @@ import type { ConflictResolution } from "../../core/project/merge.ts";
 import { flag, type Parsed, stringOption, UsageError } from "../args.ts";
 import { UPDATE } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
+import { rollBackInterruptedRun } from "../journal.ts";
 import {
   type Changes,
   type ComponentUpdate,
@@ -162,6 +163,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const resolution = resolutionOf(parsed);
   const changes = changesOf(parsed, names);
   const cwd = process.cwd();
+  // a run killed part-way here is rolled back before anything is planned (journal.ts)
+  rollBackInterruptedRun(cwd, output);
   const project = readLockedProject(cwd);
   checkRename(project.lock, names, changes);
   const updates = await planUpdates(project, names, { resolution, changes });
