@@ -182,10 +182,11 @@ function writeExclusive(path: string, bytes: string | Buffer): void {
 
 /**
  * Writes the journal into `dir` (atomically), or returns undefined when it is not written: a
- * folder kiln cannot write to, a file outside `dir`, or more than MAX_JOURNAL_BYTES. The run
- * then goes on with its in-process undo alone. Files under EXEC_PATH_RULES (written only with
- * --allow-exec-paths) are left out, since a replay refuses them: a run killed part-way leaves
- * them as it wrote them. Throws when a journal is already there (another run, in this folder).
+ * folder kiln cannot write to, a file outside `dir`, a file over MAX_WRITTEN_BYTES, or more
+ * than MAX_JOURNAL_BYTES in all. The run then goes on with its in-process undo alone. Files a
+ * replay refuses - places other tools run as code (written only with --allow-exec-paths), or
+ * in `.hg` - are left out of it: a run killed part-way leaves them as it wrote them. Throws
+ * when a journal is already there (another run is writing in this folder).
  */
 export function writeJournal(
   dir: string,
@@ -207,11 +208,12 @@ export function writeJournal(
   for (const change of changes) {
     const entryPath = below(dirReal, change.destination);
     if (entryPath === undefined) return undefined;
-    if (entryProblem(entryPath) !== undefined) {
-      if (execPathRuleFor(entryPath) !== undefined) continue;
+    // a file a replay would refuse (a place other tools run as code) is left out of it
+    if (entryProblem(entryPath) !== undefined) continue;
+    const { original, content } = change;
+    if (content !== undefined && Buffer.byteLength(content, "utf8") > MAX_WRITTEN_BYTES) {
       return undefined;
     }
-    const { original, content } = change;
     entries.push({
       path: entryPath,
       before:
@@ -481,7 +483,7 @@ function hashOfSize(path: string, size: number): string | undefined {
 /** What a replay does to one file. */
 type Step =
   | { kind: "none" }
-  | { kind: "restore"; path: string; bytes: Buffer; mode: number }
+  | { kind: "restore"; path: string; prior: PriorFile }
   | { kind: "delete"; path: string };
 
 /**
@@ -490,12 +492,7 @@ type Step =
  * the run created). A third state means the file is not the one the run changed - someone
  * edited it since, or the journal was not written by this run - and refuses the journal.
  */
-function planEntry(
-  dirReal: string,
-  entry: JournalEntry,
-  index: number,
-  bytes: Buffer | undefined,
-): Step | string {
+function planEntry(dirReal: string, entry: JournalEntry, index: number): Step | string {
   const shown = `entries[${index}].path ${quoted(entry.path)}`;
   const found = lookUp(dirReal, entry.path);
   if ("problem" in found) return `${shown} ${found.problem}`;
@@ -509,13 +506,13 @@ function planEntry(
       if (parent !== "." && !lookUpFolder(dirReal, parent)) {
         return `${shown} was removed and its folder is gone`;
       }
-      return { kind: "restore", path: target, bytes: bytes as Buffer, mode: before.mode };
+      return { kind: "restore", path: target, prior: before };
     }
     return `${shown} is gone: the run never removes it`;
   }
   if (!found.stats.isFile()) return `${shown} is not a regular file`;
   const sizes = new Set<number>();
-  if (before !== null) sizes.add((bytes as Buffer).length);
+  if (before !== null) sizes.add(decodedLength(before.bytes));
   if (after !== null) sizes.add(after.size);
   let hash: string | undefined;
   if (sizes.has(found.stats.size)) {
@@ -529,9 +526,15 @@ function planEntry(
   if (hash !== undefined && after !== null && hash === after.sha256) {
     return before === null
       ? { kind: "delete", path: target }
-      : { kind: "restore", path: target, bytes: bytes as Buffer, mode: before.mode };
+      : { kind: "restore", path: target, prior: before };
   }
   return `${shown} holds neither its bytes from before the run nor those the run wrote`;
+}
+
+/** The length of checked base64 text once decoded. */
+function decodedLength(base64Text: string): number {
+  const padding = base64Text.endsWith("==") ? 2 : base64Text.endsWith("=") ? 1 : 0;
+  return (base64Text.length / 4) * 3 - padding;
 }
 
 function lookUpFolder(dirReal: string, path: string): boolean {
@@ -572,7 +575,6 @@ function checkJournal(dirReal: string, text: string): Replay | string {
   if (journal.pid === 0) return "pid: invalid value: integer `0`, expected a process id";
   if (journal.entries.length === 0) return "it lists no file";
   const seen = new Set<string>();
-  const priors: (Buffer | undefined)[] = [];
   for (const [index, entry] of journal.entries.entries()) {
     const where = `entries[${index}].path ${quoted(entry.path)}`;
     const problem = entryProblem(entry.path);
@@ -582,11 +584,11 @@ function checkJournal(dirReal: string, text: string): Replay | string {
     if (entry.before === null && entry.after === null) {
       return `entries[${index}] neither had a file before the run nor writes one`;
     }
-    const bytes = entry.before === null ? undefined : Buffer.from(entry.before.bytes, "base64");
-    if (entry.before !== null && sha256(bytes as Buffer) !== entry.before.sha256) {
+    // decoded one at a time and let go: a replay decodes each again when it restores it
+    const before = entry.before;
+    if (before !== null && sha256(Buffer.from(before.bytes, "base64")) !== before.sha256) {
       return `entries[${index}].before.sha256 is not the sha256 of its bytes`;
     }
-    priors.push(bytes);
   }
   for (const [index, folder] of journal.folders.entries()) {
     const problem = folderProblem(folder);
@@ -599,7 +601,7 @@ function checkJournal(dirReal: string, text: string): Replay | string {
   }
   const steps: Step[] = [];
   for (const [index, entry] of journal.entries.entries()) {
-    const step = planEntry(dirReal, entry, index, priors[index]);
+    const step = planEntry(dirReal, entry, index);
     if (typeof step === "string") return step;
     steps.push(step);
   }
@@ -676,13 +678,13 @@ function removeTemporaries(journal: Journal, dirReal: string): void {
 }
 
 /** Puts the bytes back atomically, with their mode, through a temporary file of our own. */
-function restoreFile(step: { path: string; bytes: Buffer; mode: number }, pid: number): void {
-  const name = basename(step.path);
+function restoreFile(path: string, prior: PriorFile, pid: number): void {
+  const name = basename(path);
   const stem = Buffer.byteLength(name) <= 200 ? name : "long-name";
-  const temporary = join(dirname(step.path), `.${stem}.kiln-${pid}-restore.tmp`);
-  writeExclusive(temporary, step.bytes);
-  chmodSync(temporary, step.mode);
-  renameSync(temporary, step.path);
+  const temporary = join(dirname(path), `.${stem}.kiln-${pid}-restore.tmp`);
+  writeExclusive(temporary, Buffer.from(prior.bytes, "base64"));
+  chmodSync(temporary, prior.mode);
+  renameSync(temporary, path);
 }
 
 function replay(dirReal: string, shownFolder: string, checked: Replay): void {
@@ -693,7 +695,7 @@ function replay(dirReal: string, shownFolder: string, checked: Replay): void {
     if (step.kind === "none") continue;
     try {
       if (step.kind === "delete") unlinkSync(step.path);
-      else restoreFile(step, journal.pid);
+      else restoreFile(step.path, step.prior, journal.pid);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).name;
       throw new KilnError(

@@ -352,6 +352,25 @@ describe("a planted journal is refused whole, and nothing is written or deleted"
     );
   });
 
+  it("apply --into a folder holding a planted journal names it there", () => {
+    const { dir } = scene();
+    writingCommands(dir);
+    mkdirSync(join(dir, "deploy"));
+    writeFileSync(
+      join(dir, "deploy", JOURNAL),
+      JSON.stringify(journalOf([entry("../notes.txt", "pwned\n", "the user's notes\n")])),
+    );
+    const inside = snapshot(dir);
+    const result = run(["apply", "run.preset.json", "--into", "deploy"], dir);
+    assert.equal(result.status, 1);
+    assert.equal(
+      result.stderr.split("\n")[0],
+      `error: deploy/${JOURNAL} is not a journal this kiln wrote for \`deploy\` (entries[0].path "../notes.txt" leads out of the folder (\`..\`)) - nothing was restored; inspect it and delete it (rm deploy/${JOURNAL}) to go on`,
+    );
+    assert.deepEqual(snapshot(dir), inside);
+    assert.equal(readFileSync(join(dir, "notes.txt"), "utf8"), "the user's notes\n");
+  });
+
   it("every writing command refuses it", () => {
     const { dir, outside } = scene();
     const commands = writingCommands(dir);

@@ -37,11 +37,11 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const cwd = process.cwd();
   const root = resolve(cwd, into ?? ".");
   // the journal of this run goes where every file it writes is below it: the working folder,
-  // or the --into folder when that is elsewhere. A run killed part-way in either is rolled
-  // back before anything is planned (journal.ts)
+  // or the --into folder when that is elsewhere. A run killed part-way in either (or in the
+  // --into folder by a kiln run there) is rolled back before anything is planned (journal.ts)
   const journalDir = isBelow(cwd, root) ? cwd : root;
   rollBackInterruptedRun(cwd, output);
-  if (journalDir !== cwd) rollBackInterruptedRun(root, output);
+  if (relative(cwd, root) !== "") rollBackInterruptedRun(root, output);
   const { preset, files } = await renderWholePreset(reference, cwd);
   const steps = planRun([{ root, files }], {
     force: flag(parsed, "force"),
