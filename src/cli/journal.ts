@@ -233,8 +233,9 @@ export function writeJournal(
   const folderPaths: string[] = [];
   for (const folder of folders) {
     const folderPath = below(dirReal, folder);
-    if (folderPath === undefined || folderProblem(folderPath) !== undefined) return undefined;
-    folderPaths.push(folderPath);
+    if (folderPath === undefined) return undefined;
+    // a folder a replay would refuse is left for the user to remove (as its files are)
+    if (folderProblem(folderPath) === undefined) folderPaths.push(folderPath);
   }
   if (entries.length === 0) return undefined;
   const journal: Journal = {
