@@ -316,6 +316,12 @@ describe("a planted journal is refused whole, and nothing is written or deleted"
         journalOf([{ ...entry("a.txt", "x"), before: { sha256: "x", mode: 420, bytes: "eA==" } }]),
         /before\.sha256: not a sha256/,
       ],
+      [
+        journalOf([
+          { ...entry("a.txt", "x"), before: { sha256: sha256("x"), mode: 420, bytes: "e=A=" } },
+        ]),
+        "entries[0].before.bytes: not base64",
+      ],
       [journalOf([entry("", "x")]), 'entries[0].path "" is empty'],
       [journalOf([entry("k8s//a.txt", "x")]), /has an empty or `\.` segment$/],
       [journalOf([entry("k8s\\a.txt", "x")]), /holds a backslash$/],
@@ -479,6 +485,15 @@ describe("a genuine interrupted run still rolls back", () => {
       "the temporaries (links) are gone, not written through",
     );
     assert.deepEqual(snapshot(outside), canary);
+  });
+
+  it("a large prior file (24 MiB, 32 MiB as base64) is checked and restored", () => {
+    const { dir } = scene();
+    const large = "0123456789abcdef".repeat(24 * 65536);
+    plant(dir, journalOf([entry("k8s/app.yaml", large, "kind: Deployment\n")]));
+    const result = kiln(["init", "--force"], dir);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(readFileSync(join(dir, "k8s/app.yaml"), "utf8") === large, true);
   });
 
   it("a run with --allow-exec-paths: exec files stay out of the journal, the rest rolls back", () => {
