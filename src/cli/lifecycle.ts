@@ -5,6 +5,7 @@
 // (src/core/project/lifecycle.ts).
 import { type Dirent, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { LOCK_FILE } from "../core/config.ts";
 import type { RenderInput } from "../core/context.ts";
 import { KilnError } from "../core/errors.ts";
 import { checkOutputFolder } from "../core/plan.ts";
@@ -17,7 +18,7 @@ import {
   type RecordedFile,
   updateFiles,
 } from "../core/project/lifecycle.ts";
-import { LOCK_FILE, type Lock, type LockedComponent } from "../core/project/lock.ts";
+import type { Lock, LockedComponent } from "../core/project/lock.ts";
 import type { ConflictResolution } from "../core/project/merge.ts";
 import { type ComponentRender, renderCollectingErrors } from "../core/project/render-components.ts";
 import { versionControlFolderOf, versionControlSegmentIn } from "../core/sensitive-paths.ts";

@@ -3,6 +3,7 @@
 // bytes, which the dashboard's zip gives too) is the core's (src/core/project/lock-entry.ts);
 // the format is src/core/project/lock.ts.
 import { join } from "node:path";
+import { LOCK_FILE } from "../core/config.ts";
 import type { RenderInput } from "../core/context.ts";
 import type { RegistryItem } from "../core/item.ts";
 import { referenceOf } from "../core/item.ts";
@@ -10,7 +11,6 @@ import { decodeBaseText, NODE_LOCK_CODEC, sha256Hex } from "../core/lock-codec.t
 import type { PlannedFile } from "../core/plan.ts";
 import type { RecordedBase } from "../core/project/lifecycle.ts";
 import {
-  LOCK_FILE,
   type Lock,
   type LockedComponent,
   type LockedFile,

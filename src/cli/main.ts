@@ -6,7 +6,7 @@ import { readVersion } from "../core/version.ts";
 import { isUsageError } from "./args.ts";
 import { COMMAND_LIST } from "./command-list.ts";
 import { exitCodeFor } from "./exit.ts";
-import { JOURNAL_FILE, recoverInterruptedRun } from "./journal.ts";
+import { noteInterruptedRun } from "./journal-notice.ts";
 import { Output, pendingStreams, writeFd } from "./output.ts";
 
 export interface Command {
@@ -35,6 +35,13 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   completion: () => import("./commands/completion.ts"),
 };
 
+/**
+ * Commands that only read the project, and print a note when a run was interrupted there (the
+ * files may be half-written). Never --version, --help, completion or serve: they do not look
+ * at the folder. `preset` notes it itself (with --output it writes, and rolls back instead).
+ */
+const NOTES_INTERRUPTED_RUN = new Set(["list", "presets", "render", "check", "status", "diff"]);
+
 const HELP = `kiln - render infrastructure files from templates into your project
 
 Usage: kiln <command> [options]
@@ -59,13 +66,6 @@ Run \`kiln <command> --help\` for a command's options and examples.
 
 async function main(argv: string[]): Promise<number> {
   const output = new Output();
-  // before anything else: a run killed part-way here is rolled back (src/cli/journal.ts)
-  const restored = recoverInterruptedRun(process.cwd());
-  if (restored !== undefined) {
-    output.hint(
-      `note: a kiln run in this folder was interrupted part-way - rolled back ${restored === 1 ? "the file" : `the ${restored} files`} it was changing (${JOURNAL_FILE} removed)`,
-    );
-  }
   const [name, ...rest] = argv;
   if (name === undefined) {
     // no command is a usage error: the help goes to stderr so scripts see the failure
@@ -107,6 +107,9 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  // A run killed part-way in this folder is rolled back by the next command that writes,
+  // first thing in its run (src/cli/journal.ts); commands that only read say it is there
+  if (NOTES_INTERRUPTED_RUN.has(name)) noteInterruptedRun(process.cwd(), output);
   try {
     const status = await command.run(rest, output);
     output.flush();

@@ -5,9 +5,8 @@
 // Files under the output folder that the preset does not make are listed, and are no difference:
 // a project grows beyond the preset it started from. A file on disk is read only when its path
 // passes the rules of a write (project-files.ts): a link in the tree that leads out is refused.
-import { PROJECT_FILE } from "../core/config.ts";
+import { LOCK_FILE, PROJECT_FILE } from "../core/config.ts";
 import { layoutEntries, layoutProject, pathInside } from "../core/project/layout.ts";
-import { LOCK_FILE } from "../core/project/lock.ts";
 import { presetConfig } from "../core/project/preset.ts";
 import { defaultProjectName } from "./commands/init.ts";
 import { filesBelow } from "./lifecycle.ts";

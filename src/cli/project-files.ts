@@ -6,6 +6,7 @@
 // the project, no `..` out, not absolute, no link leading out, not in `.git`, a regular file),
 // and is read through one descriptor up to the cap a write reads (MAX_VENDORED_FILE_BYTES). A
 // path that fails is refused: never opened, read or hashed, and the command says so.
+import { LOCK_FILE, PROJECT_FILE } from "../core/config.ts";
 import { isKilnError, KilnError } from "../core/errors.ts";
 import { shortPath } from "../core/plan.ts";
 import { plural } from "./report.ts";
@@ -69,7 +70,14 @@ export class ProjectFiles {
     const shown = displayPath(this.cwd, this.cwd, path);
     try {
       this.projectReal ??= realPathOf(this.cwd);
-      const { destination, stats } = resolveProjectFile(this.projectReal, path, shown, this.disk);
+      const kilnOwn = path === PROJECT_FILE || path === LOCK_FILE;
+      const { destination, stats } = resolveProjectFile(
+        this.projectReal,
+        path,
+        shown,
+        this.disk,
+        kilnOwn,
+      );
       if (stats === undefined) return { content: undefined };
       return { content: readTreeFile(destination, shown)?.toString("utf8") };
     } catch (error) {

@@ -8,7 +8,19 @@
 // cannot hold the open) and checked again through the descriptor, whose fstat is what is read.
 // At most the cap plus one block (16 KiB) is read, whatever size the file claims: anything
 // over the cap is enough to refuse it.
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+//
+// kiln's own journal is read without following links at all (lstat, then O_NOFOLLOW): kiln
+// writes it as a regular file, so a link in its place was put there by someone else.
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { KilnError } from "../core/errors.ts";
 
 /** kiln.toml is three settings; a larger one is not a kiln.toml. */
@@ -21,27 +33,49 @@ function roundUp(bytes: number): number {
 }
 
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+/** Also refuses a symbolic link as the last name (ELOOP), for files read without following. */
+const NO_FOLLOW_FLAGS = READ_FLAGS | (constants.O_NOFOLLOW ?? 0);
 
 /** The file's text, or undefined when there is nothing of that name. */
 export type ReadFileResult = string | undefined;
 
-function notRegular(label: string): KilnError {
-  return new KilnError(
-    "invalid_request",
-    `${label} is not a regular file - kiln reads it only from a regular file (not a folder, device, pipe or socket)`,
-  );
+/** Why a file was not read: the caller words it (`ReadOptions.refuse`). */
+export type ReadProblem =
+  | { kind: "link" }
+  | { kind: "not_regular" }
+  | { kind: "too_large"; maxBytes: number }
+  | { kind: "unreadable"; code: string };
+
+export interface ReadOptions {
+  /** false: a symbolic link is refused, never followed (kiln's own files). Default true. */
+  followLinks?: boolean;
+  /** The error for a file that is not read; by default the messages below, naming `label`. */
+  refuse?: (problem: ReadProblem) => KilnError;
 }
 
-function tooLarge(label: string, maxBytes: number): KilnError {
-  return new KilnError(
-    "invalid_request",
-    `${label} is larger than ${maxBytes} bytes - kiln reads it only up to that size`,
-  );
+/** The messages for kiln.toml, kiln.lock, items and presets. */
+function refusalFor(label: string): (problem: ReadProblem) => KilnError {
+  return (problem) => {
+    switch (problem.kind) {
+      case "link":
+      case "not_regular":
+        return new KilnError(
+          "invalid_request",
+          `${label} is not a regular file - kiln reads it only from a regular file (not a folder, device, pipe or socket)`,
+        );
+      case "too_large":
+        return new KilnError(
+          "invalid_request",
+          `${label} is larger than ${problem.maxBytes} bytes - kiln reads it only up to that size`,
+        );
+      case "unreadable":
+        return new KilnError("invalid_request", `could not read ${label} (${problem.code})`);
+    }
+  };
 }
 
-function unreadable(label: string, error: unknown): KilnError {
-  const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
-  return new KilnError("invalid_request", `could not read ${label} (${code})`);
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? "unknown error";
 }
 
 /**
@@ -49,8 +83,13 @@ function unreadable(label: string, error: unknown): KilnError {
  * the file in errors (never its content). A missing file is undefined, for the caller to word;
  * anything that is not a regular file, or is too large, or cannot be read, is a KilnError.
  */
-export function readRegularFile(path: string, label: string, maxBytes: number): ReadFileResult {
-  return readRegularFileBytes(path, label, maxBytes)?.toString("utf8");
+export function readRegularFile(
+  path: string,
+  label: string,
+  maxBytes: number,
+  options: ReadOptions = {},
+): ReadFileResult {
+  return readRegularFileBytes(path, label, maxBytes, options)?.toString("utf8");
 }
 
 /** `readRegularFile`'s bytes, as they are on the disk (a file kiln may have to put back). */
@@ -58,29 +97,38 @@ export function readRegularFileBytes(
   path: string,
   label: string,
   maxBytes: number,
+  options: ReadOptions = {},
 ): Buffer | undefined {
-  let stats: ReturnType<typeof statSync>;
+  const follow = options.followLinks !== false;
+  const refuse = options.refuse ?? refusalFor(label);
+  let stats: Stats | undefined;
   try {
-    stats = statSync(path, { throwIfNoEntry: false });
+    stats = follow
+      ? statSync(path, { throwIfNoEntry: false })
+      : lstatSync(path, { throwIfNoEntry: false });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOTDIR" || code === "ENAMETOOLONG") return undefined;
-    throw unreadable(label, error);
+    throw refuse({ kind: "unreadable", code: codeOf(error) });
   }
   if (stats === undefined) return undefined;
-  if (!stats.isFile()) throw notRegular(label);
+  if (stats.isSymbolicLink()) throw refuse({ kind: "link" });
+  if (!stats.isFile()) throw refuse({ kind: "not_regular" });
   let fd: number;
   try {
-    fd = openSync(path, READ_FLAGS);
+    fd = openSync(path, follow ? READ_FLAGS : NO_FOLLOW_FLAGS);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw unreadable(label, error);
+    const code = codeOf(error);
+    if (code === "ENOENT") return undefined;
+    // O_NOFOLLOW met a link swapped in since the lstat
+    if (code === "ELOOP" && !follow) throw refuse({ kind: "link" });
+    throw refuse({ kind: "unreadable", code });
   }
   try {
     // the descriptor is what is read: check it, not the path (it may have been swapped)
     const opened = fstatSync(fd);
-    if (!opened.isFile()) throw notRegular(label);
-    if (opened.size > maxBytes) throw tooLarge(label, maxBytes);
+    if (!opened.isFile()) throw refuse({ kind: "not_regular" });
+    if (opened.size > maxBytes) throw refuse({ kind: "too_large", maxBytes });
     // Buffer sizes are whole blocks (some /proc files refuse reads of odd lengths); the last
     // one reaches just past the cap.
     const limit = roundUp(maxBytes + 1);
@@ -88,7 +136,7 @@ export function readRegularFileBytes(
     let total = 0;
     for (;;) {
       if (total === buffer.length) {
-        if (total > maxBytes) throw tooLarge(label, maxBytes);
+        if (total > maxBytes) throw refuse({ kind: "too_large", maxBytes });
         const larger = Buffer.allocUnsafe(Math.min(limit, buffer.length * 2));
         buffer.copy(larger, 0, 0, total);
         buffer = larger;
@@ -97,11 +145,11 @@ export function readRegularFileBytes(
       if (read === 0) break;
       total += read;
     }
-    if (total > maxBytes) throw tooLarge(label, maxBytes);
+    if (total > maxBytes) throw refuse({ kind: "too_large", maxBytes });
     return buffer.subarray(0, total);
   } catch (error) {
     if (error instanceof KilnError) throw error;
-    throw unreadable(label, error);
+    throw refuse({ kind: "unreadable", code: codeOf(error) });
   } finally {
     closeSync(fd);
   }

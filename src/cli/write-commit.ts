@@ -15,7 +15,7 @@ import {
 import { basename, dirname, join, relative } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import { shortPath } from "../core/plan.ts";
-import { missingFolders, removeJournal, writeJournal } from "./journal.ts";
+import { type JournalChange, missingFolders, removeJournal, writeJournal } from "./journal.ts";
 import { errorCode, type RemoveStep, reasonFor, type Step } from "./write-plan.ts";
 
 /** What the run did, to undo it in reverse order. */
@@ -116,7 +116,8 @@ function failed(display: string, error: unknown, journal: Undo[], verb: string):
 /**
  * Writes the steps in order, then removes `removals`. On any failure everything already
  * written or removed is undone and a KilnError says which file failed and why; the tree is as
- * it was before the run.
+ * it was before the run. The journal goes into `journalDir`: the folder kiln runs in, or
+ * apply's `--into` folder when that is outside it (every journalled path is below it).
  */
 export function commit(
   steps: readonly Step[],
@@ -125,25 +126,26 @@ export function commit(
 ): void {
   const journal: Undo[] = [];
   const folders = new Set<string>();
-  // the journal on disk, for a run killed part-way (journal.ts): the next kiln command rolls
-  // it back. Written before the first write, removed after the last (or after the undo)
+  // the journal on disk, for a run killed part-way (journal.ts): the next kiln command that
+  // writes rolls it back. Written before the first write, removed after the last (or after
+  // the undo). Each file with its bytes before the run and a hash of what the run writes, so
+  // a replay touches a file only in a state this run can have left it in
   const changing = steps.filter((step) => step.status !== "unchanged");
-  const entries = [
+  const changes: JournalChange[] = [
     ...changing.map((step) => ({
-      path: step.destination,
-      original: step.original?.bytes.toString("base64"),
-      mode: step.original?.mode,
+      destination: step.destination,
+      original: step.original,
+      content: step.content,
     })),
     ...removals.map((removal) => ({
-      path: removal.destination,
-      original: removal.original.bytes.toString("base64"),
-      mode: removal.original.mode,
+      destination: removal.destination,
+      original: removal.original,
     })),
   ];
   const journalPath =
-    entries.length === 0
+    changes.length === 0
       ? undefined
-      : writeJournal(journalDir, entries, missingFolders(changing.map((step) => step.destination)));
+      : writeJournal(journalDir, changes, missingFolders(changing.map((step) => step.destination)));
   const crashAfter = Number(process.env.KILN_TEST_CRASH_AFTER_WRITES ?? Number.NaN);
   let written = 0;
   // While writing, SIGINT/SIGTERM must not kill the process between two files. The writes are

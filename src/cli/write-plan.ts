@@ -13,12 +13,15 @@ import { lstatSync, readlinkSync, realpathSync, type Stats, statSync } from "nod
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import {
+  checkKilnOwnWrites,
   checkOutputFolder,
   checkPlannedPaths,
   checkRenderedPath,
   collisionKey,
   duplicatePathRefusal,
   escapeRefusal,
+  kilnOwnFileIn,
+  kilnOwnFileRefusal,
   normalizeRelativePath,
   type PlannedFile,
   planStatuses,
@@ -50,6 +53,12 @@ export interface WriteGroup {
   project?: string;
   /** Overrides the run's `force` for this group: kiln.lock is kiln's own and always rewritten. */
   force?: boolean;
+  /**
+   * kiln's own kiln.toml or kiln.lock, written by kiln itself (init, setup, add, update,
+   * remove): checked by the core's checkKilnOwnWrites instead of the rendered files' rules,
+   * which refuse these names to every item, preset and output folder.
+   */
+  kilnOwn?: boolean;
   /** Bookkeeping written with the run but not listed in its report (kiln.lock). */
   quiet?: boolean;
 }
@@ -366,17 +375,22 @@ function checkOnDisk(rootReal: string, path: string, shown: string, disk: DiskVi
 /**
  * Every rule of a write for one file of the project (`path` from the project's real path
  * `projectReal`, as kiln.lock records it): the rules of a rendered path (absolute, `..`, NUL,
- * names, a folder's name, `.git` and `.hg`), then those on the disk (checkOnDisk). A file kiln reads back
- * from the tree passes exactly these before it is opened, as a file it writes or removes does:
- * a path kiln.lock or a new render gives is a stranger's as much as a path it writes.
+ * names, a folder's name, `.git` and `.hg`, kiln's own files), then those on the disk
+ * (checkOnDisk). A file kiln reads back from the tree passes exactly these before it is opened,
+ * as a file it writes or removes does: a path kiln.lock or a new render gives is a stranger's as
+ * much as a path it writes. kiln's own files at the root (kiln.toml, kiln.lock) are read by kiln
+ * itself (`kiln diff <preset>` compares kiln.toml): `kilnOwn` takes exactly those, as kiln's own
+ * writes do.
  */
 export function resolveProjectFile(
   projectReal: string,
   path: string,
   shown: string,
   disk: DiskView = new DiskView(),
+  kilnOwn = false,
 ): Destination {
-  checkRenderedPath(path);
+  if (kilnOwn) checkKilnOwnWrites([{ path, content: "" }]);
+  else checkRenderedPath(path);
   return checkOnDisk(projectReal, path, shown, disk);
 }
 
@@ -440,9 +454,13 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
   const resolved: ResolvedGroup[] = [];
   const hits: ExecPathHit[] = [];
   for (const group of groups) {
-    checkPlannedPaths(group.files);
+    if (group.kilnOwn === true) checkKilnOwnWrites(group.files);
+    else checkPlannedPaths(group.files);
     const display = displayFrom(options.cwd, group.root);
     const rootShown = displayPath(options.cwd, group.root, ".");
+    // a target folder typed as `--into kiln.lock` is no place for files either
+    const rootOwn = group.kilnOwn === true ? undefined : kilnOwnFileIn(rootShown);
+    if (rootOwn !== undefined) throw kilnOwnFileRefusal(rootShown, rootOwn, true);
     const disk = new DiskView();
     let rootReal: string;
     let projectReal: string;
@@ -480,8 +498,11 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
       // as written (output folder and path) and as it really is (links resolved), both seen
       // from the project folder
       const text = folder === "" ? file.path : normalizeRelativePath(`${folder}/${file.path}`);
-      const rule =
-        execPathRuleFor(text) ?? execPathRuleFor(fromProject(projectReal, result.destination));
+      const real = fromProject(projectReal, result.destination);
+      // a link inside the target (`app.yaml -> kiln.toml`) must not lead to kiln's own files
+      const ownReal = group.kilnOwn === true ? undefined : kilnOwnFileIn(real);
+      if (ownReal !== undefined) throw kilnOwnFileRefusal(shown, ownReal);
+      const rule = execPathRuleFor(text) ?? execPathRuleFor(real);
       if (rule !== undefined) {
         rules.set(file.path, rule);
         hits.push({ shown, rule });

@@ -1,8 +1,10 @@
 // Write planning: the spec's path rules as pure functions. The CLI asks the plan before it
 // writes anything; the plan never touches the disk itself (the caller passes what exists).
 // No node:path here: the dashboard's browser build applies the same rules to its zip.
+import { JOURNAL_FILE, LOCK_FILE, PROJECT_FILE } from "./config.ts";
 import { KilnError } from "./errors.ts";
 import {
+  canonicalSegment,
   foldSegment,
   pathSegments,
   versionControlFolderOf,
@@ -174,10 +176,83 @@ export function versionControlRefusal(shown: string, segment: string, into = fal
 }
 
 /**
+ * The files kiln keeps for itself. `kiln.toml` says where files go, `kiln.lock` which files
+ * `update` and `remove` rewrite or delete, and `.kiln-journal.json` which files the next
+ * writing command restores or deletes: a stranger's item, preset or zip that wrote one, at any
+ * depth (`sub/` becomes a project of its own, `apply --into deploy` makes `deploy` one), would
+ * steer kiln's next run there. Only kiln writes them, as its own group (`checkKilnOwnWrites`).
+ */
+export const KILN_OWN_FILES = [PROJECT_FILE, LOCK_FILE, JOURNAL_FILE] as const;
+
+/**
+ * NTFS short (8.3) names of kiln's own files (`KILN~1.TOM`, `KILN~1.LOC`, `KILN-J~1.JSO`):
+ * Windows opens the long-named file through them, as it opens `.git` through `git~1`.
+ */
+const KILN_OWN_SHORT_NAMES: readonly (readonly [RegExp, string])[] = [
+  [/^kiln~[1-9][0-9]*\.tom$/, PROJECT_FILE],
+  [/^kiln~[1-9][0-9]*\.loc$/, LOCK_FILE],
+  [/^kiln-j~[1-9][0-9]*\.jso$/, JOURNAL_FILE],
+];
+
+/**
+ * Which of kiln's own files one name is, read the way the `.git` rule reads names (any letter
+ * case, NTFS trailing dots, spaces and `:` streams, HFS+ ignorable code points, short names).
+ */
+export function kilnOwnFileNamed(segment: string): string | undefined {
+  const name = canonicalSegment(segment);
+  const own = KILN_OWN_FILES.find((file) => file === name);
+  return own ?? KILN_OWN_SHORT_NAMES.find(([pattern]) => pattern.test(name))?.[1];
+}
+
+/** A segment of a path that is one of kiln's own files, and which one. */
+export interface KilnOwnFileHit {
+  /** The segment as written. */
+  segment: string;
+  /** The file it reads as: `kiln.toml`, `kiln.lock` or `.kiln-journal.json`. */
+  file: string;
+}
+
+/** The first segment of `path` that names one of kiln's own files, or undefined. */
+export function kilnOwnFileIn(path: string): KilnOwnFileHit | undefined {
+  // printable ASCII holds no ignorable code point: without `kiln` in it, no segment is one
+  if (PLAIN_ASCII.test(path) && !/kiln/i.test(path)) return undefined;
+  for (const segment of pathSegments(path)) {
+    const file = kilnOwnFileNamed(segment);
+    if (file !== undefined) return { segment, file };
+  }
+  return undefined;
+}
+
+/** The refusal of a rendered path or output folder that names one of kiln's own files. */
+export function kilnOwnFileRefusal(shown: string, hit: KilnOwnFileHit, into = false): KilnError {
+  return new KilnError(
+    "invalid_request",
+    `refusing to write ${into ? "into " : ""}\`${shortPath(shown)}\` - \`${shortPath(hit.segment)}\` is a file kiln keeps for itself (${hit.file}); an item or preset cannot write it`,
+    `${KILN_OWN_FILES.join(", ")} are written by kiln alone, in any folder and any spelling: the journal names files for the next kiln command to restore or delete, the lock files to remove, kiln.toml where files go - rename that file or folder in the item or preset; nothing was written`,
+  );
+}
+
+/**
+ * kiln's own writes of kiln.toml and kiln.lock (init, setup, add, update, remove), which the
+ * rendered files' rules refuse: only those two names, each at the top of its group's folder.
+ * Anything else in such a group is a mistake in kiln, not in a preset.
+ */
+export function checkKilnOwnWrites(files: readonly PlannedFile[]): void {
+  for (const file of files) {
+    if (file.path !== PROJECT_FILE && file.path !== LOCK_FILE) {
+      throw new KilnError(
+        "internal",
+        `\`${shortPath(file.path)}\` was written as one of kiln's own files - only ${PROJECT_FILE} and ${LOCK_FILE} are`,
+      );
+    }
+  }
+}
+
+/**
  * Every rule for one rendered path, in order: a NUL byte, an empty path, the spec's absolute and
  * escape rules, names and paths too long for file systems, a path that names a folder (ending
- * in `/` or `\`, `.`, `a/..`) instead of a file, and anything in `.git` or `.hg` (in any
- * spelling).
+ * in `/` or `\`, `.`, `a/..`) instead of a file, anything in `.git` or `.hg` (in any
+ * spelling), and kiln's own files (`kiln.toml`, `kiln.lock`, `.kiln-journal.json`) at any depth.
  */
 export function checkRenderedPath(path: string): void {
   if (path === "") {
@@ -198,11 +273,14 @@ export function checkRenderedPath(path: string): void {
   }
   const versionControl = versionControlSegmentIn(path);
   if (versionControl !== undefined) throw versionControlRefusal(path, versionControl);
+  const own = kilnOwnFileIn(path);
+  if (own !== undefined) throw kilnOwnFileRefusal(path, own);
 }
 
 /**
  * An output folder from kiln.toml or a preset: the spec's absolute and escape rules (the same
- * messages as for a file), a NUL byte or a name too long, and `.git` or `.hg` in any spelling.
+ * messages as for a file), a NUL byte or a name too long, `.git` or `.hg` in any spelling, and
+ * a folder named as one of kiln's own files.
  */
 export function checkOutputFolder(dir: string): void {
   checkNoNul(dir, "into ");
@@ -210,6 +288,8 @@ export function checkOutputFolder(dir: string): void {
   checkLength(dir, "into ");
   const versionControl = versionControlSegmentIn(dir);
   if (versionControl !== undefined) throw versionControlRefusal(dir, versionControl, true);
+  const own = kilnOwnFileIn(dir);
+  if (own !== undefined) throw kilnOwnFileRefusal(dir, own, true);
 }
 
 /**

@@ -736,11 +736,11 @@ describe("5. rendered paths that name no file are clear errors", () => {
       ["add", "./twice.json", "--name", "x"],
       "two files rendered to the same path: `X.yaml`",
     );
-    // setup's own kiln.toml counts too
+    // setup's own kiln.toml in another spelling: refused as one of kiln's own files
     refused(
       dir,
       ["setup", presetOf(dir, ["KILN.TOML"], { outputDir: "." })],
-      "two files rendered to the same path: `kiln.toml`",
+      "refusing to write `KILN.TOML` - `KILN.TOML` is a file kiln keeps for itself (kiln.toml); an item or preset cannot write it",
     );
   });
 });

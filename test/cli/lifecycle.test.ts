@@ -586,7 +586,7 @@ describe("kiln preset export", () => {
 });
 
 describe("a run killed part-way (SIGKILL)", () => {
-  it("the next kiln command rolls back the update before doing anything else", () => {
+  it("the next kiln command that writes rolls back the update before doing anything else", () => {
     const dir = project();
     changeItem(dir, "a {{ title }}\nx\ny\nz\n", "a/{{ name }}.md");
     assert.equal(kiln(["add", "items/note.json", "--name", "one"], dir).status, 0);
@@ -599,11 +599,20 @@ describe("a run killed part-way (SIGKILL)", () => {
     assert.equal(killed.status, null);
     assert.notEqual(treeHash(dir), before);
     assert.ok(tree(dir)[".kiln-journal.json"]);
-    const next = kiln(["status"], dir);
-    assert.equal(next.status, 0, next.stderr);
+    // a command that only reads says so, and replays nothing
+    const killedTree = treeHash(dir);
+    const status = kiln(["status"], dir);
+    assert.match(
+      status.stderr,
+      /^note: a kiln run in this folder was interrupted part-way \(\.kiln-journal\.json is here\) - its files may be half-written until a command that writes \(kiln add, apply, init, remove, setup or update\) rolls it back\n/,
+    );
+    assert.equal(treeHash(dir), killedTree);
+    // a command that writes rolls it back first, before it plans (here: then fails)
+    const next = kiln(["update", "nosuch"], dir);
+    assert.equal(next.status, 1, next.stderr);
     assert.match(
       next.stderr,
-      /^note: a kiln run in this folder was interrupted part-way - rolled back the 3 files it was changing \(\.kiln-journal\.json removed\)\n$/,
+      /^note: a kiln run in this folder was interrupted part-way - rolled back the 3 files it was changing \(\.kiln-journal\.json removed\)\nerror: no component named `nosuch`/,
     );
     assert.equal(treeHash(dir), before);
     // and the update then goes through
@@ -618,7 +627,10 @@ describe("a run killed part-way (SIGKILL)", () => {
     const before = treeHash(dir);
     const killed = kiln(["setup", "k8s-web-app"], dir, { KILN_TEST_CRASH_AFTER_WRITES: "3" });
     assert.equal(killed.status, null);
+    const killedTree = treeHash(dir);
     assert.equal(kiln(["presets"], dir).status, 0);
+    assert.equal(treeHash(dir), killedTree, "a command that only reads replays nothing");
+    assert.equal(kiln(["setup", "k8s-web-app", "--dry-run"], dir).status, 0);
     assert.equal(treeHash(dir), before);
   });
 });

@@ -77,7 +77,12 @@ describe("rule 2: two files of one run render to the same path", () => {
   it("setup refuses a file that would land on its own kiln.toml", () => {
     const dir = tempDir();
     const preset = presetOf(dir, [["a.json", ["kiln.toml"]]], { outputDir: "." });
-    refused(dir, ["setup", preset], "two files rendered to the same path: `kiln.toml`");
+    // refused as one of kiln's own files before it could meet setup's own kiln.toml
+    refused(
+      dir,
+      ["setup", preset],
+      "refusing to write `kiln.toml` - `kiln.toml` is a file kiln keeps for itself (kiln.toml); an item or preset cannot write it",
+    );
   });
 });
 

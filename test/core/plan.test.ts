@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { KilnError } from "../../src/core/errors.ts";
 import {
+  checkKilnOwnWrites,
   checkNoDuplicatePaths,
   checkOutputFolder,
   checkPathStaysInside,
@@ -9,6 +10,7 @@ import {
   collisionKey,
   escapesTarget,
   isAbsolutePath,
+  kilnOwnFileIn,
   normalizeRelativePath,
   planWrites,
   utf8Length,
@@ -487,5 +489,82 @@ describe("paths that collide on macOS and Windows", () => {
       message(() => checkNoDuplicatePaths([file("X.txt"), file("other"), file("x.txt")])),
       "two files rendered to the same path: `x.txt`",
     );
+  });
+});
+
+describe("kiln's own files: kiln.toml, kiln.lock, .kiln-journal.json", () => {
+  const own = (path: string, segment: string, file: string) =>
+    `refusing to write \`${path}\` - \`${segment}\` is a file kiln keeps for itself (${file}); an item or preset cannot write it`;
+
+  test("refused at any depth, in every spelling the .git rule reads", () => {
+    for (const [path, segment, file] of [
+      ["kiln.toml", "kiln.toml", "kiln.toml"],
+      ["kiln.lock", "kiln.lock", "kiln.lock"],
+      [".kiln-journal.json", ".kiln-journal.json", ".kiln-journal.json"],
+      ["deploy/.kiln-journal.json", ".kiln-journal.json", ".kiln-journal.json"],
+      ["sub/KILN.LOCK", "KILN.LOCK", "kiln.lock"],
+      ["a/b/c/Kiln.Toml", "Kiln.Toml", "kiln.toml"],
+      ["kiln.lock. ", "kiln.lock. ", "kiln.lock"],
+      ["kiln.toml::$DATA", "kiln.toml::$DATA", "kiln.toml"],
+      ["ki\u200cln.toml", "ki\u200cln.toml", "kiln.toml"],
+      ["sub\\kiln.lock", "kiln.lock", "kiln.lock"],
+      ["KILN~1.TOM", "KILN~1.TOM", "kiln.toml"],
+      ["x/kiln~2.loc", "kiln~2.loc", "kiln.lock"],
+      ["KILN-J~1.JSO", "KILN-J~1.JSO", ".kiln-journal.json"],
+      ["kiln.lock/x.yaml", "kiln.lock", "kiln.lock"],
+    ] as const) {
+      assert.deepEqual(kilnOwnFileIn(path), { segment, file }, path);
+      assert.equal(
+        message(() => checkRenderedPath(path)),
+        own(path, segment, file),
+        path,
+      );
+    }
+  });
+
+  test("names that merely look alike are files like any other", () => {
+    for (const path of [
+      "kiln.toml.bak",
+      "my-kiln.lock",
+      "kiln.lock.d/x",
+      "kiln-journal.json",
+      ".kiln-journal.json.1234.tmp",
+      "k8s/kiln/app.yaml",
+      "KILN~1.TXT",
+    ]) {
+      assert.equal(kilnOwnFileIn(path), undefined, path);
+      checkRenderedPath(path);
+    }
+  });
+
+  test("an output folder named so is refused too; the detail says what to do", () => {
+    assert.equal(
+      message(() => checkOutputFolder("deploy/kiln.toml")),
+      "refusing to write into `deploy/kiln.toml` - `kiln.toml` is a file kiln keeps for itself (kiln.toml); an item or preset cannot write it",
+    );
+    try {
+      checkRenderedPath("kiln.lock");
+    } catch (error) {
+      assert.match(
+        (error as KilnError).detail ?? "",
+        /rename that file or folder in the item or preset; nothing was written$/,
+      );
+    }
+  });
+
+  test("the planner refuses them before anything else of the run, also with force", () => {
+    assert.equal(
+      message(() =>
+        planWrites([file("a.yaml"), file("KILN.TOML")], { force: true, existing: new Map() }),
+      ),
+      own("KILN.TOML", "KILN.TOML", "kiln.toml"),
+    );
+  });
+
+  test("kiln's own writes take exactly kiln.toml and kiln.lock", () => {
+    checkKilnOwnWrites([file("kiln.toml"), file("kiln.lock")]);
+    for (const path of ["sub/kiln.lock", ".kiln-journal.json", "a.yaml", "KILN.TOML"]) {
+      assert.throws(() => checkKilnOwnWrites([file(path)]), KilnError, path);
+    }
   });
 });

@@ -73,9 +73,11 @@ describe("the project layout", () => {
     );
   });
 
-  test("a rendered file on kiln.toml's place is refused in the flat list", () => {
-    const layout = layoutProject({ ...config, outputDir: "." }, [file("kiln.toml", "x")]);
-    assert.throws(() => layoutEntries(layout), /two files rendered to the same path: `kiln\.toml`/);
+  test("a rendered file on kiln.toml's place is refused (as one of kiln's own files)", () => {
+    assert.throws(
+      () => layoutProject({ ...config, outputDir: "." }, [file("kiln.toml", "x")]),
+      /^KilnError: refusing to write `kiln\.toml` - `kiln\.toml` is a file kiln keeps for itself \(kiln\.toml\)/,
+    );
   });
 });
 
@@ -99,5 +101,29 @@ describe("a preset's project settings", () => {
       outputDir: "k8s",
       automationProfile: "cm",
     });
+  });
+});
+
+describe("kiln's own files in the layout (setup and the dashboard's zip)", () => {
+  test("a rendered kiln.lock or journal is refused at any depth, whatever the output folder", () => {
+    for (const [outputDir, path] of [
+      [".", "kiln.lock"],
+      [".", ".kiln-journal.json"],
+      ["deploy", "sub/.KILN-JOURNAL.JSON"],
+      ["k8s", "kiln.toml"],
+    ] as const) {
+      assert.throws(
+        () => layoutProject({ ...config, outputDir }, [file("a.yaml"), file(path)]),
+        /is a file kiln keeps for itself/,
+        `${outputDir} ${path}`,
+      );
+    }
+  });
+
+  test("an output folder named as one of them is refused", () => {
+    assert.throws(
+      () => layoutProject({ ...config, outputDir: "kiln.lock" }, [file("a.yaml")]),
+      /^KilnError: refusing to write into `kiln\.lock` - `kiln\.lock` is a file kiln keeps for itself/,
+    );
   });
 });

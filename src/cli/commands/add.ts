@@ -1,11 +1,11 @@
 // kiln add: renders one component into the project's output folder (from kiln.toml).
 import { resolve } from "node:path";
+import { LOCK_FILE } from "../../core/config.ts";
 import { referenceOf } from "../../core/item.ts";
 import { projectFileError } from "../../core/project/kiln-toml.ts";
 import { pathInside } from "../../core/project/layout.ts";
 import {
   emptyLock,
-  LOCK_FILE,
   recordComponent,
   sameComponent,
   serializeLock,
@@ -13,6 +13,7 @@ import {
 import { flag, stringOption, UsageError } from "../args.ts";
 import { ADD } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
+import { rollBackInterruptedRun } from "../journal.ts";
 import { lockEntry, readLock } from "../lock-file.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
@@ -53,6 +54,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const labels = labelValues(parsed);
 
   const cwd = process.cwd();
+  // a run killed part-way here is rolled back before anything is planned (journal.ts)
+  rollBackInterruptedRun(cwd, output);
   const project = readProject(cwd);
   if (!isFolderInsideProject(project.outputDir)) {
     throw projectFileError(
@@ -94,6 +97,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
         project: cwd,
         force: true,
         quiet: true,
+        kilnOwn: true,
       },
     ],
     { force: flag(parsed, "force"), cwd, allowExecPaths: flag(parsed, "allow-exec-paths") },

@@ -1,14 +1,15 @@
 // kiln apply: renders a preset's files into the current folder (or --into); never reads or
 // writes kiln.toml.
-import { resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { APPLY } from "../command-list.ts";
+import { rollBackInterruptedRun } from "../journal.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
 import { plural, reportDryRun, reportSteps } from "../report.ts";
 import { commit } from "../write-commit.ts";
-import { displayPath, planRun } from "../write-plan.ts";
+import { displayPath, planRun, realPathOf } from "../write-plan.ts";
 
 export function help(): string {
   return commandHelp(APPLY, {
@@ -35,6 +36,12 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const dryRun = flag(parsed, "dry-run");
   const cwd = process.cwd();
   const root = resolve(cwd, into ?? ".");
+  // the journal of this run goes where every file it writes is below it: the working folder,
+  // or the --into folder when that is elsewhere. A run killed part-way in either (or in the
+  // --into folder by a kiln run there) is rolled back before anything is planned (journal.ts)
+  const journalDir = isBelow(cwd, root) ? cwd : root;
+  rollBackInterruptedRun(cwd, output);
+  if (relative(cwd, root) !== "") rollBackInterruptedRun(root, output);
   const { preset, files } = await renderWholePreset(reference, cwd);
   const steps = planRun([{ root, files }], {
     force: flag(parsed, "force"),
@@ -43,7 +50,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     // a preset applied again over its own files is no error: only files that change need --force
     unchangedWithoutForce: true,
   });
-  if (!dryRun) commit(steps);
+  if (!dryRun) commit(steps, [], journalDir);
   reportSteps(output, steps, dryRun);
   if (dryRun) {
     reportDryRun(output, steps);
@@ -54,4 +61,15 @@ export async function run(argv: string[], output: Output): Promise<number> {
     `applied ${presetLabel(preset, reference)}: ${plural(files.length, "file")} in ${where === "." ? "the current folder" : `${where}/`}`,
   );
   return 0;
+}
+
+/** `path` is `folder` or below it, both with their links resolved. */
+function isBelow(folder: string, path: string): boolean {
+  let inside: string;
+  try {
+    inside = relative(realPathOf(folder), realPathOf(path));
+  } catch {
+    return false;
+  }
+  return inside === "" || (!inside.startsWith("..") && !isAbsolute(inside));
 }

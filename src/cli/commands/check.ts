@@ -3,8 +3,8 @@
 // writes (as setup would, with the same namespace default, but keeping every failure), writes
 // nothing, and fails when any finding is an error.
 import { CHECK_RULES, checkProject, countFindings, formatFinding } from "../../core/checks.ts";
+import { LOCK_FILE } from "../../core/config.ts";
 import { toItemMetaView } from "../../core/item.ts";
-import { LOCK_FILE } from "../../core/project/lock.ts";
 import { type PresetComponent, presetNamespace } from "../../core/project/preset.ts";
 import { type ComponentRender, withRenderedPaths } from "../../core/project/render-components.ts";
 import { builtinRegistry } from "../../core/registry.ts";

@@ -4,9 +4,10 @@
 // differs (a CI drift check). A conflict is shown as `--conflicts=markers` would write it, and
 // said to be one: plain `kiln update` stops there. A file too different to diff line by line
 // (src/core/line-diff.ts) or to merge is one line saying so, and still counts as a difference.
+
+import { LOCK_FILE } from "../../core/config.ts";
 import { MAX_EDIT_LINES, splitLines, unifiedDiff } from "../../core/line-diff.ts";
 import type { FileOutcome } from "../../core/project/lifecycle.ts";
-import { LOCK_FILE } from "../../core/project/lock.ts";
 import { flag, UsageError } from "../args.ts";
 import { DIFF } from "../command-list.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";

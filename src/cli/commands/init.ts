@@ -12,6 +12,7 @@ import { checkOutputFolder } from "../../core/plan.ts";
 import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { INIT } from "../command-list.ts";
+import { rollBackInterruptedRun } from "../journal.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { isFolderInsideProject } from "../project.ts";
@@ -34,6 +35,8 @@ export function defaultProjectName(cwd: string): string {
 export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed } = parseCommand(argv, INIT);
   const cwd = process.cwd();
+  // a run killed part-way here is rolled back before anything is planned (journal.ts)
+  rollBackInterruptedRun(cwd, output);
   const outputDir = stringOption(parsed, "dir") ?? DEFAULT_OUTPUT_DIR;
   if (outputDir === "" || !isFolderInsideProject(outputDir)) {
     throw new UsageError(`--dir must be a folder inside the project, got \`${outputDir}\``);
@@ -62,7 +65,13 @@ export async function run(argv: string[], output: Output): Promise<number> {
     );
   }
   const steps = planRun(
-    [{ root: cwd, files: [{ path: PROJECT_FILE, content: serializeProjectConfig(config) }] }],
+    [
+      {
+        root: cwd,
+        files: [{ path: PROJECT_FILE, content: serializeProjectConfig(config) }],
+        kilnOwn: true,
+      },
+    ],
     { force: flag(parsed, "force"), cwd },
   );
   commit(steps);

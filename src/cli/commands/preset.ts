@@ -5,6 +5,8 @@ import { presetFromLock } from "../../core/project/lock-preset.ts";
 import { serializePreset } from "../../core/project/preset.ts";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { PRESET } from "../command-list.ts";
+import { rollBackInterruptedRun } from "../journal.ts";
+import { noteInterruptedRun } from "../journal-notice.ts";
 import { readLockedProject } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
@@ -34,14 +36,18 @@ export async function run(argv: string[], output: Output): Promise<number> {
     throw new UsageError(`unknown action \`${action}\` - kiln preset export is the only one`);
   }
   const cwd = process.cwd();
+  const target = stringOption(parsed, "output");
+  if (target === "") throw new UsageError("--output needs a file");
+  const writes = target !== undefined && target !== "-";
+  // writing a file rolls back a run killed part-way here first; printing only says it is there
+  if (writes) rollBackInterruptedRun(cwd, output);
+  else noteInterruptedRun(cwd, output);
   const { config, lock } = readLockedProject(cwd);
   const text = serializePreset(presetFromLock(lock, config));
-  const target = stringOption(parsed, "output");
-  if (target === undefined || target === "-") {
+  if (!writes) {
     output.content(text);
     return 0;
   }
-  if (target === "") throw new UsageError("--output needs a file");
   const steps = planRun([{ root: cwd, files: [{ path: target, content: text }], project: cwd }], {
     force: flag(parsed, "force"),
     cwd,

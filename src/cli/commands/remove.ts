@@ -4,11 +4,13 @@
 // edited in pull requests; a file may be a link that leads out) stops the run before any file
 // is read: nothing is hashed or removed.
 
+import { LOCK_FILE } from "../../core/config.ts";
 import { KilnError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/lock-codec.ts";
-import { LOCK_FILE, serializeLock, withoutComponents } from "../../core/project/lock.ts";
+import { serializeLock, withoutComponents } from "../../core/project/lock.ts";
 import { flag } from "../args.ts";
 import { REMOVE } from "../command-list.ts";
+import { rollBackInterruptedRun } from "../journal.ts";
 import { readLockedProject, selectComponents } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
@@ -31,6 +33,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed, args } = parseCommand(argv, REMOVE);
   const [name] = args as [string];
   const cwd = process.cwd();
+  // a run killed part-way here is rolled back before anything is planned (journal.ts)
+  rollBackInterruptedRun(cwd, output);
   const project = readLockedProject(cwd);
   const selected = selectComponents(project.lock, [name]);
   const disk = new ProjectFiles(cwd);
@@ -66,6 +70,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
         project: cwd,
         force: true,
         quiet: true,
+        kilnOwn: true,
       },
     ],
     { force: true, cwd },

@@ -1,17 +1,18 @@
 // kiln setup: starts a project from a preset - its files under the preset's output folder,
 // then kiln.toml (written last, so a failed run leaves no project file behind).
 import { resolve } from "node:path";
-import { DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../../core/config.ts";
+import { DEFAULT_OUTPUT_DIR, LOCK_FILE, PROJECT_FILE } from "../../core/config.ts";
 import { NODE_LOCK_CODEC } from "../../core/lock-codec.ts";
 import { alreadyExists } from "../../core/plan.ts";
 import { loadPreset } from "../../core/preset.ts";
 import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
 import { layoutProject } from "../../core/project/layout.ts";
-import { LOCK_FILE, serializeLock } from "../../core/project/lock.ts";
+import { serializeLock } from "../../core/project/lock.ts";
 import { setupLock } from "../../core/project/lock-entry.ts";
 import { presetConfig, presetRenderSettings } from "../../core/project/preset.ts";
 import { flag } from "../args.ts";
 import { SETUP } from "../command-list.ts";
+import { rollBackInterruptedRun } from "../journal.ts";
 import { itemRecord } from "../lock-file.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
@@ -48,6 +49,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const force = flag(parsed, "force");
   const dryRun = flag(parsed, "dry-run");
   const cwd = process.cwd();
+  // a run killed part-way here is rolled back before anything is planned (journal.ts)
+  rollBackInterruptedRun(cwd, output);
   // the cheapest refusal first, before rendering: an existing project is not set up again by
   // accident - unless its kiln.toml is exactly what this preset gives (setup again is idempotent)
   if (!force) {
@@ -89,12 +92,13 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const steps = planRun(
     [
       { root: resolve(cwd, outputDir), files: layout.files, project: cwd },
-      { root: cwd, files: layout.rootFiles, project: cwd },
+      { root: cwd, files: layout.rootFiles, project: cwd, kilnOwn: true },
       {
         root: cwd,
         files: [{ path: LOCK_FILE, content: serializeLock(lock) }],
         project: cwd,
         quiet: true,
+        kilnOwn: true,
       },
     ],
     { force, cwd, allowExecPaths: flag(parsed, "allow-exec-paths"), unchangedWithoutForce: true },

@@ -5,6 +5,7 @@
 // nothing; exits 0, or 1 after the report when a path breaks the rules of a write (`refused`:
 // never read or hashed, see project-files.ts).
 
+import { LOCK_FILE } from "../../core/config.ts";
 import { isKilnError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/lock-codec.ts";
 import {
@@ -13,7 +14,7 @@ import {
   MAX_VENDORED_FILE_BYTES,
   pairFiles,
 } from "../../core/project/lifecycle.ts";
-import { LOCK_FILE, type LockedComponent } from "../../core/project/lock.ts";
+import type { LockedComponent } from "../../core/project/lock.ts";
 import { flag } from "../args.ts";
 import { STATUS } from "../command-list.ts";
 import {

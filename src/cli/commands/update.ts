@@ -5,14 +5,18 @@
 // time (kept in kiln.lock), ours = the file on disk, theirs = the new render. Files and lock are
 // written in one all-or-nothing run; a conflict stops the run before anything is written,
 // unless --conflicts=markers or --ours/--theirs says how to settle it.
+
+import { LOCK_FILE } from "../../core/config.ts";
 import { KilnError } from "../../core/errors.ts";
 import { MAX_EDIT_LINES } from "../../core/line-diff.ts";
+import { checkPlannedPaths } from "../../core/plan.ts";
 import type { FileOutcome } from "../../core/project/lifecycle.ts";
-import { LOCK_FILE, type Lock, serializeLock } from "../../core/project/lock.ts";
+import { type Lock, serializeLock } from "../../core/project/lock.ts";
 import type { ConflictResolution } from "../../core/project/merge.ts";
 import { flag, type Parsed, stringOption, UsageError } from "../args.ts";
 import { UPDATE } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
+import { rollBackInterruptedRun } from "../journal.ts";
 import {
   type Changes,
   type ComponentUpdate,
@@ -194,6 +198,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const resolution = resolutionOf(parsed);
   const changes = changesOf(parsed, names);
   const cwd = process.cwd();
+  // a run killed part-way here is rolled back before anything is planned (journal.ts)
+  rollBackInterruptedRun(cwd, output);
   const project = readLockedProject(cwd);
   checkRename(project.lock, names, changes);
   const { updates } = await planUpdates(project, names, { resolution, changes });
@@ -203,6 +209,9 @@ export async function run(argv: string[], output: Output): Promise<number> {
     outcome.action === "refused" ? [{ path: outcome.path, reason: outcome.reason ?? "" }] : [],
   );
   if (refused.length > 0) throw refusedPathsError(refused, "nothing was written");
+  // every path the new renders give, also one that is only recorded and not written (a path
+  // that moved onto a file already there): the rules of a write, kiln's own files among them
+  for (const update of updates) checkPlannedPaths(update.files);
   const unmerged = outcomes.filter((outcome) => outcome.action === "unmerged");
   if (unmerged.length > 0) throw unmergedError(unmerged);
   const conflicted = outcomes.filter((outcome) => outcome.action === "conflict");
@@ -238,6 +247,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
       project: cwd,
       force: true,
       quiet: true,
+      kilnOwn: true,
     },
   ];
   const steps = planRun(groups, {

@@ -10,6 +10,8 @@
 // after kiln is upgraded, the URL item changed or the machine is offline. Encoding the base and
 // hashing are the caller's (Node's zlib and crypto in the CLI), so this module stays pure.
 // Never stored: request headers, tokens or anything the user did not type into a reference.
+
+import { LOCK_FILE } from "../config.ts";
 import type { AutomationProfile } from "../context.ts";
 import { decodeAutomationProfile } from "../context.ts";
 import { KilnError } from "../errors.ts";
@@ -28,8 +30,6 @@ import {
   unsigned,
   withDefault,
 } from "../shape.ts";
-
-export const LOCK_FILE = "kiln.lock";
 
 /** The format this kiln writes and the newest it reads. Raised when the format changes. */
 export const LOCK_VERSION = 1;

@@ -6,9 +6,11 @@
 // core's pipeline with the renderer the caller passes (the app: the HTTP API), and what the
 // lock records of each item and the files' compressed bases come from `lockSources` (the app:
 // the HTTP API too).
+
+import { LOCK_FILE } from "../../../src/core/config.ts";
 import type { ProjectConfig } from "../../../src/core/project/kiln-toml.ts";
 import { layoutEntries, layoutProject } from "../../../src/core/project/layout.ts";
-import { LOCK_FILE, serializeLock } from "../../../src/core/project/lock.ts";
+import { serializeLock } from "../../../src/core/project/lock.ts";
 import { type ItemRecord, setupLock } from "../../../src/core/project/lock-entry.ts";
 import {
   type ComponentFiles,

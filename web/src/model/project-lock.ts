@@ -9,11 +9,11 @@
 // project opened from its kiln.lock.
 import { sha256 } from "@noble/hashes/sha2";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
-import { DEFAULT_NAMESPACE } from "../../../src/core/config.ts";
+import { DEFAULT_NAMESPACE, LOCK_FILE } from "../../../src/core/config.ts";
 import type { ItemMetaView } from "../../../src/core/item.ts";
 import { catalogueEntry } from "../../../src/core/project/facts.ts";
 import { parseProjectConfig } from "../../../src/core/project/kiln-toml.ts";
-import { LOCK_FILE, type Lock, lockSource, parseLock } from "../../../src/core/project/lock.ts";
+import { type Lock, lockSource, parseLock } from "../../../src/core/project/lock.ts";
 import type { ItemRecord, LockCodec, Sha256Hex } from "../../../src/core/project/lock-entry.ts";
 import {
   lockNamespace,
