@@ -172,27 +172,36 @@ describe("hostile templates", () => {
 
 describe("limits of the render pool", () => {
   test("renders queued behind a slow one are handed to another worker, not held up", async () => {
+    // the slow render may run for 60 s: the quick ones must all be answered while it still runs
     const service = await startFixtureServer({
       registry: hostileRegistry(),
-      render: { size: 2, fuel: 1_000_000_000, deadlineMs: 1_500 },
+      render: { size: 2, fuel: 2 ** 31, deadlineMs: 60_000 },
     });
+    let slowDone = false;
+    const slow = postJson(service.url, { reference: "hostile/cpu-nested-loops", name: "x" }).then(
+      (answer) => {
+        slowDone = true;
+        return answer;
+      },
+      () => {
+        slowDone = true;
+      },
+    );
     try {
-      const slow = postJson(service.url, { reference: "hostile/cpu-nested-loops", name: "x" });
-      const started = performance.now();
       const quick = await Promise.all(
         Array.from({ length: 12 }, (_, index) =>
           postJson(service.url, { reference: "test/echo", name: `quick-${index}` }),
         ),
       );
-      const elapsed = performance.now() - started;
       assert.deepEqual(
         quick.map((response) => response.status),
         quick.map(() => 200),
       );
-      assert.ok(elapsed < 1_000, `quick renders took ${elapsed.toFixed(0)} ms`);
-      assert.equal((await slow).status, 500);
+      assert.equal(slowDone, false, "every quick render was answered while the slow one ran");
     } finally {
+      // stops the slow render with its worker
       await service.close();
+      await slow;
     }
   });
 
