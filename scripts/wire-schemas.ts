@@ -90,7 +90,9 @@ function fieldCode(schema: SchemaNode, isRequired: boolean, rules: Set<string>):
 
 /**
  * The code of the serde rule that decodes `schema` (the generic walk: each kind of schema has
- * one rule). A schema the rules cannot decode is a mistake in a declaration, so it throws.
+ * one rule). Hand-written, like the rules: no schema library (TypeBox's own checker, ajv, zod)
+ * words its errors the way serde does, and the spec fixes serde's texts. A schema the rules
+ * cannot decode is a mistake in a declaration, so it throws.
  */
 function decoderCode(schema: SchemaNode, rules: Set<string>): string {
   const rule = (name: string, args?: string) => {

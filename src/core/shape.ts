@@ -4,8 +4,9 @@
 // "invalid value: integer `70000`, expected u16", prefixed by the key's path when nested.
 // Written by hand: schema libraries (zod, ajv, valibot, TypeBox's own checker) have their own
 // wording, and rewording their error objects would be more code than these few rules.
-// These are the rules, one function each; the wire shapes are not written with them by hand but
-// declared once as schemas (src/core/wire.ts compiles a schema into these rules).
+// These are the rules, one function each. The wire shapes are not written with them by hand:
+// they are declared once as schemas (src/core/wire-shapes.ts), and scripts/wire-schemas.ts walks
+// each declaration into calls of these rules (src/core/wire-decoders.ts).
 
 export class ShapeError extends Error {
   /** The message without the path prefix. */

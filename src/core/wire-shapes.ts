@@ -10,8 +10,8 @@
 // `npm run schemas` rewrites all of them; test/core/wire-schemas.test.ts fails when one is stale.
 //
 // Build time only: nothing at run time imports this module except for types (so TypeBox is a
-// development dependency, and neither the CLI nor the dashboard carries it; a test checks the
-// CLI bundle). Evaluating these declarations with TypeBox costs about 2 ms, measured on `kiln
+// development dependency, and neither the CLI nor the dashboard carries it; a test checks both
+// bundles). Evaluating these declarations with TypeBox costs about 2 ms, measured on `kiln
 // add`'s start, which the generated decoders do not.
 import * as Type from "typebox/type";
 import { AUTOMATION_PROFILES } from "./context.ts";

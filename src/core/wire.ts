@@ -12,7 +12,9 @@
 // long-term-support one). Only `typebox/type`'s builders are imported, by name: the package
 // root's `Type` namespace brings TypeBox's whole type engine along (about 200 KB bundled, 15 ms
 // to load), and its `Record` 120 KB of it (maps are built here instead). Build time only, like
-// the declarations: run-time modules import this file for its types alone.
+// the declarations: run-time modules import this file for its types alone. (Even the builders
+// alone, with these declarations, cost about 2 ms of `kiln add`'s start: hence generated
+// decoders rather than a walk of the schemas at run time.)
 import * as Type from "typebox/type";
 
 export type { Static, TSchema } from "typebox/type";
