@@ -1,4 +1,4 @@
-// The preset manifest: its schema, its decoding, the views the API gives of it, the project
+// The preset manifest: its decoding, the views the API gives of it, the project
 // settings it implies and its text as a file. Pure (no file system, no network, no process),
 // so the dashboard decodes and writes presets with the same code as the CLI and the service;
 // finding a preset by name, URL or file is `src/core/preset.ts`, on the Node side.
