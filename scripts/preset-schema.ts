@@ -1,12 +1,11 @@
-// Writes the built-in components' part of the preset file's JSON Schema
-// (src/core/schemas/preset.schema.json, `$defs/builtins`) from the catalogue: for a component
+// The built-in components' part of the preset file's JSON Schema
+// (src/core/schemas/preset.schema.json, `$defs/builtins`), from the catalogue: for a component
 // whose reference names a built-in, its fields with their descriptions, examples and defaults,
 // the fields it requires, and what each value must be (a kiln format, or JSON text of a JSON
 // Schema) - so an editor completes and checks a preset's field values, and the schema cannot
-// drift from the components. `node --import tsx scripts/preset-schema.ts` rewrites it; a test
-// (test/core/schemas.test.ts) fails when it is stale.
-import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+// drift from the components. The rest of that schema is the preset's declaration
+// (src/core/project/preset.ts). `npm run schemas` (scripts/wire-schemas.ts; running this file
+// does the same) rewrites the file; a test (test/core/schemas.test.ts) fails when it is stale.
 import { fileURLToPath } from "node:url";
 import {
   type FieldCheck,
@@ -102,16 +101,8 @@ export function builtinsSchema(): object {
   };
 }
 
-function main(): void {
-  const schema = JSON.parse(readFileSync(PRESET_SCHEMA_PATH, "utf8")) as {
-    $defs: Record<string, unknown>;
-  };
-  schema.$defs.builtins = builtinsSchema();
-  writeFileSync(PRESET_SCHEMA_PATH, `${JSON.stringify(schema, null, 2)}\n`);
-  const format = spawnSync("npx", ["biome", "format", "--write", PRESET_SCHEMA_PATH], {
-    stdio: "inherit",
-  });
-  process.exit(format.status ?? 1);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // imported here, not above: wire-schemas.ts imports this file
+  const { writeWireSchemas } = await import("./wire-schemas.ts");
+  process.exit(writeWireSchemas());
 }
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) main();

@@ -3,7 +3,7 @@
 // required-field rule.
 import { KilnError } from "./errors.ts";
 import { type RegistryItem, referenceOf } from "./item.ts";
-import { type Decoder, ShapeError, string } from "./shape.ts";
+import { type Decoder, variant } from "./shape.ts";
 
 /**
  * The automation tool profile (decisions section 2): `cm`, the spec's names (`cm_host`, …,
@@ -20,16 +20,7 @@ export function isAutomationProfile(value: unknown): value is AutomationProfile 
 }
 
 /** A profile in a JSON document (a preset, a render request), worded like serde's enums. */
-export const decodeAutomationProfile: Decoder<AutomationProfile> = (value, path) => {
-  const text = string(value, path);
-  if (isAutomationProfile(text)) return text;
-  const expected = AUTOMATION_PROFILES.map((profile) => `\`${profile}\``).join(" or ");
-  throw new ShapeError(
-    path,
-    `unknown variant \`${text}\`, expected ${expected}`,
-    `unknown variant, expected ${expected}`,
-  );
-};
+export const decodeAutomationProfile: Decoder<AutomationProfile> = variant(AUTOMATION_PROFILES);
 
 /** A profile named where `where` says (a kiln.toml key, a preset key) that kiln does not know. */
 export function unknownProfileError(where: string, value: unknown): KilnError {

@@ -8,52 +8,10 @@
 // read here as the item's `checks` and enforced before rendering by src/core/validate.ts.
 import { KilnError } from "./errors.ts";
 import { parseJsonText } from "./json-text.ts";
-import {
-  array,
-  boolean,
-  type Decoder,
-  isPlainObject,
-  optional,
-  required,
-  ShapeError,
-  string,
-  struct,
-  withDefault,
-} from "./shape.ts";
-
-export interface FieldOption {
-  value: string;
-  label: string;
-}
-
-export interface FieldDefinition {
-  name: string;
-  required: boolean;
-  default?: string | undefined;
-  description?: string | undefined;
-  example?: string | undefined;
-  options: FieldOption[];
-}
-
-export interface FileTemplate {
-  /** Output path template, relative to the target directory. */
-  path: string;
-  /** File content template. */
-  template: string;
-}
-
-export interface RegistryItem {
-  name: string;
-  category: string;
-  title: string;
-  description: string;
-  fields: FieldDefinition[];
-  files: FileTemplate[];
-  /** kiln's catalogue metadata; absent on items built in code, read as `itemMeta(item)`. */
-  meta?: ItemMeta | undefined;
-  /** The formats and shapes its values must have; absent on items built in code. */
-  checks?: ItemChecks | undefined;
-}
+import { ShapeError } from "./shape.ts";
+import type { Decoded, Static } from "./wire.ts";
+import { decodeRegistryItem } from "./wire-decoders.ts";
+import type { FIELD, REGISTRY_ITEM, REGISTRY_ITEM_VIEW } from "./wire-shapes.ts";
 
 /** The dashboard's stages, in the order it shows them. */
 export const STAGE_IDS = ["provision", "inventory", "configure", "deploy", "other"] as const;
@@ -63,7 +21,7 @@ export type StageId = (typeof STAGE_IDS)[number];
  * What a component is, for the facts: checks and the graph read a component's fields as the
  * facts of its kind (see `facts` below and src/core/project/facts.ts).
  */
-const FACT_KINDS = [
+export const FACT_KINDS = [
   "inventory",
   "group-vars",
   "playbook",
@@ -78,7 +36,7 @@ const FACT_KINDS = [
 export type FactKind = (typeof FACT_KINDS)[number];
 
 /** The structured editors the dashboard has for JSON-valued fields. */
-const EDITOR_KINDS = ["inventory", "plays", "site", "vars"] as const;
+export const EDITOR_KINDS = ["inventory", "plays", "site", "vars"] as const;
 export type EditorKind = (typeof EDITOR_KINDS)[number];
 
 /**
@@ -163,64 +121,20 @@ export interface ItemMetaView extends ItemMeta {
   reference: string;
 }
 
+// The shape of a registry-item file and of its API view are declared in src/core/wire-shapes.ts
+// (REGISTRY_ITEM, REGISTRY_ITEM_VIEW), with the published schema and the decoder made from them.
+
+export type FieldDefinition = Decoded<typeof FIELD>;
+
+export interface RegistryItem extends Decoded<typeof REGISTRY_ITEM> {
+  /** kiln's catalogue metadata; absent on items built in code, read as `itemMeta(item)`. */
+  meta?: ItemMeta | undefined;
+  /** The formats and shapes its values must have; absent on items built in code. */
+  checks?: ItemChecks | undefined;
+}
+
 /** The item as GET /api/registry and /api/registry/inspect return it: no template bodies. */
-export interface RegistryItemView {
-  name: string;
-  category: string;
-  title: string;
-  description: string;
-  reference: string;
-  fields: {
-    name: string;
-    required: boolean;
-    default: string | null;
-    description: string | null;
-    example: string | null;
-    options: FieldOption[];
-  }[];
-  files: string[];
-}
-
-const decodeOption = struct("Option", {
-  value: required(string),
-  label: withDefault(string, () => ""),
-});
-
-const decodeField = struct("Field", {
-  name: required(string),
-  required: withDefault(boolean, () => false),
-  default: optional(string),
-  description: optional(string),
-  example: optional(string),
-  options: withDefault(array(decodeOption), () => []),
-});
-
-const decodeFile = struct("File", { path: required(string), template: required(string) });
-
-/**
- * `$schema`: where an editor finds the file's JSON Schema (src/core/schemas). kiln ignores it
- * like any key it does not read, but refuses one that is not a string (null counts as absent),
- * as the published schemas do, so the schemas and the decoders accept the same files.
- */
-export function decodeSchemaKey(value: unknown, path: string): void {
-  if (isPlainObject(value) && Object.hasOwn(value, "$schema") && value.$schema !== null) {
-    string(value.$schema, path ? `${path}.$schema` : "$schema");
-  }
-}
-
-const decodeItemKeys: Decoder<RegistryItem> = struct("RegistryItem", {
-  name: required(string),
-  category: required(string),
-  title: withDefault(string, () => ""),
-  description: withDefault(string, () => ""),
-  fields: withDefault(array(decodeField), () => []),
-  files: required(array(decodeFile)),
-});
-
-const decodeItem: Decoder<RegistryItem> = (value, path) => {
-  decodeSchemaKey(value, path);
-  return decodeItemKeys(value, path);
-};
+export type RegistryItemView = Static<typeof REGISTRY_ITEM_VIEW>;
 
 function oneOf<T extends string>(values: readonly T[], value: unknown): T | undefined {
   return typeof value === "string" && (values as readonly string[]).includes(value)
@@ -357,7 +271,7 @@ function invalidItem(reference: string, detail: string): KilnError {
  */
 export function parseRegistryItem(json: unknown, reference: string): RegistryItem {
   try {
-    const item = decodeItem(json, "");
+    const item: RegistryItem = decodeRegistryItem(json, "");
     item.meta = parseItemMeta(json, item.fields);
     item.checks = parseItemChecks(json);
     return item;

@@ -2,8 +2,11 @@
 // standard deserializer) words them, because the spec and its clients expect exactly those
 // texts: "missing field `reference`", "invalid type: integer `5`, expected a string",
 // "invalid value: integer `70000`, expected u16", prefixed by the key's path when nested.
-// Written by hand: schema libraries (zod, ajv, valibot) have their own wording, and rewording
-// their error objects would be more code than these few decoders.
+// Written by hand: schema libraries (zod, ajv, valibot, TypeBox's own checker) have their own
+// wording, and rewording their error objects would be more code than these few rules.
+// These are the rules, one function each. The wire shapes are not written with them by hand:
+// they are declared once as schemas (src/core/wire-shapes.ts), and scripts/wire-schemas.ts walks
+// each declaration into calls of these rules (src/core/wire-decoders.ts).
 
 export class ShapeError extends Error {
   /** The message without the path prefix. */
@@ -111,10 +114,12 @@ export interface FieldSpec<T> {
   fallback?: () => T;
   /** When true, a missing or null key stays `undefined`. */
   optional?: boolean;
+  /** When false, the key is checked (missing or null counts as absent) but not kept. */
+  keep?: boolean;
 }
 
 type StructOf<S> = {
-  [K in keyof S]: S[K] extends FieldSpec<infer T>
+  [K in keyof S as S[K] extends { keep: false } ? never : K]: S[K] extends FieldSpec<infer T>
     ? S[K] extends { optional: true }
       ? T | undefined
       : T
@@ -134,6 +139,36 @@ export function withDefault<T>(decode: Decoder<T>, fallback: () => T): FieldSpec
 }
 
 /**
+ * A key that may be missing or null, refused when it holds anything else, and left out of the
+ * result: kiln ignores it, but a file it reads must still be one its published schema accepts
+ * (`$schema`, an editor's pointer to that schema).
+ */
+export function checkedOnly<T>(decode: Decoder<T>): FieldSpec<T> & { optional: true; keep: false } {
+  return { decode, optional: true, keep: false };
+}
+
+/** How serde lists the variants an enum expects: `` `a` ``, `` `a` or `b` ``, `one of ...`. */
+function expectedVariants(values: readonly string[]): string {
+  const quoted = values.map((value) => `\`${value}\``);
+  if (quoted.length <= 2) return quoted.join(" or ");
+  return `one of ${quoted.join(", ")}`;
+}
+
+/** A string naming one of `values` (serde's unit-only enum). */
+export function variant<T extends string>(values: readonly T[]): Decoder<T> {
+  const expected = expectedVariants(values);
+  return (value, path) => {
+    const text = string(value, path);
+    if ((values as readonly string[]).includes(text)) return text as T;
+    throw new ShapeError(
+      path,
+      `unknown variant \`${text}\`, expected ${expected}`,
+      `unknown variant, expected ${expected}`,
+    );
+  };
+}
+
+/**
  * A JSON object with known keys (serde's struct). Unknown keys are ignored; a key given as
  * `null` counts as absent.
  */
@@ -147,7 +182,9 @@ export function struct<S extends Record<string, FieldSpec<unknown>>>(
     for (const [key, field] of Object.entries(spec)) {
       const raw = Object.hasOwn(value, key) ? value[key] : undefined;
       const absent = raw === undefined || (raw === null && (field.fallback || field.optional));
-      if (absent) {
+      if (field.keep === false) {
+        if (!absent) field.decode(raw, join(path, key));
+      } else if (absent) {
         if (field.fallback) out[key] = field.fallback();
         else if (field.optional) out[key] = undefined;
         else throw new ShapeError(path, `missing field \`${key}\``);

@@ -1,53 +1,15 @@
-// The body of POST /api/render, decoded with the core's serde-worded decoders: a missing key or
-// a wrong type is a ShapeError whose message becomes the 422 detail.
-import {
-  array,
-  DEFAULT_NAMESPACE,
-  type Decoder,
-  decodeAutomationProfile,
-  type FieldSpec,
-  optional,
-  type RenderInput,
-  record,
-  required,
-  ShapeError,
-  string,
-  struct,
-  unsigned,
-} from "../core/index.ts";
-import { FIELD_SHORTCUTS, type Shortcut } from "../core/project/shortcuts.ts";
+// The body of POST /api/render, declared once (RENDER_REQUEST in src/core/wire-shapes.ts, from
+// which its decoder and the OpenAPI document's RenderRequest are made) and decoded with the
+// core's serde-worded rules: a missing key or a wrong type is a ShapeError whose message becomes
+// the 422 detail.
+import { DEFAULT_NAMESPACE, type Decoder, type RenderInput, ShapeError } from "../core/index.ts";
+import { FIELD_SHORTCUTS } from "../core/project/shortcuts.ts";
+import type { Decoded } from "../core/wire.ts";
+import { decodeRenderRequestBody } from "../core/wire-decoders.ts";
+import type { RENDER_REQUEST } from "../core/wire-shapes.ts";
 import { FrameworkError, MESSAGES } from "./errors.ts";
 
-const decodeLabel = struct("Label", { key: required(string), value: required(string) });
-
-/** Each shortcut key and what it decodes to, from the table (Object.fromEntries loses both). */
-type ShortcutSpecs = {
-  [S in Shortcut as S["key"]]: FieldSpec<S extends { bits: number } ? number : string> & {
-    optional: true;
-  };
-};
-
-/** The top-level shortcut keys (`image`, `targetPort`, ...), from the core's one table. */
-const shortcutSpecs = Object.fromEntries(
-  FIELD_SHORTCUTS.map((shortcut): [string, FieldSpec<unknown>] => [
-    shortcut.key,
-    "bits" in shortcut ? optional(unsigned(shortcut.bits)) : optional(string),
-  ]),
-) as unknown as ShortcutSpecs;
-
-const decodeRequest = struct("RenderRequest", {
-  reference: required(string),
-  name: required(string),
-  fields: optional(record(string)),
-  labels: optional(array(decodeLabel)),
-  defaultNamespace: optional(string),
-  // kiln's own key (the spec ignores unknown keys, so clients that never send it get the
-  // spec's output): the automation tool profile, `cm` or `ansible`
-  automationProfile: optional(decodeAutomationProfile),
-  ...shortcutSpecs,
-});
-
-type DecodedRequest = ReturnType<typeof decodeRequest>;
+type DecodedRequest = Decoded<typeof RENDER_REQUEST>;
 
 export interface RenderRequest extends RenderInput {
   reference: string;
@@ -86,7 +48,7 @@ export function toRenderRequest(decoded: DecodedRequest): RenderRequest {
 }
 
 export const decodeRenderRequest: Decoder<RenderRequest> = (value, path) =>
-  toRenderRequest(decodeRequest(value, path));
+  toRenderRequest(decodeRenderRequestBody(value, path));
 
 /** Decodes parsed JSON into a RenderRequest, or throws the 422 framework error. */
 export function parseRenderRequest(json: unknown): RenderRequest {

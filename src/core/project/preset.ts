@@ -1,100 +1,36 @@
-// The preset manifest: its schema, its decoding, the views the API gives of it, the project
+// The preset manifest: its decoding, the views the API gives of it, the project
 // settings it implies and its text as a file. Pure (no file system, no network, no process),
 // so the dashboard decodes and writes presets with the same code as the CLI and the service;
 // finding a preset by name, URL or file is `src/core/preset.ts`, on the Node side.
 import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR } from "../config.ts";
-import {
-  type AutomationProfile,
-  DEFAULT_AUTOMATION_PROFILE,
-  decodeAutomationProfile,
-} from "../context.ts";
+import { type AutomationProfile, DEFAULT_AUTOMATION_PROFILE } from "../context.ts";
 import { KilnError } from "../errors.ts";
-import { decodeSchemaKey } from "../item.ts";
 import { parseJsonText } from "../json-text.ts";
-import {
-  array,
-  type Decoder,
-  optional,
-  record,
-  required,
-  ShapeError,
-  string,
-  struct,
-  withDefault,
-} from "../shape.ts";
+import { ShapeError } from "../shape.ts";
+import type { Decoded, Static } from "../wire.ts";
+import { decodePreset } from "../wire-decoders.ts";
+import type { PRESET, PRESET_COMPONENT, PRESET_SUMMARY, PRESET_VIEW } from "../wire-shapes.ts";
 import type { ProjectConfig } from "./kiln-toml.ts";
 
-export interface PresetProject {
-  name?: string | undefined;
-  namespace?: string | undefined;
-  outputDir?: string | undefined;
-  /** The automation tool profile (`ansible` for the real tool's names); `cm` when unset. */
-  automationProfile?: AutomationProfile | undefined;
-}
+// The shapes of a preset file and of its API views are declared in src/core/wire-shapes.ts
+// (PRESET, PRESET_SUMMARY, PRESET_VIEW), with the published schema and the decoder made from
+// them.
 
-export interface PresetComponent {
-  reference: string;
-  name: string;
-  fields: Record<string, string>;
-  labels: Record<string, string>;
-}
-
-export interface Preset {
-  name: string;
-  title: string;
-  description: string;
-  project?: PresetProject | undefined;
-  components: PresetComponent[];
-}
+export type PresetComponent = Decoded<typeof PRESET_COMPONENT>;
+export type Preset = Decoded<typeof PRESET>;
 
 /** PresetSummary of GET /api/presets. */
-export interface PresetSummary {
-  name: string;
-  title: string;
-  description: string;
-  componentCount: number;
-}
+export type PresetSummary = Static<typeof PRESET_SUMMARY>;
 
 /** GET /api/presets/{name}: every key present, `project.name` null when unset. */
-export interface PresetView {
-  name: string;
-  title: string;
-  description: string;
-  project: { name: string | null; namespace: string; outputDir: string };
-  components: PresetComponent[];
-}
-
-const decodeProject = struct("Project", {
-  name: optional(string),
-  namespace: optional(string),
-  outputDir: optional(string),
-  automationProfile: optional(decodeAutomationProfile),
-});
-
-const decodeComponent = struct("PresetComponent", {
-  reference: required(string),
-  name: required(string),
-  fields: withDefault(record(string), () => ({})),
-  labels: withDefault(record(string), () => ({})),
-});
-
-const decodePresetKeys = struct("Preset", {
-  name: withDefault(string, () => ""),
-  title: withDefault(string, () => ""),
-  description: withDefault(string, () => ""),
-  project: optional(decodeProject),
-  components: required(array(decodeComponent)),
-});
+export type PresetView = Static<typeof PRESET_VIEW>;
 
 /**
  * Parsed JSON → a preset; a ShapeError worded like serde's (`components[0].fields.port:
  * invalid type: integer `80`, expected a string`) when it is not one. Unknown keys are ignored;
  * `$schema` (an editor's pointer to preset.schema.json) too, when it is a string.
  */
-export const decodePreset: Decoder<Preset> = (value, path) => {
-  decodeSchemaKey(value, path);
-  return decodePresetKeys(value, path);
-};
+export { decodePreset };
 
 function invalidPreset(reference: string, detail: string): KilnError {
   return new KilnError("invalid_request", `${reference} is not a valid preset manifest`, detail);
