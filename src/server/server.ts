@@ -258,6 +258,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     onQuiet: () => renderCache.clear(),
     ...options.idleCollector,
   });
+  const hostGuard = new HostGuard(bind, options.allowedHosts ?? []);
   const server: Server = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -269,7 +270,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     createHandler(services, {
       cors: new CorsPolicy(options.allowedOrigins ?? []),
-      hostGuard: new HostGuard(bind, options.allowedHosts ?? []),
+      hostGuard,
       uiDir,
       log,
       idleCollector,
@@ -291,7 +292,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       server.once("error", reject);
       server.listen(options.port ?? DEFAULT_PORT, bind, () => {
         server.off("error", reject);
-        listeningPort = (server.address() as AddressInfo).port;
+        const listening = server.address() as AddressInfo;
+        listeningPort = listening.port;
+        hostGuard.listening(listening.address);
         resolve();
       });
     });
