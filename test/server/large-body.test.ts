@@ -148,3 +148,57 @@ describe("large render bodies are parsed in a worker", () => {
     assert.equal(service.pool.refreshed, refreshed, "no worker was replaced for a refused body");
   });
 });
+
+describe("a large body is heavy work, whatever it names", () => {
+  test("large bodies naming a built-in run within the strangers' share; another caller's small render is answered meanwhile", async () => {
+    // two workers, one of them for heavy work: the other must stay free for small renders
+    const service = await startFixtureServer({
+      render: { size: 2, spare: false, untrustedWorkers: 1 },
+    });
+    try {
+      const heavyBefore = service.pool.heavyJobs;
+      const count = 6;
+      let settled = 0;
+      const large = Array.from({ length: count }, (_, index) => {
+        const body = JSON.stringify({
+          reference: "automation/inventory",
+          name: `big${index}`,
+          fields: { hosts: inventoryHosts(LARGE_HOSTS * 2) },
+        });
+        return post(service, body).finally(() => {
+          settled += 1;
+        });
+      });
+      // the pool's share state while they are in flight
+      let mostHeavy = 0;
+      let sawWaiting = false;
+      const sampler = setInterval(() => {
+        const { heavy, queued } = service.pool.stats();
+        mostHeavy = Math.max(mostHeavy, heavy);
+        if (heavy > 0 && queued > 0) sawWaiting = true;
+      }, 1);
+      try {
+        while (!sawWaiting && settled < count)
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        assert.ok(sawWaiting, "the large bodies waited for the strangers' share");
+        const small = await post(
+          service,
+          JSON.stringify({ reference: "test/echo", name: "small", fields: { greeting: "hi" } }),
+        );
+        assert.equal(small.status, 200, small.body);
+        assert.ok(settled < count, "the small render was answered while large bodies waited");
+        const answers = await Promise.all(large);
+        for (const [index, answer] of answers.entries()) {
+          assert.equal(answer.status, 200, answer.body.slice(0, 200));
+          assert.equal(JSON.parse(answer.body).files[0].path, `big${index}-inventory.ini`);
+        }
+      } finally {
+        clearInterval(sampler);
+      }
+      assert.equal(mostHeavy, 1, "never more than the strangers' share (one worker) at once");
+      assert.equal(service.pool.heavyJobs, heavyBefore + count, "each ran in the strangers' share");
+    } finally {
+      await service.close();
+    }
+  });
+});
