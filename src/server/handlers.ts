@@ -22,6 +22,7 @@ import { isJsonContentType, parseJsonBody, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { FrameworkError, MESSAGES } from "./errors.ts";
 import { itemMetaAnswer } from "./item-meta.ts";
+import type { BytesInFlight } from "./lock-bases.ts";
 import { RenderCache, renderReply } from "./render-cache.ts";
 import type { RenderPool } from "./render-pool.ts";
 import { parseRenderRequest, type RenderRequest } from "./render-request.ts";
@@ -42,6 +43,8 @@ export interface Services {
   /** Bounds the fetches under way; see outbound.ts. */
   acquireFetch: NonNullable<FetchOptions["acquire"]>;
   maxBodyBytes: number;
+  /** Bytes of POST /api/lock/bases bodies and answers under way, bounded; see lock-bases.ts. */
+  lockBasesBytes: BytesInFlight;
 }
 
 export class RequestContext {

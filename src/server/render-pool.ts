@@ -136,6 +136,29 @@ function cancelled(): KilnError {
   return new KilnError("internal", "the render was cancelled: the client closed the connection");
 }
 
+/** Why a job was stopped at its deadline, in the words of its work. */
+function pastDeadline(request: JobRequest, deadlineMs: number): string {
+  return request.task === "bases"
+    ? `compressing the texts took longer than ${deadlineMs} ms and was stopped - send fewer or smaller texts in one request`
+    : `the render took longer than ${deadlineMs} ms and was stopped`;
+}
+
+/**
+ * The error of a job that waited too long for a worker. Lock bases answer `overloaded` (503),
+ * as past their bound on bytes in flight; renders keep their documented `internal` (500).
+ */
+function waitedTooLong(request: JobRequest, queueTimeoutMs: number): KilnError {
+  return request.task === "bases"
+    ? new KilnError(
+        "overloaded",
+        `the service is busy: the texts waited ${queueTimeoutMs} ms for a worker and were dropped - try again in a moment`,
+      )
+    : new KilnError(
+        "internal",
+        `the service is busy: the render waited ${queueTimeoutMs} ms for a worker and was dropped - try again in a moment`,
+      );
+}
+
 export class RenderPool {
   readonly options: RenderPoolOptions;
   private readonly slots = new Set<Slot>();
@@ -286,6 +309,14 @@ export class RenderPool {
     return this.runAny({ task: "request", body, ...located }, STRANGER, signal);
   }
 
+  /**
+   * A POST /api/lock/bases body parsed, checked and compressed in a worker, as heavy work:
+   * the answer's bytes (lock-bases.ts).
+   */
+  lockBases(body: Uint8Array, signal?: AbortSignal): Promise<Buffer> {
+    return this.run({ task: "bases", body }, HEAVY, signal);
+  }
+
   /** Parses and validates the bytes of an item file or URL in a worker: its API view as JSON. */
   inspectSource(source: ItemSource, signal?: AbortSignal): Promise<Buffer> {
     return this.run({ task: "inspect", source }, STRANGER, signal);
@@ -393,12 +424,7 @@ export class RenderPool {
         const job = queue[at] as Job;
         if (job.queuedAt > oldest) continue;
         queue.splice(at, 1);
-        this.settle(job, {
-          error: new KilnError(
-            "internal",
-            `the service is busy: the render waited ${this.options.queueTimeoutMs} ms for a worker and was dropped - try again in a moment`,
-          ),
-        });
+        this.settle(job, { error: waitedTooLong(job.request, this.options.queueTimeoutMs) });
       }
     }
     if (this.queue.length + this.heavyQueue.length > 0) this.armQueueTimer();
@@ -537,7 +563,8 @@ export class RenderPool {
     }
     const elapsed = Date.now() - startedAt;
     if (elapsed >= deadlineMs) {
-      this.fail(slot, `the render took longer than ${deadlineMs} ms and was stopped`, false);
+      const running = slot.jobs.get(id) as Job;
+      this.fail(slot, pastDeadline(running.request, deadlineMs), false);
       return;
     }
     if (elapsed >= slowMs && !slot.slow) {

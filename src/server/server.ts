@@ -21,6 +21,7 @@ import {
   IdleCollector,
   type IdleCollectorOptions,
 } from "./idle-collector.ts";
+import { BytesInFlight } from "./lock-bases.ts";
 import {
   DEFAULT_OUTBOUND_LIMITS,
   FetchSlots,
@@ -93,6 +94,8 @@ export interface RunningServer {
   renderCache: RenderCache;
   /** Inspect answers of local item files, by file identity. */
   inspectCache: Services["inspectCache"];
+  /** Bytes of POST /api/lock/bases bodies and answers under way. */
+  lockBasesBytes: BytesInFlight;
   idleCollector: IdleCollector;
   /** Stops accepting, lets in-flight requests finish, stops the render workers. */
   close(): Promise<void>;
@@ -248,6 +251,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     checkTarget: refuseOwnAddress(() => listeningPort),
     acquireFetch: new FetchSlots({ ...DEFAULT_OUTBOUND_LIMITS, ...options.outbound }).acquire,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    lockBasesBytes: new BytesInFlight(),
   };
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;
@@ -328,6 +332,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     pool,
     renderCache,
     inspectCache: services.inspectCache,
+    lockBasesBytes: services.lockBasesBytes,
     idleCollector,
     close,
   };

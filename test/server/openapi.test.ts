@@ -3,7 +3,9 @@
 // content type and body must be what the document says. A change to the API that the document
 // does not follow fails here.
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import { connect } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { builtinRegistry } from "../../src/core/index.ts";
@@ -152,6 +154,29 @@ describe("the OpenAPI document describes the real service", () => {
     conforms(path, "post", await post("{"));
     conforms(path, "post", await post(JSON.stringify({ contents: ["x".repeat(3 * 1024 * 1024)] })));
     conforms(path, "post", await post("{}", "text/plain"));
+    // 503 overloaded: 16 MiB of bodies under way (eight requests declaring 2 MiB, never sent)
+    const { hostname, port } = new URL(service.url);
+    const hanging = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const socket = connect(Number(port), hostname);
+        socket.on("error", () => {});
+        await once(socket, "connect");
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${2 * 1024 * 1024}\r\n\r\n{`,
+        );
+        return socket;
+      }),
+    );
+    try {
+      for (let tries = 0; tries < 500 && service.lockBasesBytes.held < 16 * 1024 * 1024; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const overloaded = await post(JSON.stringify({ contents: ["a"] }));
+      assert.equal(overloaded.status, 503);
+      conforms(path, "post", overloaded);
+    } finally {
+      for (const socket of hanging) socket.destroy();
+    }
   });
 
   test("every route the service has is documented", () => {
