@@ -12,23 +12,21 @@
 //   worker (lockBasesAnswer, below, runs there), as heavy work - within the strangers' share of
 //   the workers, one job per worker, so at most that many texts are compressed at once, each
 //   with one zlib stream, across all requests;
-// - the bodies and answers of all requests under way together hold at most BYTES_IN_FLIGHT,
-//   counted from the declared length before a byte of the body is read; a request that does
-//   not fit is answered `503 overloaded` at once (and its connection closed).
+// - its body and answer count among the heavy bodies under way, bounded across all requests
+//   (heavy-bodies.ts), from the declared length before a byte of the body is read; a request
+//   that does not fit is answered `503 overloaded` at once (and its connection closed).
 import { array, KilnError, required, ShapeError, string, struct } from "../core/index.ts";
 import { encodeBase } from "../core/lock-codec.ts";
 import { isJsonContentType, parseJsonBody, readBody } from "./body.ts";
 import { FrameworkError, MESSAGES } from "./errors.ts";
 import type { Handler } from "./handlers.ts";
+import { declaredLength, holdHeavy } from "./heavy-bodies.ts";
 import { JSON_TYPE } from "./reply.ts";
 
 const decodeRequest = struct("LockBasesRequest", { contents: required(array(string)) });
 
 /** Texts in one request: far more files than any project's zip holds. */
 export const MAX_TEXTS = 10_000;
-
-/** Bytes of lock bases bodies and answers held at once, across all requests. */
-export const BYTES_IN_FLIGHT = 16 * 1024 * 1024;
 
 function parseLockBasesRequest(body: unknown): string[] {
   try {
@@ -60,55 +58,15 @@ export function lockBasesAnswer(body: Uint8Array): Uint8Array {
   return new TextEncoder().encode(JSON.stringify({ bases: contents.map(encodeBase) }));
 }
 
-/** The bytes all lock bases requests under way hold (bodies, then answers), bounded. */
-export class BytesInFlight {
-  private heldBytes = 0;
-
-  constructor(readonly limit: number = BYTES_IN_FLIGHT) {}
-
-  get held(): number {
-    return this.heldBytes;
-  }
-
-  /**
-   * Takes `bytes` for one request until `done` fires (the response written, or its connection
-   * gone) and gives back a function that takes more (the answer, which is never refused);
-   * throws `overloaded` when they do not fit.
-   */
-  take(bytes: number, done: (release: () => void) => void): (more: number) => void {
-    if (this.heldBytes + bytes > this.limit) {
-      throw new KilnError(
-        "overloaded",
-        `the service has ${this.limit / 2 ** 20} MiB of lock bases under way - try again in a moment`,
-        "the texts of every request being compressed count until their answer is sent; send smaller requests, or fewer at once",
-      );
-    }
-    let taken = bytes;
-    this.heldBytes += taken;
-    done(() => {
-      this.heldBytes -= taken;
-      taken = 0;
-    });
-    return (more) => {
-      this.heldBytes += more;
-      taken += more;
-    };
-  }
-}
-
 export const lockBases: Handler = async (ctx, services) => {
   if (!isJsonContentType(ctx.req.headers["content-type"])) {
     throw new FrameworkError(415, MESSAGES.unsupportedMediaType);
   }
-  // what the body will hold at most, known before it is read (readBody refuses more with 413)
-  const declared = Number(ctx.req.headers["content-length"]);
-  const expected = Number.isSafeInteger(declared) ? declared : services.maxBodyBytes;
-  const reserved = Math.min(expected, services.maxBodyBytes);
-  const holdMore = services.lockBasesBytes.take(reserved, (release) =>
-    ctx.res.once("close", release),
-  );
+  // held from before the body is read: a body without a declared length may take the limit
+  const expected = declaredLength(ctx) ?? services.maxBodyBytes;
+  const holdMore = holdHeavy(ctx, services.heavyBodies, expected, services.maxBodyBytes);
   const body = await readBody(ctx.req, services.maxBodyBytes);
-  holdMore(body.byteLength - reserved); // a body without a declared length: what it really took
+  holdMore(body.byteLength - Math.min(expected, services.maxBodyBytes));
   const answer = await services.pool.lockBases(body, ctx.signal);
   holdMore(answer.byteLength);
   return { status: 200, headers: { "content-type": JSON_TYPE }, body: answer };

@@ -15,13 +15,13 @@ import { type Catalogue, catalogue } from "./catalogue.ts";
 import { CorsPolicy, isPreflight, preflightReply } from "./cors.ts";
 import { errorReply } from "./errors.ts";
 import { inspectCache, RequestContext, type Services } from "./handlers.ts";
+import { BytesInFlight } from "./heavy-bodies.ts";
 import { HostGuard } from "./host-guard.ts";
 import {
   DEFAULT_IDLE_COLLECTOR,
   IdleCollector,
   type IdleCollectorOptions,
 } from "./idle-collector.ts";
-import { BytesInFlight } from "./lock-bases.ts";
 import {
   DEFAULT_OUTBOUND_LIMITS,
   FetchSlots,
@@ -94,8 +94,8 @@ export interface RunningServer {
   renderCache: RenderCache;
   /** Inspect answers of local item files, by file identity. */
   inspectCache: Services["inspectCache"];
-  /** Bytes of POST /api/lock/bases bodies and answers under way. */
-  lockBasesBytes: BytesInFlight;
+  /** Bytes of heavy bodies (large render bodies, lock bases) and answers under way. */
+  heavyBodies: BytesInFlight;
   idleCollector: IdleCollector;
   /** Stops accepting, lets in-flight requests finish, stops the render workers. */
   close(): Promise<void>;
@@ -251,7 +251,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     checkTarget: refuseOwnAddress(() => listeningPort),
     acquireFetch: new FetchSlots({ ...DEFAULT_OUTBOUND_LIMITS, ...options.outbound }).acquire,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    lockBasesBytes: new BytesInFlight(),
+    heavyBodies: new BytesInFlight(),
   };
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;
@@ -332,7 +332,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     pool,
     renderCache,
     inspectCache: services.inspectCache,
-    lockBasesBytes: services.lockBasesBytes,
+    heavyBodies: services.heavyBodies,
     idleCollector,
     close,
   };

@@ -1,14 +1,18 @@
 // Render request bodies over LARGE_BODY_BYTES are checked, decoded and parsed in a render worker,
 // never in the thread that serves HTTP (issue 14: that thread must not block for a large body),
 // with exactly the answers and errors a small body gets: the same files, the same 400 and 422
-// messages, the render cache for built-ins, references resolved for URLs and files.
+// messages, the render cache for built-ins, references resolved for URLs and files. A large body
+// is heavy work whatever it names: it runs within the strangers' share of the workers, and the
+// bytes of large bodies under way are bounded across requests (503 `overloaded` past them).
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parseJsonBody } from "../../src/server/body.ts";
-import { LARGE_BODY_BYTES } from "../../src/server/handlers.ts";
+import { LARGE_BODY_BYTES } from "../../src/server/heavy-bodies.ts";
 import { parseRenderRequest } from "../../src/server/render-request.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import {
@@ -197,6 +201,69 @@ describe("a large body is heavy work, whatever it names", () => {
       }
       assert.equal(mostHeavy, 1, "never more than the strangers' share (one worker) at once");
       assert.equal(service.pool.heavyJobs, heavyBefore + count, "each ran in the strangers' share");
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe("large bodies under way are bounded across requests", () => {
+  test("past 16 MiB of large bodies under way, a large render body is 503 overloaded at once; a small one renders", async () => {
+    const service = await startFixtureServer();
+    const { hostname, port } = new URL(service.url);
+    // eight render requests declaring 2 MiB each, their bodies never sent
+    const hanging = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const socket = connect(Number(port), hostname);
+        socket.on("error", () => {});
+        await once(socket, "connect");
+        socket.write(
+          `POST /api/render HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${2 * 1024 * 1024}\r\n\r\n{`,
+        );
+        return socket;
+      }),
+    );
+    try {
+      for (let tries = 0; tries < 500 && service.heavyBodies.held < 16 * 1024 * 1024; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const large = JSON.stringify({
+        reference: "automation/inventory",
+        name: "refused",
+        fields: { hosts: inventoryHosts(LARGE_HOSTS) },
+      });
+      const parsedBefore = service.pool.requestBodies;
+      const refused = await post(service, large);
+      assert.equal(refused.status, 503, refused.body.slice(0, 200));
+      assert.equal(refused.headers["retry-after"], "1");
+      assert.equal(refused.headers.connection, "close");
+      assert.deepEqual(JSON.parse(refused.body), {
+        code: "overloaded",
+        error: "the service has 16 MiB of large requests under way - try again in a moment",
+        detail:
+          "render bodies over 256 KiB and lock bases count until their answer is sent; send smaller requests, or fewer at once",
+      });
+      assert.equal(service.pool.requestBodies, parsedBefore, "refused before any work");
+      const small = await post(service, JSON.stringify({ reference: "test/echo", name: "small" }));
+      assert.equal(small.status, 200, "a small body is no heavy work: it renders");
+    } finally {
+      for (const socket of hanging) socket.destroy();
+    }
+    try {
+      for (let tries = 0; tries < 500 && service.heavyBodies.held > 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(service.heavyBodies.held, 0, "the requests that went gave their bytes back");
+      const again = await post(
+        service,
+        JSON.stringify({
+          reference: "automation/inventory",
+          name: "again",
+          fields: { hosts: inventoryHosts(LARGE_HOSTS) },
+        }),
+      );
+      assert.equal(again.status, 200, again.body.slice(0, 200));
+      assert.equal(service.heavyBodies.held, 0, "its body and answer too, once sent");
     } finally {
       await service.close();
     }

@@ -132,7 +132,7 @@ describe("POST /api/lock/bases under a flood", () => {
     const hanging: Socket[] = [];
     try {
       for (let index = 0; index < 8; index++) hanging.push(await hangingRequest(limit / 8));
-      await until(() => service.lockBasesBytes?.held === limit);
+      await until(() => service.heavyBodies.held === limit);
       const refused = await post(JSON.stringify({ contents: ["a: 1\n"] }));
       assert.equal(refused.status, 503, refused.body);
       assert.equal(refused.headers["content-type"], "application/json");
@@ -140,16 +140,16 @@ describe("POST /api/lock/bases under a flood", () => {
       assert.equal(refused.headers.connection, "close");
       assert.deepEqual(JSON.parse(refused.body), {
         code: "overloaded",
-        error: "the service has 16 MiB of lock bases under way - try again in a moment",
+        error: "the service has 16 MiB of large requests under way - try again in a moment",
         detail:
-          "the texts of every request being compressed count until their answer is sent; send smaller requests, or fewer at once",
+          "render bodies over 256 KiB and lock bases count until their answer is sent; send smaller requests, or fewer at once",
       });
       assert.equal((await raw(service.url, { path: "/api/health" })).body, "ok");
     } finally {
       for (const socket of hanging) socket.destroy();
     }
-    await until(() => service.lockBasesBytes.held === 0);
-    assert.equal(service.lockBasesBytes.held, 0, "the requests that went gave their bytes back");
+    await until(() => service.heavyBodies.held === 0);
+    assert.equal(service.heavyBodies.held, 0, "the requests that went gave their bytes back");
     const again = await post(JSON.stringify({ contents: ["a: 1\n"] }));
     assert.equal(again.status, 200, again.body);
   });
@@ -167,7 +167,7 @@ describe("POST /api/lock/bases under a flood", () => {
         settled += 1;
       }),
     );
-    await until(() => service.lockBasesBytes.held > 0);
+    await until(() => service.heavyBodies.held > 0);
     const health = await raw(service.url, { path: "/api/health" });
     assert.equal(health.body, "ok");
     assert.ok(settled < flood.length, "answered while the flood was still under way");
