@@ -6,7 +6,10 @@
 // service keeps answering.
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { decodeBaseText, encodeBase } from "../../src/core/lock-codec.ts";
 import { type RunningServer, startServer } from "../../src/server/server.ts";
@@ -181,5 +184,75 @@ describe("POST /api/lock/bases under a flood", () => {
       assert.equal(answer.body, expected, "byte for byte the CLI's bases");
     }
     assert.ok(answers.some((answer) => answer.status === 200));
+  });
+});
+
+describe("POST /api/lock/bases in the render pool's words", () => {
+  test("texts that waited too long for a worker are 503 overloaded; compressing past the deadline is stopped", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "kiln-lock-bases-"));
+    const slow = join(folder, "slow.json");
+    writeFileSync(
+      slow,
+      JSON.stringify({
+        name: "slow",
+        category: "stranger",
+        files: [
+          {
+            path: "slow.txt",
+            template:
+              "{% for a in range(100000) %}{% for b in range(100000) %}{{ a }}{% endfor %}{% endfor %}",
+          },
+        ],
+      }),
+    );
+    // one worker: a stranger's slow item holds it, and the texts wait behind it
+    const pooled = await startServer({
+      port: 0,
+      log: () => {},
+      render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 2_000, queueTimeoutMs: 300 },
+    });
+    const postTo = (server: RunningServer, body: string) =>
+      raw(server.url, {
+        method: "POST",
+        path: "/api/lock/bases",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+    try {
+      const blocking = raw(pooled.url, {
+        method: "POST",
+        path: "/api/render",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ reference: slow, name: "x" }),
+      });
+      await until(() => pooled.pool.stats().heavy > 0);
+      const waited = await postTo(pooled, JSON.stringify({ contents: ["a: 1\n"] }));
+      assert.equal(waited.status, 503, waited.body);
+      assert.deepEqual(JSON.parse(waited.body), {
+        code: "overloaded",
+        error:
+          "the service is busy: the texts waited 300 ms for a worker and were dropped - try again in a moment",
+      });
+      await blocking;
+    } finally {
+      await pooled.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+    // a deadline shorter than the compression of 10,000 texts
+    const hurried = await startServer({ port: 0, log: () => {}, render: { deadlineMs: 1 } });
+    try {
+      const stopped = await postTo(
+        hurried,
+        JSON.stringify({ contents: new Array(10_000).fill("a") }),
+      );
+      assert.equal(stopped.status, 500, stopped.body);
+      assert.deepEqual(JSON.parse(stopped.body), {
+        code: "internal",
+        error:
+          "compressing the texts took longer than 1 ms and was stopped - send fewer or smaller texts in one request",
+      });
+    } finally {
+      await hurried.close();
+    }
   });
 });
