@@ -70,8 +70,9 @@ export function declaredLength(ctx: RequestContext): number | undefined {
 }
 
 /**
- * Holds `bytes` of a heavy request within the bound until its response is done (at most the
- * body limit: a longer body is refused with 413 while it is read); throws `overloaded`.
+ * Holds `bytes` of a heavy request within the bound until its response is done; throws
+ * `overloaded`. A body declared over the body limit holds nothing: it is refused with 413 as
+ * soon as it is read, whatever else is under way.
  */
 export function holdHeavy(
   ctx: RequestContext,
@@ -79,5 +80,6 @@ export function holdHeavy(
   bytes: number,
   maxBodyBytes: number,
 ): (more: number) => void {
-  return budget.take(Math.min(bytes, maxBodyBytes), (release) => ctx.res.once("close", release));
+  if (bytes > maxBodyBytes) return () => {};
+  return budget.take(bytes, (release) => ctx.res.once("close", release));
 }

@@ -66,7 +66,7 @@ export const lockBases: Handler = async (ctx, services) => {
   const expected = declaredLength(ctx) ?? services.maxBodyBytes;
   const holdMore = holdHeavy(ctx, services.heavyBodies, expected, services.maxBodyBytes);
   const body = await readBody(ctx.req, services.maxBodyBytes);
-  holdMore(body.byteLength - Math.min(expected, services.maxBodyBytes));
+  holdMore(body.byteLength - expected);
   const answer = await services.pool.lockBases(body, ctx.signal);
   holdMore(answer.byteLength);
   return { status: 200, headers: { "content-type": JSON_TYPE }, body: answer };

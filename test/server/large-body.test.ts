@@ -246,6 +246,8 @@ describe("large bodies under way are bounded across requests", () => {
       assert.equal(service.pool.requestBodies, parsedBefore, "refused before any work");
       const small = await post(service, JSON.stringify({ reference: "test/echo", name: "small" }));
       assert.equal(small.status, 200, "a small body is no heavy work: it renders");
+      const tooLarge = await post(service, "x".repeat(3 * 1024 * 1024));
+      assert.equal(tooLarge.status, 413, "a body over the limit is still refused as such");
     } finally {
       for (const socket of hanging) socket.destroy();
     }
