@@ -12,7 +12,8 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   not_initialized: 404,
   already_exists: 409,
   internal: 500,
-  // kiln's own (not in the spec): POST /api/lock/bases past its bound on work under way
+  // kiln's own (not in the spec): heavy requests past their bound on work under way
+  // (heavy-bodies.ts), lock bases that waited too long for a worker
   overloaded: 503,
 };
 
@@ -40,8 +41,8 @@ export const MESSAGES = {
 
 /**
  * An `overloaded` answer asks the client to come back in a second and closes the connection:
- * the request was refused before its body was read, and reading it would be the very work
- * the service has no room for.
+ * such a request is mostly refused before its body is read, and reading it would be the very
+ * work the service has no room for.
  */
 function shedLoad(reply: Reply): void {
   reply.headers["retry-after"] = "1";
