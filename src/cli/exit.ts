@@ -9,6 +9,6 @@ export const EXIT_USAGE = 2;
 export function exitCodeFor(error: unknown): number {
   if (isUsageError(error)) return EXIT_USAGE;
   // every KilnError kind (invalid_request, not_found, not_initialized, already_exists,
-  // internal) is a failed operation, as is any unexpected error
+  // internal, overloaded) is a failed operation, as is any unexpected error
   return EXIT_FAILED;
 }

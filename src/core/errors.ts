@@ -6,7 +6,9 @@ export type ErrorKind =
   | "not_found"
   | "not_initialized"
   | "already_exists"
-  | "internal";
+  | "internal"
+  /** The service has as much of this work under way as it takes; try again in a moment. */
+  | "overloaded";
 
 export class KilnError extends Error {
   readonly kind: ErrorKind;

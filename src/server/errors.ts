@@ -12,6 +12,9 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   not_initialized: 404,
   already_exists: 409,
   internal: 500,
+  // kiln's own (not in the spec): heavy requests past their bound on work under way
+  // (heavy-bodies.ts), lock bases that waited too long for a worker
+  overloaded: 503,
 };
 
 /** A request-parsing error answered as text/plain (415, 400 bad JSON, 413, 422, 400 query). */
@@ -36,6 +39,16 @@ export const MESSAGES = {
   badQuery: (detail: string) => `Failed to deserialize query string: ${detail}`,
 };
 
+/**
+ * An `overloaded` answer asks the client to come back in a second and closes the connection:
+ * such a request is mostly refused before its body is read, and reading it would be the very
+ * work the service has no room for.
+ */
+function shedLoad(reply: Reply): void {
+  reply.headers["retry-after"] = "1";
+  reply.close = true;
+}
+
 /** The reply for any error a handler threw. Unexpected errors are logged, never shown. */
 export function errorReply(error: unknown, log: (message: string) => void): Reply {
   if (error instanceof FrameworkError) {
@@ -49,7 +62,9 @@ export function errorReply(error: unknown, log: (message: string) => void): Repl
       error: error.message,
     };
     if (error.detail) body.detail = error.detail;
-    return json(STATUS_BY_KIND[error.kind], body);
+    const reply = json(STATUS_BY_KIND[error.kind], body);
+    if (error.kind === "overloaded") shedLoad(reply);
+    return reply;
   }
   log(
     `kiln: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,

@@ -21,6 +21,7 @@ import { readVersion } from "../core/version.ts";
 import { isJsonContentType, parseJsonBody, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { FrameworkError, MESSAGES } from "./errors.ts";
+import { type BytesInFlight, declaredLength, holdHeavy, LARGE_BODY_BYTES } from "./heavy-bodies.ts";
 import { itemMetaAnswer } from "./item-meta.ts";
 import { RenderCache, renderReply } from "./render-cache.ts";
 import type { RenderPool } from "./render-pool.ts";
@@ -42,6 +43,8 @@ export interface Services {
   /** Bounds the fetches under way; see outbound.ts. */
   acquireFetch: NonNullable<FetchOptions["acquire"]>;
   maxBodyBytes: number;
+  /** Bytes of heavy bodies (large render bodies, lock bases) and answers under way, bounded. */
+  heavyBodies: BytesInFlight;
 }
 
 export class RequestContext {
@@ -253,8 +256,32 @@ export const render: Handler = (ctx, services) => {
   if (!isJsonContentType(ctx.req.headers["content-type"])) {
     throw new FrameworkError(415, MESSAGES.unsupportedMediaType);
   }
-  return readBody(ctx.req, services.maxBodyBytes).then((bytes) => renderBody(bytes, ctx, services));
+  // a body declared over LARGE_BODY_BYTES is heavy: held within the bound before it is read
+  const declared = declaredLength(ctx);
+  let holdMore =
+    declared !== undefined && declared > LARGE_BODY_BYTES
+      ? holdHeavy(ctx, services.heavyBodies, declared, services.maxBodyBytes)
+      : undefined;
+  return readBody(ctx.req, services.maxBodyBytes).then((bytes) => {
+    if (!holdMore && bytes.byteLength > LARGE_BODY_BYTES) {
+      // no declared length: held once it is known
+      holdMore = holdHeavy(ctx, services.heavyBodies, bytes.byteLength, services.maxBodyBytes);
+    }
+    const answered = renderBody(bytes, ctx, services);
+    if (!holdMore) return answered;
+    const hold = holdMore;
+    return Promise.resolve(answered).then((reply) => {
+      hold(replyBytes(reply));
+      return reply;
+    });
+  });
 };
+
+/** The bytes of a reply's body. */
+function replyBytes(reply: Reply): number {
+  const body = reply.body ?? "";
+  return typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+}
 
 /**
  * The answer to a render request's body: kept from an earlier identical request, shared with
@@ -273,14 +300,6 @@ function renderBody(
   if (bytes.byteLength > LARGE_BODY_BYTES) return renderLargeBody(bytes, key, ctx, services);
   return renderRequest(parseRenderRequest(parseJsonBody(bytes)), key, ctx, services);
 }
-
-/**
- * Bodies larger than this are parsed in a render worker, never in the thread that serves HTTP:
- * checking, decoding and parsing a body costs that thread about 1 ms per 100 KB (10-25 ms near
- * the 2 MiB limit, measured), and it must never block longer than 10 ms (issue 14). Smaller
- * bodies are parsed here: a hop to a worker and back costs more than they do.
- */
-export const LARGE_BODY_BYTES = 256 * 1024;
 
 /** A large body's reference is not a built-in: it is resolved here, then rendered in a worker. */
 class NotBuiltin {

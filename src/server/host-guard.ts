@@ -3,16 +3,19 @@
 // So while the service is bound to a loopback address, a request whose Host (and the authority
 // of an absolute-form target) is not a loopback name or address is refused with 403.
 // `--allowed-host` adds names. Bound to a non-loopback address, the guard is off: the operator
-// chose to expose the service.
+// chose to expose the service. Addresses, the bound one and those in Host headers, are compared
+// by what they mean (addresses.ts): a bind on `::ffff:127.0.0.1` is a loopback bind, and Host
+// `[::ffff:7f00:1]` is 127.0.0.1.
 import { isIP } from "node:net";
+import { canonicalAddress, isLoopbackAddress } from "./addresses.ts";
 import { type Reply, text } from "./reply.ts";
 
+/**
+ * A bind (`--bind`, or the address the socket really listens on) that only this machine can
+ * reach: `localhost`, or a loopback address in any spelling.
+ */
 export function isLoopbackBind(bind: string): boolean {
-  if (bind === "localhost") return true;
-  if (isIP(bind) === 4) return bind.startsWith("127.");
-  const bare = bind.replace(/^\[|\]$/g, "");
-  if (isIP(bare) === 6) return bare === "::1" || bare === "0:0:0:0:0:0:0:1";
-  return false;
+  return bind === "localhost" || isLoopbackAddress(bind);
 }
 
 /**
@@ -38,11 +41,21 @@ export function hostName(host: string): string | undefined {
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+/**
+ * The Host's name as the allowed names are kept: an IP address in its canonical spelling
+ * (`[::ffff:7f00:1]` → `127.0.0.1`, `[0:0::1]` → `[::1]`), anything else as it is.
+ */
+function comparable(name: string): string {
+  const address = canonicalAddress(name);
+  if (address === undefined) return name;
+  return isIP(address) === 6 ? `[${address}]` : address;
+}
+
 /** How many distinct Host values the guard remembers its verdict for. */
 const VERDICT_CACHE_SIZE = 256;
 
 export class HostGuard {
-  private readonly enabled: boolean;
+  private enabled: boolean;
   private readonly allowed: ReadonlySet<string>;
   /**
    * Verdicts by raw Host value: a client sends the same Host on every request, so the header
@@ -56,15 +69,25 @@ export class HostGuard {
       ...LOOPBACK_HOSTS,
       ...extraHosts
         .map((host) => hostName(host))
-        .filter((host): host is string => host !== undefined && host !== ""),
+        .filter((host): host is string => host !== undefined && host !== "")
+        .map(comparable),
     ]);
+  }
+
+  /**
+   * The address the socket really listens on, as the system reports it once listening: the
+   * guard is also on when that is loopback, whatever `--bind` spelled (a name that resolved
+   * to a loopback address, `127.1`).
+   */
+  listening(address: string): void {
+    if (isLoopbackBind(address)) this.enabled = true;
   }
 
   private allows(host: string): boolean {
     let verdict = this.verdicts.get(host);
     if (verdict === undefined) {
       const name = hostName(host);
-      verdict = name !== undefined && this.allowed.has(name);
+      verdict = name !== undefined && this.allowed.has(comparable(name));
       if (this.verdicts.size >= VERDICT_CACHE_SIZE) this.verdicts.clear();
       this.verdicts.set(host, verdict);
     }

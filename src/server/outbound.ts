@@ -4,11 +4,13 @@
 // - never from the service itself: a URL whose host is one of this machine's addresses (or a
 //   loopback or unspecified one) and whose port is the one the service listens on is refused,
 //   at the first request and at every redirect, so a URL cannot make the service fetch itself
-//   without end (a redirect back to /api/registry/inspect?ref=<itself>).
+//   without end (a redirect back to /api/registry/inspect?ref=<itself>). Addresses are compared
+//   by what they mean, whatever their spelling (`[::ffff:127.0.0.1]`, `[::ffff:7f00:1]`: see
+//   addresses.ts).
 import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import { FetchFailure } from "../core/index.ts";
+import { AddressSet, alwaysThisMachine, canonicalAddress } from "./addresses.ts";
 
 export interface OutboundLimits {
   /** Fetches under way at once. */
@@ -70,18 +72,6 @@ export class FetchSlots {
   }
 }
 
-/** `::ffff:127.0.0.1` → `127.0.0.1`; brackets dropped; lower case. */
-function plainAddress(address: string): string {
-  const bare = address.replace(/^\[|\]$/g, "").toLowerCase();
-  return bare.startsWith("::ffff:") && isIP(bare.slice(7)) === 4 ? bare.slice(7) : bare;
-}
-
-/** Loopback or unspecified: an address that always means this machine. */
-function alwaysThisMachine(address: string): boolean {
-  if (isIP(address) === 4) return address.startsWith("127.") || address === "0.0.0.0";
-  return address === "::1" || address === "::" || /^(0+:){7}0*1?$/.test(address);
-}
-
 /**
  * The check of every fetch target: refuses this service's own listening address. `port()`
  * gives the port the service listens on (known once it listens).
@@ -90,22 +80,20 @@ export function refuseOwnAddress(port: () => number): (target: URL) => Promise<v
   return async (target) => {
     const targetPort = Number(target.port || (target.protocol === "https:" ? 443 : 80));
     if (targetPort !== port()) return;
-    const host = plainAddress(target.hostname);
     let addresses: string[];
-    if (isIP(host)) {
-      addresses = [host];
+    if (canonicalAddress(target.hostname) !== undefined) {
+      addresses = [target.hostname];
     } else {
       try {
-        addresses = (await lookup(host, { all: true })).map((entry) => plainAddress(entry.address));
+        addresses = (await lookup(target.hostname, { all: true })).map((entry) => entry.address);
       } catch {
         return; // the fetch itself reports a name that does not resolve
       }
     }
-    const own = new Set(
-      Object.values(networkInterfaces())
-        .flat()
-        .map((entry) => plainAddress(entry?.address ?? "")),
-    );
+    const own = new AddressSet();
+    for (const entry of Object.values(networkInterfaces()).flat()) {
+      if (entry) own.add(entry.address);
+    }
     if (addresses.some((address) => alwaysThisMachine(address) || own.has(address))) {
       throw new FetchFailure(
         `${target.host} is this service's own address - the service does not fetch from itself`,

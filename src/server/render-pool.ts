@@ -59,8 +59,9 @@ export interface RenderPoolOptions {
   /** A job that waited this long for a worker is dropped with an error. */
   queueTimeoutMs: number;
   /**
-   * Workers that may run items from strangers (URLs, files) at once; the others stay free for
-   * the catalogue's items, so heavy or hostile items cannot hold every worker.
+   * Workers that may run heavy work at once: items from strangers (URLs, files), render bodies
+   * over LARGE_BODY_BYTES whatever they name, lock bases (see Share). The others stay free for
+   * the catalogue's small renders, so heavy or hostile work cannot hold every worker.
    */
   untrustedWorkers: number;
   /** Keep one started worker in reserve to replace a failed one at once. */
@@ -95,10 +96,30 @@ export const DEFAULT_POOL_OPTIONS: Omit<RenderPoolOptions, "preloadedItems"> = {
   slowMs: 50,
 };
 
-interface Job {
-  request: JobRequest;
-  /** Names an item of the configured registry (not a stranger's). */
+/**
+ * Where a job may run. `trusted`: it runs no stranger's templates, so its worker needs no
+ * refresh afterwards (see freshenWhenIdle). `heavy`: it runs alone on a worker, on at most
+ * `untrustedWorkers` workers at once (the strangers' share); other jobs share the workers.
+ */
+interface Share {
   trusted: boolean;
+  heavy: boolean;
+}
+
+/** A small render of the configured registry's item: any worker, beside other such jobs. */
+const CATALOGUE: Share = { trusted: true, heavy: false };
+/** A stranger's item (a URL's, a file's): alone, in the strangers' share, refreshed after. */
+const STRANGER: Share = { trusted: false, heavy: true };
+/**
+ * kiln's own work that is heavy by its size, whatever it names: a render body over
+ * LARGE_BODY_BYTES (parsing it costs a worker what a big render does, and a flood of them
+ * naming a built-in held every worker: other callers' renders fell from 64,277 to 676 in 15 s),
+ * and lock bases (up to 2 MiB of texts to compress). Alone, in the strangers' share.
+ */
+const HEAVY: Share = { trusted: true, heavy: true };
+
+interface Job extends Share {
+  request: JobRequest;
   /** With the answer's bytes; a `request` job may answer that its reference is not preloaded. */
   resolve: (answer: Buffer | NotPreloaded) => void;
   reject: (error: Error) => void;
@@ -120,6 +141,29 @@ function cancelled(): KilnError {
   return new KilnError("internal", "the render was cancelled: the client closed the connection");
 }
 
+/** Why a job was stopped at its deadline, in the words of its work. */
+function pastDeadline(request: JobRequest, deadlineMs: number): string {
+  return request.task === "bases"
+    ? `compressing the texts took longer than ${deadlineMs} ms and was stopped - send fewer or smaller texts in one request`
+    : `the render took longer than ${deadlineMs} ms and was stopped`;
+}
+
+/**
+ * The error of a job that waited too long for a worker. Lock bases answer `overloaded` (503),
+ * as past their bound on bytes in flight; renders keep their documented `internal` (500).
+ */
+function waitedTooLong(request: JobRequest, queueTimeoutMs: number): KilnError {
+  return request.task === "bases"
+    ? new KilnError(
+        "overloaded",
+        `the service is busy: the texts waited ${queueTimeoutMs} ms for a worker and were dropped - try again in a moment`,
+      )
+    : new KilnError(
+        "internal",
+        `the service is busy: the render waited ${queueTimeoutMs} ms for a worker and was dropped - try again in a moment`,
+      );
+}
+
 export class RenderPool {
   readonly options: RenderPoolOptions;
   private readonly slots = new Set<Slot>();
@@ -128,9 +172,9 @@ export class RenderPool {
    * after a worker start-up (a few hundred milliseconds, more from source).
    */
   private spare: Slot | undefined;
-  /** Jobs waiting for a worker: the catalogue's, and strangers' (URLs, files). */
+  /** Jobs waiting for a worker: the catalogue's small ones, and heavy ones (see Share). */
   private readonly queue: Job[] = [];
-  private readonly untrustedQueue: Job[] = [];
+  private readonly heavyQueue: Job[] = [];
   /** Drops jobs that waited longer than queueTimeoutMs; armed while a queue is not empty. */
   private queueTimer: NodeJS.Timeout | undefined;
   /** Workers ran strangers' items or failed jobs since the last refresh (see freshenWhenIdle). */
@@ -152,6 +196,8 @@ export class RenderPool {
   requestBodies = 0;
   /** Workers replaced when idle after strangers' or failed work (freshenWhenIdle), for tests. */
   refreshed = 0;
+  /** Jobs given to a worker in the strangers' share (heavy work, see Share), for tests. */
+  heavyJobs = 0;
 
   constructor(options: Partial<RenderPoolOptions> = {}) {
     this.options = { ...DEFAULT_POOL_OPTIONS, preloadedItems: [], ...options };
@@ -169,18 +215,29 @@ export class RenderPool {
     if (this.options.spare) this.spawn(true);
   }
 
-  stats(): { workers: number; ready: number; busy: number; queued: number; replaced: number } {
+  /** `heavy`: workers running heavy work now (at most `untrustedWorkers`). */
+  stats(): {
+    workers: number;
+    ready: number;
+    busy: number;
+    heavy: number;
+    queued: number;
+    replaced: number;
+  } {
     let ready = 0;
     let busy = 0;
+    let heavy = 0;
     for (const slot of this.slots) {
       if (slot.ready) ready += 1;
       if (slot.jobs.size > 0) busy += 1;
+      if (slot.heavy) heavy += 1;
     }
     return {
       workers: this.slots.size,
       ready,
       busy,
-      queued: this.queue.length + this.untrustedQueue.length,
+      heavy,
+      queued: this.queue.length + this.heavyQueue.length,
       replaced: this.replaced,
     };
   }
@@ -223,13 +280,13 @@ export class RenderPool {
   renderJson(item: RegistryItem, input: RenderInput, signal?: AbortSignal): Promise<Buffer> {
     const index = this.preloadedIndex.get(item);
     return index !== undefined
-      ? this.run({ preloaded: index, input }, true, signal)
-      : this.run({ item, input }, false, signal);
+      ? this.run({ preloaded: index, input }, CATALOGUE, signal)
+      : this.run({ item, input }, STRANGER, signal);
   }
 
   /** Parses, validates and renders the bytes of an item file or URL, in a worker. */
   renderSource(source: ItemSource, input: RenderInput, signal?: AbortSignal): Promise<Buffer> {
-    return this.run({ source, input }, false, signal);
+    return this.run({ source, input }, STRANGER, signal);
   }
 
   /**
@@ -240,6 +297,8 @@ export class RenderPool {
    * (a URL or a file) and send again with `located`: that item, or its bytes, renders isolated
    * on a worker of its own, as `renderJson` and `renderSource` do. A body that is not JSON, or
    * not a render request, fails with the same 400 or 422 FrameworkError as when parsed here.
+   * Only bodies over LARGE_BODY_BYTES come here, and they are heavy work whatever they name:
+   * they run alone, within the strangers' share of the workers (see HEAVY).
    */
   renderRequestBody(
     body: Uint8Array,
@@ -247,41 +306,49 @@ export class RenderPool {
     signal?: AbortSignal,
   ): Promise<Buffer | NotPreloaded> {
     this.requestBodies += 1;
-    if (!located) return this.runAny({ task: "request", body }, true, signal);
+    if (!located) return this.runAny({ task: "request", body }, HEAVY, signal);
     const index = "item" in located ? this.preloadedIndex.get(located.item) : undefined;
     if (index !== undefined) {
-      return this.runAny({ task: "request", body, preloaded: index }, true, signal);
+      return this.runAny({ task: "request", body, preloaded: index }, HEAVY, signal);
     }
-    return this.runAny({ task: "request", body, ...located }, false, signal);
+    return this.runAny({ task: "request", body, ...located }, STRANGER, signal);
+  }
+
+  /**
+   * A POST /api/lock/bases body parsed, checked and compressed in a worker, as heavy work:
+   * the answer's bytes (lock-bases.ts).
+   */
+  lockBases(body: Uint8Array, signal?: AbortSignal): Promise<Buffer> {
+    return this.run({ task: "bases", body }, HEAVY, signal);
   }
 
   /** Parses and validates the bytes of an item file or URL in a worker: its API view as JSON. */
   inspectSource(source: ItemSource, signal?: AbortSignal): Promise<Buffer> {
-    return this.run({ task: "inspect", source }, false, signal);
+    return this.run({ task: "inspect", source }, STRANGER, signal);
   }
 
   /** Parses and validates the bytes of an item file or URL in a worker: its metadata as JSON. */
   metaSource(source: ItemSource, signal?: AbortSignal): Promise<Buffer> {
-    return this.run({ task: "meta", source }, false, signal);
+    return this.run({ task: "meta", source }, STRANGER, signal);
   }
 
   /**
    * Queues a job. When `signal` aborts before a worker starts it, the job is dropped (its
    * client has gone); a job already running finishes within the deadline and is not awaited.
    */
-  private run(request: JobRequest, trusted: boolean, signal?: AbortSignal): Promise<Buffer> {
+  private run(request: JobRequest, share: Share, signal?: AbortSignal): Promise<Buffer> {
     // only `request` jobs answer that a reference is not preloaded (renderRequestBody)
-    return this.runAny(request, trusted, signal) as Promise<Buffer>;
+    return this.runAny(request, share, signal) as Promise<Buffer>;
   }
 
   private runAny(
     request: JobRequest,
-    trusted: boolean,
+    share: Share,
     signal?: AbortSignal,
   ): Promise<Buffer | NotPreloaded> {
     if (this.closed)
       return Promise.reject(new KilnError("internal", "the service is shutting down"));
-    if (this.queue.length + this.untrustedQueue.length >= this.options.maxQueue) {
+    if (this.queue.length + this.heavyQueue.length >= this.options.maxQueue) {
       return Promise.reject(
         new KilnError("internal", "too many renders are waiting - try again in a moment"),
       );
@@ -290,7 +357,7 @@ export class RenderPool {
     return new Promise<Buffer | NotPreloaded>((resolve, reject) => {
       const job: Job = {
         request,
-        trusted,
+        ...share,
         resolve,
         reject,
         cell: 0,
@@ -304,7 +371,7 @@ export class RenderPool {
         signal.addEventListener("abort", abort, { once: true });
         job.release = () => signal.removeEventListener("abort", abort);
       }
-      (trusted ? this.queue : this.untrustedQueue).push(job);
+      (job.heavy ? this.heavyQueue : this.queue).push(job);
       this.armQueueTimer();
       this.dispatch();
     });
@@ -326,7 +393,7 @@ export class RenderPool {
   /** The client gave up: drop the job unless a worker has started it. */
   private cancel(job: Job): void {
     if (job.settled) return;
-    for (const queue of [this.queue, this.untrustedQueue]) {
+    for (const queue of [this.queue, this.heavyQueue]) {
       const at = queue.indexOf(job);
       if (at !== -1) {
         queue.splice(at, 1);
@@ -357,20 +424,15 @@ export class RenderPool {
   private readonly expire = (): void => {
     this.queueTimer = undefined;
     const oldest = Date.now() - this.options.queueTimeoutMs;
-    for (const queue of [this.queue, this.untrustedQueue]) {
+    for (const queue of [this.queue, this.heavyQueue]) {
       for (let at = queue.length - 1; at >= 0; at--) {
         const job = queue[at] as Job;
         if (job.queuedAt > oldest) continue;
         queue.splice(at, 1);
-        this.settle(job, {
-          error: new KilnError(
-            "internal",
-            `the service is busy: the render waited ${this.options.queueTimeoutMs} ms for a worker and was dropped - try again in a moment`,
-          ),
-        });
+        this.settle(job, { error: waitedTooLong(job.request, this.options.queueTimeoutMs) });
       }
     }
-    if (this.queue.length + this.untrustedQueue.length > 0) this.armQueueTimer();
+    if (this.queue.length + this.heavyQueue.length > 0) this.armQueueTimer();
   };
 
   async close(): Promise<void> {
@@ -378,7 +440,7 @@ export class RenderPool {
     this.settleReadyWaiters();
     if (this.queueTimer) clearTimeout(this.queueTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    for (const job of [...this.queue.splice(0), ...this.untrustedQueue.splice(0)]) {
+    for (const job of [...this.queue.splice(0), ...this.heavyQueue.splice(0)]) {
       this.settle(job, { error: new KilnError("internal", "the service is shutting down") });
     }
     const all = [...this.slots, ...(this.spare ? [this.spare] : [])];
@@ -427,9 +489,9 @@ export class RenderPool {
   }
 
   /**
-   * Gives queued jobs to workers. The catalogue's go to the least loaded worker that is not
-   * slow, full, or running a stranger's item. A stranger's item goes to an idle worker only,
-   * alone, and to at most `untrustedWorkers` of them at once.
+   * Gives queued jobs to workers. The catalogue's small ones go to the least loaded worker that
+   * is not slow, full, or running heavy work. Heavy work (a stranger's item, a large body, lock
+   * bases) goes to an idle worker only, alone, and to at most `untrustedWorkers` of them at once.
    */
   private dispatch(): void {
     while (this.queue.length > 0) {
@@ -442,17 +504,19 @@ export class RenderPool {
       if (!best) break;
       this.give(best, this.queue.shift() as Job);
     }
-    while (this.untrustedQueue.length > 0) {
+    while (this.heavyQueue.length > 0) {
       let running = 0;
       let idle: Slot | undefined;
       for (const slot of this.slots) {
-        if (slot.untrusted) running += 1;
+        if (slot.heavy) running += 1;
         else if (!idle && slot.ready && !slot.retired && slot.jobs.size === 0) idle = slot;
       }
       if (!idle || running >= this.options.untrustedWorkers) break;
-      idle.untrusted = true;
-      idle.ranUntrusted = true;
-      this.give(idle, this.untrustedQueue.shift() as Job);
+      const job = this.heavyQueue.shift() as Job;
+      idle.heavy = true;
+      if (!job.trusted) idle.ranUntrusted = true;
+      this.heavyJobs += 1;
+      this.give(idle, job);
     }
   }
 
@@ -504,7 +568,8 @@ export class RenderPool {
     }
     const elapsed = Date.now() - startedAt;
     if (elapsed >= deadlineMs) {
-      this.fail(slot, `the render took longer than ${deadlineMs} ms and was stopped`, false);
+      const running = slot.jobs.get(id) as Job;
+      this.fail(slot, pastDeadline(running.request, deadlineMs), false);
       return;
     }
     if (elapsed >= slowMs && !slot.slow) {
@@ -571,7 +636,7 @@ export class RenderPool {
       this.idleTimer = undefined;
       if (this.closed) return;
       const busy =
-        this.queue.length + this.untrustedQueue.length > 0 ||
+        this.queue.length + this.heavyQueue.length > 0 ||
         [...this.slots].some((slot) => slot.jobs.size > 0 || !slot.ready);
       if (busy) {
         this.freshenWhenIdle();
@@ -620,7 +685,7 @@ export class RenderPool {
   private takeBack(slot: Slot): void {
     const back = [...slot.jobs.values()];
     slot.jobs.clear();
-    slot.untrusted = false;
+    slot.heavy = false;
     slot.outbox = [];
     this.requeue(back);
   }
@@ -628,8 +693,8 @@ export class RenderPool {
   /** Puts jobs handed back by a worker at the front of their queues, in order. */
   private requeue(jobs: Job[]): void {
     for (const job of jobs) job.slot = undefined;
-    this.queue.unshift(...jobs.filter((job) => job.trusted));
-    this.untrustedQueue.unshift(...jobs.filter((job) => !job.trusted));
+    this.queue.unshift(...jobs.filter((job) => !job.heavy));
+    this.heavyQueue.unshift(...jobs.filter((job) => job.heavy));
     if (jobs.length > 0) this.armQueueTimer();
   }
 

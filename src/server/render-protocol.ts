@@ -49,10 +49,11 @@ export interface JobRequest {
    * catalogue metadata (GET /api/registry/meta?ref=); `request`: a POST /api/render body, parsed
    * and decoded in the worker, then rendered with the job's `item` or `source`, or with the
    * preloaded item its reference names; any other reference comes back alone
-   * (`WorkerReply.notPreloaded`) for the pool's caller to resolve and send again.
+   * (`WorkerReply.notPreloaded`) for the pool's caller to resolve and send again; `bases`: a
+   * POST /api/lock/bases body, parsed, checked and compressed (lock-bases.ts).
    */
-  task?: "inspect" | "meta" | "request";
-  /** A `request` job's body: the request's bytes as they arrived. */
+  task?: "inspect" | "meta" | "request" | "bases";
+  /** A `request` or `bases` job's body: the request's bytes as they arrived. */
   body?: Uint8Array;
   /** Index into `preloadedItems`. */
   preloaded?: number;

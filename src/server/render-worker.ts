@@ -23,6 +23,7 @@ import {
 import { parseJsonBody } from "./body.ts";
 import { FrameworkError } from "./errors.ts";
 import { itemMetaAnswer } from "./item-meta.ts";
+import { lockBasesAnswer } from "./lock-bases.ts";
 import { encodeJson, encodeRenderAnswer } from "./render-answer.ts";
 import {
   CLAIMED,
@@ -84,8 +85,9 @@ function answerRequest(request: WorkerRequest, bytes: Uint8Array): Uint8Array | 
 
 /** The answer's bytes: the item's API view, or the render answer, within the output limit. */
 function answer(request: WorkerRequest): Uint8Array | NotPreloaded {
-  if (request.task === "request") {
+  if (request.task === "request" || request.task === "bases") {
     if (!request.body) throw new KilnError("internal", "render worker got no request body");
+    if (request.task === "bases") return lockBasesAnswer(request.body);
     return answerRequest(request, request.body);
   }
   const item = itemOf(request);

@@ -20,6 +20,7 @@ import { type Catalogue, catalogue } from "./catalogue.ts";
 import { CorsPolicy, isPreflight, preflightReply } from "./cors.ts";
 import { errorReply } from "./errors.ts";
 import { inspectCache, RequestContext, type Services } from "./handlers.ts";
+import { BytesInFlight } from "./heavy-bodies.ts";
 import { HostGuard } from "./host-guard.ts";
 import {
   DEFAULT_IDLE_COLLECTOR,
@@ -95,6 +96,8 @@ export interface RunningServer {
   renderCache: RenderCache;
   /** Inspect answers of local item files, by file identity. */
   inspectCache: Services["inspectCache"];
+  /** Bytes of heavy bodies (large render bodies, lock bases) and answers under way. */
+  heavyBodies: BytesInFlight;
   idleCollector: IdleCollector;
   /** Stops accepting, lets in-flight requests finish, stops the render workers. */
   close(): Promise<void>;
@@ -250,6 +253,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     checkTarget: refuseOwnAddress(() => listeningPort),
     acquireFetch: new FetchSlots({ ...DEFAULT_OUTBOUND_LIMITS, ...options.outbound }).acquire,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    heavyBodies: new BytesInFlight(),
   };
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;
@@ -260,6 +264,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     onQuiet: () => renderCache.clear(),
     ...options.idleCollector,
   });
+  const hostGuard = new HostGuard(bind, options.allowedHosts ?? []);
   const server: Server = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -271,7 +276,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     createHandler(services, {
       cors: new CorsPolicy(options.allowedOrigins ?? []),
-      hostGuard: new HostGuard(bind, options.allowedHosts ?? []),
+      hostGuard,
       uiDir,
       log,
       idleCollector,
@@ -293,7 +298,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       server.once("error", reject);
       server.listen(options.port ?? DEFAULT_PORT, bind, () => {
         server.off("error", reject);
-        listeningPort = (server.address() as AddressInfo).port;
+        const listening = server.address() as AddressInfo;
+        listeningPort = listening.port;
+        hostGuard.listening(listening.address);
         resolve();
       });
     });
@@ -327,6 +334,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     pool,
     renderCache,
     inspectCache: services.inspectCache,
+    heavyBodies: services.heavyBodies,
     idleCollector,
     close,
   };

@@ -29,8 +29,8 @@ export class WorkerSlot<Job extends { cell: number }> {
   slow = false;
   /** Set once the pool has given up on this worker (deadline, recycle, crash). */
   retired = false;
-  /** It holds a job of a stranger's item (it holds no other job then). */
-  untrusted = false;
+  /** It holds a heavy job (a stranger's item, a large body, lock bases; no other job then). */
+  heavy = false;
   /** It has run a stranger's item since it started. */
   ranUntrusted = false;
   /** A job failed on it since it started. */
@@ -43,9 +43,9 @@ export class WorkerSlot<Job extends { cell: number }> {
     this.progress = new Int32Array(progress);
   }
 
-  /** Ready, not retired, not slow and not running a stranger's item: it may take more jobs. */
+  /** Ready, not retired, not slow and not running heavy work: it may take more jobs. */
   get open(): boolean {
-    return this.ready && !this.retired && !this.slow && !this.untrusted;
+    return this.ready && !this.retired && !this.slow && !this.heavy;
   }
 
   /** A fresh claim cell for a job given to this worker. */
@@ -77,9 +77,9 @@ export class WorkerSlot<Job extends { cell: number }> {
     }
   }
 
-  /** Removes a job it holds; a slot left without jobs is no longer a stranger's. */
+  /** Removes a job it holds; a slot left without jobs runs no heavy work any more. */
   drop(id: number): void {
     this.jobs.delete(id);
-    if (this.jobs.size === 0) this.untrusted = false;
+    if (this.jobs.size === 0) this.heavy = false;
   }
 }

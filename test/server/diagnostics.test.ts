@@ -1,7 +1,8 @@
 // Issue 14's measurements outside the API: with KILN_DIAGNOSTICS=1 the service reports the
 // HTTP thread's event-loop delay and its RSS on SIGUSR2 (src/server/diagnostics.ts); and a
 // render worker that a large render left large gives that memory back once idle
-// (src/server/render-worker.ts).
+// (src/server/render-worker.ts); and the HTTP thread collects a burst's buffers once quiet
+// (src/server/idle-collector.ts).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { builtinFor, builtinRegistry } from "../../src/core/index.ts";
@@ -11,6 +12,7 @@ import {
   REPORT_PREFIX,
   startDiagnostics,
 } from "../../src/server/diagnostics.ts";
+import { DEFAULT_IDLE_COLLECTOR, IdleCollector } from "../../src/server/idle-collector.ts";
 import { RenderPool } from "../../src/server/render-pool.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -97,6 +99,26 @@ describe("idle render workers give a large render's memory back", () => {
       assert.ok(freedMiB >= 8, `the idle worker gave memory back: ${shown}`);
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe("the HTTP thread collects a burst's buffers once quiet", () => {
+  test("memory outside the heap grown by more than 8 MiB is collected, though the heap did not grow", async () => {
+    const collector = new IdleCollector({ ...DEFAULT_IDLE_COLLECTOR, periodMs: 50 });
+    try {
+      // a burst: a request, and 32 MiB of buffers (bodies, answers) outside the heap
+      collector.requests += 1;
+      let buffers: Buffer[] | undefined = Array.from({ length: 32 }, () =>
+        Buffer.alloc(2 ** 20, 1),
+      );
+      const deadline = Date.now() + 5_000;
+      while (collector.collections === 0 && Date.now() < deadline) await sleep(25);
+      assert.equal(buffers.length, 32, "kept until the quiet period was seen");
+      buffers = undefined;
+      assert.equal(collector.collections, 1, "one collection once quiet");
+    } finally {
+      collector.stop();
     }
   });
 });

@@ -1,8 +1,10 @@
 // A bounded load of benign and hostile requests mixed, against the real service in a child
 // process: 1,000 connections for 30 s (KILN_LOAD_SECONDS to change), about 13% of requests
-// heavy or hostile (CPU and output bombs from item files, a memory bomb, 2 MiB inventories).
-// Benign renders must keep succeeding, the process must never abort, and its memory must come
-// back near where it started. The numbers reached are printed for docs/security.md.
+// heavy or hostile (CPU and output bombs from item files, a memory bomb, 2 MiB inventories,
+// render bodies over 256 KiB naming a built-in, 1.8 MB POST /api/lock/bases bodies). Benign
+// renders must keep succeeding, /api/health must be answered while the load runs, the process
+// must never abort, and its memory must come back near where it started. The numbers reached
+// are printed for docs/security.md.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
@@ -41,8 +43,23 @@ function rssMiB(pid: number): number {
   return kib / 1024;
 }
 
+/** A heavy or hostile request: where it goes and its body (made anew for each request). */
+interface Heavy {
+  path: string;
+  body: () => string;
+}
+
+/** About 1.8 MB of texts for POST /api/lock/bases. */
+function lockBasesBody(): string {
+  const contents = Array.from({ length: 64 }, (_, text) =>
+    Array.from({ length: 1_100 }, (_, line) => `  - name: item-${text}-${line}\n`).join(""),
+  );
+  return JSON.stringify({ contents });
+}
+
 interface Outcome {
   benign: boolean;
+  path: string;
   status: number;
   ms: number;
 }
@@ -57,13 +74,31 @@ test("benign renders keep succeeding under a mixed hostile load, and memory come
     itemFile("memory", "{{ 'x' * 2000000000 }}"),
     itemFile("filter", `{% set a = [1] %}${"{% set a = [a, a] %}".repeat(30)}{{ a | yaml }}`),
   ];
-  const heavyBodies = [
-    ...hostile.map((reference) => JSON.stringify({ reference, name: "h" })),
-    JSON.stringify({
-      reference: "automation/inventory",
-      name: "big",
-      fields: { hosts: inventoryHosts(15_000) },
-    }),
+  const fixed = (body: string): Heavy => ({ path: "/api/render", body: () => body });
+  const bigHosts = inventoryHosts(15_000);
+  const largeHosts = inventoryHosts(5_000);
+  const bases = lockBasesBody();
+  let unique = 0;
+  const heavyRequests: Heavy[] = [
+    ...hostile.map((reference) => fixed(JSON.stringify({ reference, name: "h" }))),
+    fixed(
+      JSON.stringify({
+        reference: "automation/inventory",
+        name: "big",
+        fields: { hosts: bigHosts },
+      }),
+    ),
+    // over 256 KiB, naming a built-in, each one new (never answered from the render cache)
+    {
+      path: "/api/render",
+      body: () =>
+        JSON.stringify({
+          reference: "automation/inventory",
+          name: `large${unique++}`,
+          fields: { hosts: largeHosts },
+        }),
+    },
+    { path: "/api/lock/bases", body: () => bases },
   ];
   const service = await startChild(["--port", "0"]);
   const pid = service.child.pid as number;
@@ -85,14 +120,14 @@ test("benign renders keep succeeding under a mixed hostile load, and memory come
     const outcomes: Outcome[] = [];
     let counter = 0;
     const stopAt = Date.now() + SECONDS * 1_000;
-    const send = (body: string): Promise<number> =>
+    const send = (path: string, body: string): Promise<number> =>
       new Promise((resolve) => {
         const req = httpRequest(
           {
             host: url.hostname,
             port: url.port,
             method: "POST",
-            path: "/api/render",
+            path,
             headers: { "content-type": "application/json" },
             agent,
             timeout: 60_000,
@@ -111,19 +146,37 @@ test("benign renders keep succeeding under a mixed hostile load, and memory come
       while (Date.now() < stopAt) {
         counter += 1;
         const heavy = Math.random() < HEAVY_SHARE;
-        const body = heavy
-          ? (heavyBodies[counter % heavyBodies.length] as string)
-          : JSON.stringify({
-              reference: counter % 2 ? "k8s/deployment" : "k8s/service",
-              name: `app${counter % 500}`,
-              image: "nginx:1.27",
-            });
+        const request = heavy
+          ? (heavyRequests[counter % heavyRequests.length] as Heavy)
+          : {
+              path: "/api/render",
+              body: () =>
+                JSON.stringify({
+                  reference: counter % 2 ? "k8s/deployment" : "k8s/service",
+                  name: `app${counter % 500}`,
+                  image: "nginx:1.27",
+                }),
+            };
         const started = performance.now();
-        const status = await send(body);
-        outcomes.push({ benign: !heavy, status, ms: performance.now() - started });
+        const status = await send(request.path, request.body());
+        outcomes.push({
+          benign: !heavy,
+          path: request.path,
+          status,
+          ms: performance.now() - started,
+        });
       }
     };
-    await Promise.all(Array.from({ length: CONNECTIONS }, connection));
+    // /api/health asked now and then on a connection of its own while the load runs
+    const healthDuringLoad: string[] = [];
+    const prober = async (): Promise<void> => {
+      while (Date.now() < stopAt) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const answer = await raw(service.url, { path: "/api/health" }).catch(() => undefined);
+        if (Date.now() < stopAt && answer) healthDuringLoad.push(answer.body);
+      }
+    };
+    await Promise.all([prober(), ...Array.from({ length: CONNECTIONS }, connection)]);
     agent.destroy();
 
     assert.equal(service.child.exitCode, null, "the service never aborted");
@@ -136,6 +189,13 @@ test("benign renders keep succeeding under a mixed hostile load, and memory come
     const sorted = succeeded.map((outcome) => outcome.ms).sort((a, b) => a - b);
     const p99 = sorted[Math.floor(sorted.length * 0.99)] ?? Number.NaN;
     const heavyCount = outcomes.length - benign.length;
+    const statuses = new Map<string, number>();
+    for (const outcome of outcomes) {
+      if (outcome.benign && outcome.status === 200) continue;
+      const key = `${outcome.benign ? "benign" : "heavy"} ${outcome.path} ${outcome.status}`;
+      statuses.set(key, (statuses.get(key) ?? 0) + 1);
+    }
+    const heavyAnswers = [...statuses].map(([key, count]) => `${count} x ${key}`).join(", ");
 
     // memory: quiet for a while (workers are refreshed after 1 s idle, the HTTP thread's heap
     // is collected after 5 to 10 s idle), then compare
@@ -146,9 +206,13 @@ test("benign renders keep succeeding under a mixed hostile load, and memory come
       if ((timeline.at(-1) as number) < before * NEAR_BASELINE) break;
     }
     const afterRss = timeline.at(-1) as number;
-    const report = `load: ${outcomes.length} requests in ${SECONDS} s over ${CONNECTIONS} connections, ${heavyCount} heavy or hostile; benign ${succeeded.length}/${benign.length} succeeded (${(share * 100).toFixed(1)}%), p99 ${p99.toFixed(0)} ms; RSS ${before.toFixed(0)} MiB before, ${afterRss.toFixed(0)} MiB after (${timeline.join(", ")} at 1 s steps)`;
+    const report = `load: ${outcomes.length} requests in ${SECONDS} s over ${CONNECTIONS} connections, ${heavyCount} heavy or hostile (answers other than a benign 200: ${heavyAnswers}); benign ${succeeded.length}/${benign.length} succeeded (${(share * 100).toFixed(1)}%), p99 ${p99.toFixed(0)} ms; RSS ${before.toFixed(0)} MiB before, ${afterRss.toFixed(0)} MiB after (${timeline.join(", ")} at 1 s steps)`;
     process.stdout.write(`# ${report}\n`);
     assert.ok(share >= 0.99, report);
+    assert.ok(
+      healthDuringLoad.includes("ok"),
+      `/api/health answered while the load ran; ${report}`,
+    );
     assert.ok(afterRss < before * NEAR_BASELINE, report);
   } finally {
     await service.stop();

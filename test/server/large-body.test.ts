@@ -1,14 +1,18 @@
 // Render request bodies over LARGE_BODY_BYTES are checked, decoded and parsed in a render worker,
 // never in the thread that serves HTTP (issue 14: that thread must not block for a large body),
 // with exactly the answers and errors a small body gets: the same files, the same 400 and 422
-// messages, the render cache for built-ins, references resolved for URLs and files.
+// messages, the render cache for built-ins, references resolved for URLs and files. A large body
+// is heavy work whatever it names: it runs within the strangers' share of the workers, and the
+// bytes of large bodies under way are bounded across requests (503 `overloaded` past them).
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parseJsonBody } from "../../src/server/body.ts";
-import { LARGE_BODY_BYTES } from "../../src/server/handlers.ts";
+import { LARGE_BODY_BYTES } from "../../src/server/heavy-bodies.ts";
 import { parseRenderRequest } from "../../src/server/render-request.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import {
@@ -146,5 +150,124 @@ describe("large render bodies are parsed in a worker", () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(service.pool.refreshed, refreshed, "no worker was replaced for a refused body");
+  });
+});
+
+describe("a large body is heavy work, whatever it names", () => {
+  test("large bodies naming a built-in run within the strangers' share; another caller's small render is answered meanwhile", async () => {
+    // two workers, one of them for heavy work: the other must stay free for small renders
+    const service = await startFixtureServer({
+      render: { size: 2, spare: false, untrustedWorkers: 1 },
+    });
+    try {
+      const heavyBefore = service.pool.heavyJobs;
+      const count = 6;
+      let settled = 0;
+      const large = Array.from({ length: count }, (_, index) => {
+        const body = JSON.stringify({
+          reference: "automation/inventory",
+          name: `big${index}`,
+          fields: { hosts: inventoryHosts(LARGE_HOSTS * 2) },
+        });
+        return post(service, body).finally(() => {
+          settled += 1;
+        });
+      });
+      // the pool's share state while they are in flight
+      let mostHeavy = 0;
+      let sawWaiting = false;
+      const sampler = setInterval(() => {
+        const { heavy, queued } = service.pool.stats();
+        mostHeavy = Math.max(mostHeavy, heavy);
+        if (heavy > 0 && queued > 0) sawWaiting = true;
+      }, 1);
+      try {
+        while (!sawWaiting && settled < count)
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        assert.ok(sawWaiting, "the large bodies waited for the strangers' share");
+        const small = await post(
+          service,
+          JSON.stringify({ reference: "test/echo", name: "small", fields: { greeting: "hi" } }),
+        );
+        assert.equal(small.status, 200, small.body);
+        assert.ok(settled < count, "the small render was answered while large bodies waited");
+        const answers = await Promise.all(large);
+        for (const [index, answer] of answers.entries()) {
+          assert.equal(answer.status, 200, answer.body.slice(0, 200));
+          assert.equal(JSON.parse(answer.body).files[0].path, `big${index}-inventory.ini`);
+        }
+      } finally {
+        clearInterval(sampler);
+      }
+      assert.equal(mostHeavy, 1, "never more than the strangers' share (one worker) at once");
+      assert.equal(service.pool.heavyJobs, heavyBefore + count, "each ran in the strangers' share");
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe("large bodies under way are bounded across requests", () => {
+  test("past 16 MiB of large bodies under way, a large render body is 503 overloaded at once; a small one renders", async () => {
+    const service = await startFixtureServer();
+    const { hostname, port } = new URL(service.url);
+    // eight render requests declaring 2 MiB each, their bodies never sent
+    const hanging = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const socket = connect(Number(port), hostname);
+        socket.on("error", () => {});
+        await once(socket, "connect");
+        socket.write(
+          `POST /api/render HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${2 * 1024 * 1024}\r\n\r\n{`,
+        );
+        return socket;
+      }),
+    );
+    try {
+      for (let tries = 0; tries < 500 && service.heavyBodies.held < 16 * 1024 * 1024; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const large = JSON.stringify({
+        reference: "automation/inventory",
+        name: "refused",
+        fields: { hosts: inventoryHosts(LARGE_HOSTS) },
+      });
+      const parsedBefore = service.pool.requestBodies;
+      const refused = await post(service, large);
+      assert.equal(refused.status, 503, refused.body.slice(0, 200));
+      assert.equal(refused.headers["retry-after"], "1");
+      assert.equal(refused.headers.connection, "close");
+      assert.deepEqual(JSON.parse(refused.body), {
+        code: "overloaded",
+        error: "the service has 16 MiB of large requests under way - try again in a moment",
+        detail:
+          "render bodies over 256 KiB and lock bases count until their answer is sent; send smaller requests, or fewer at once",
+      });
+      assert.equal(service.pool.requestBodies, parsedBefore, "refused before any work");
+      const small = await post(service, JSON.stringify({ reference: "test/echo", name: "small" }));
+      assert.equal(small.status, 200, "a small body is no heavy work: it renders");
+      const tooLarge = await post(service, "x".repeat(3 * 1024 * 1024));
+      assert.equal(tooLarge.status, 413, "a body over the limit is still refused as such");
+    } finally {
+      for (const socket of hanging) socket.destroy();
+    }
+    try {
+      for (let tries = 0; tries < 500 && service.heavyBodies.held > 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(service.heavyBodies.held, 0, "the requests that went gave their bytes back");
+      const again = await post(
+        service,
+        JSON.stringify({
+          reference: "automation/inventory",
+          name: "again",
+          fields: { hosts: inventoryHosts(LARGE_HOSTS) },
+        }),
+      );
+      assert.equal(again.status, 200, again.body.slice(0, 200));
+      assert.equal(service.heavyBodies.held, 0, "its body and answer too, once sent");
+    } finally {
+      await service.close();
+    }
   });
 });

@@ -3,7 +3,9 @@
 // content type and body must be what the document says. A change to the API that the document
 // does not follow fails here.
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import { connect } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { builtinRegistry } from "../../src/core/index.ts";
@@ -63,6 +65,43 @@ function conforms(path: string, method: string, response: RawResponse): void {
 /** A schema whose `#/components/...` references point into the registered document. */
 function resolved(schema: object): object {
   return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
+}
+
+/**
+ * A request answered `503 overloaded`: sent while eight others, declaring 2 MiB of body each
+ * and never sending it, hold the 16 MiB of large requests the service takes at once.
+ */
+async function overloaded(path: string, body: string): Promise<RawResponse> {
+  const { hostname, port } = new URL(service.url);
+  const hanging = await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      const socket = connect(Number(port), hostname);
+      socket.on("error", () => {});
+      await once(socket, "connect");
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${2 * 1024 * 1024}\r\n\r\n{`,
+      );
+      return socket;
+    }),
+  );
+  try {
+    for (let tries = 0; tries < 500 && service.heavyBodies.held < 16 * 1024 * 1024; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const response = await raw(service.url, {
+      method: "POST",
+      path,
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    assert.equal(response.status, 503, `${path}: ${response.body.slice(0, 200)}`);
+    return response;
+  } finally {
+    for (const socket of hanging) socket.destroy();
+    for (let tries = 0; tries < 500 && service.heavyBodies.held > 0; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
 }
 
 describe("the OpenAPI document describes the real service", () => {
@@ -141,6 +180,12 @@ describe("the OpenAPI document describes the real service", () => {
         body: "{}",
       }),
     );
+    const large = JSON.stringify({
+      reference: "k8s/deployment",
+      name: "w",
+      pad: "x".repeat(300_000),
+    });
+    conforms(path, "post", await overloaded(path, large));
   });
 
   test("POST /api/lock/bases's answers: the bases, and every kind of error", async () => {
@@ -152,6 +197,7 @@ describe("the OpenAPI document describes the real service", () => {
     conforms(path, "post", await post("{"));
     conforms(path, "post", await post(JSON.stringify({ contents: ["x".repeat(3 * 1024 * 1024)] })));
     conforms(path, "post", await post("{}", "text/plain"));
+    conforms(path, "post", await overloaded(path, JSON.stringify({ contents: ["a"] })));
   });
 
   test("every route the service has is documented", () => {
