@@ -13,9 +13,11 @@
 // this), so no test builds it while the others use it.
 //
 // test/stress/ (long load runs that assert correctness, never speed) is left out unless named:
-// `npm run test:stress` runs it.
+// `npm run test:stress` runs it, one file at a time (`--one-at-a-time`: each load run has the
+// machine to itself, as much as CI gives it).
 //
-// Usage: node scripts/run-tests.mjs [folder-or-file ...]   (default: test/ without test/stress/)
+// Usage: node scripts/run-tests.mjs [--one-at-a-time] [folder-or-file ...]
+//        (default: test/ without test/stress/)
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -37,8 +39,9 @@ function collect(path, skipStress) {
     .sort();
 }
 
-/** Test files in parallel: KILN_TEST_CONCURRENCY, else twice the cores. */
-function concurrency() {
+/** Test files in parallel: 1 when asked, else KILN_TEST_CONCURRENCY, else twice the cores. */
+function concurrency(oneAtATime) {
+  if (oneAtATime) return 1;
   const asked = Number.parseInt(process.env.KILN_TEST_CONCURRENCY ?? "", 10);
   return Number.isInteger(asked) && asked > 0 ? asked : availableParallelism() * 2;
 }
@@ -64,7 +67,8 @@ function slowestFiles(timesPath, count) {
     );
 }
 
-const roots = process.argv.slice(2);
+const oneAtATime = process.argv.includes("--one-at-a-time");
+const roots = process.argv.slice(2).filter((arg) => arg !== "--one-at-a-time");
 const files = (roots.length > 0 ? roots : ["test"]).flatMap((root) =>
   collect(root, roots.length === 0),
 );
@@ -78,7 +82,7 @@ if (process.env.KILN_TEST_NO_BUILD !== "1" && buildIsStale()) {
   const build = spawnSync(npm, ["run", "build"], { stdio: "inherit" });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
-const parallel = Math.min(concurrency(), files.length);
+const parallel = Math.min(concurrency(oneAtATime), files.length);
 const timesDir = mkdtempSync(join(tmpdir(), "kiln-test-times-"));
 const timesPath = join(timesDir, "times.json");
 const started = performance.now();

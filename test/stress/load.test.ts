@@ -1,6 +1,8 @@
 // Load: 1,000 concurrent renders mixing good, failing and hostile requests against one service.
 // Every good render is exactly right, every failing one gets its error, the service stays up,
-// and memory returns near its baseline afterwards. Bounded: one round of 1,000 requests.
+// and every worker is back afterwards. Bounded: one round of 1,000 requests. Part of `npm run
+// test:stress`: the memory before and after is printed, not asserted (the benchmarks measure it
+// with its goal).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setFlagsFromString } from "node:v8";
@@ -13,7 +15,7 @@ import {
   postJson,
   raw,
   startFixtureServer,
-} from "./helpers.ts";
+} from "../server/helpers.ts";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -36,7 +38,7 @@ async function settledRss(): Promise<number> {
   return process.memoryUsage().rss;
 }
 
-test("1,000 concurrent renders: good ones correct, failures answered, memory back near baseline", async () => {
+test("1,000 concurrent renders: good ones correct, failures answered, the pool whole again", async () => {
   const hostileItems = HOSTILE.map((template, index) =>
     parseRegistryItem(
       { name: `h${index}`, category: "hostile", files: [{ path: "x", template }] },
@@ -161,12 +163,6 @@ test("1,000 concurrent renders: good ones correct, failures answered, memory bac
     assert.equal(service.pool.stats().workers, service.pool.options.size);
     assert.equal(service.pool.stats().queued, 0);
     const after = await settledRss();
-    const grownMb = (after - baseline) / 1024 / 1024;
-    // Every worker that grew was replaced; what is left is allocator slack.
-    assert.ok(
-      grownMb < 96,
-      `rss grew by ${grownMb.toFixed(0)} MiB (baseline ${(baseline / 1048576).toFixed(0)} MiB)`,
-    );
     process.stdout.write(
       `# rss baseline ${(baseline / 1048576).toFixed(0)} MiB, after ${(after / 1048576).toFixed(0)} MiB; round ${elapsed} ms, ${service.pool.stats().replaced} workers replaced\n`,
     );

@@ -2,16 +2,17 @@
 // process: 1,000 connections for 30 s (KILN_LOAD_SECONDS to change), about 13% of requests
 // heavy or hostile (CPU and output bombs from item files, a memory bomb, 2 MiB inventories,
 // render bodies over 256 KiB naming a built-in, 1.8 MB POST /api/lock/bases bodies). Benign
-// renders must keep succeeding, /api/health must be answered while the load runs, the process
-// must never abort, and its memory must come back near where it started. The numbers reached
-// are printed for docs/security.md.
+// renders must keep succeeding, /api/health must be answered while the load runs, and the
+// process must never abort. Part of `npm run test:stress`: it asserts what is right, never how
+// fast or how much memory - the numbers reached (p99, RSS after the quiet) are printed, and the
+// memory goal is measured with its goal by `npm run bench:lock-bases`.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { inventoryHosts, raw, startChild } from "./helpers.ts";
+import { inventoryHosts, raw, startChild } from "../server/helpers.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "kiln-hostile-load-"));
 after(() => rmSync(folder, { recursive: true, force: true }));
@@ -19,12 +20,7 @@ after(() => rmSync(folder, { recursive: true, force: true }));
 const SECONDS = Number(process.env.KILN_LOAD_SECONDS ?? 30);
 const CONNECTIONS = 1_000;
 const HEAVY_SHARE = 0.13;
-/**
- * "Back near baseline": RSS after the quiet period within 35% of before (measured 1.15x and
- * 1.24x in two 30 s runs; before the idle refresh and collection it stayed at 1.4-1.5x). The
- * 20% goal of the benchmark (issue 14) is measured there, not asserted here, where other tests
- * share the machine.
- */
+/** RSS within this of before ends the quiet period early; shown, not asserted. */
 const NEAR_BASELINE = 1.35;
 
 function itemFile(name: string, template: string): string {
@@ -213,7 +209,6 @@ test("benign renders keep succeeding under a mixed hostile load, and memory come
       healthDuringLoad.includes("ok"),
       `/api/health answered while the load ran; ${report}`,
     );
-    assert.ok(afterRss < before * NEAR_BASELINE, report);
   } finally {
     await service.stop();
   }
