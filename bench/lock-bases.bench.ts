@@ -51,11 +51,15 @@ async function startService(): Promise<{
   child: ChildProcess;
   report: () => Promise<DiagnosticsReport>;
 }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts", "--port", "0"], {
-    cwd: REPO,
-    env: { ...process.env, [DIAGNOSTICS_ENV]: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "src/main.ts", "serve", "--port", "0"],
+    {
+      cwd: REPO,
+      env: { ...process.env, [DIAGNOSTICS_ENV]: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const reports: ((report: DiagnosticsReport) => void)[] = [];
   createInterface({ input: child.stderr as NodeJS.ReadableStream }).on("line", (line) => {
     if (line.startsWith(REPORT_PREFIX)) {

@@ -1,14 +1,14 @@
 // Merge and diff benchmark (`npm run bench:merge`): the worst cases of the bounded line diff
 // under `kiln update`'s three-way merge and `kiln diff` (src/core/line-diff.ts), and of a lock's
-// base inflated past its cap (src/core/lock-codec.ts), each the median of a few runs, printed
+// base inflated past its cap (src/node/lock-compression.ts), each the median of a few runs, printed
 // with its goal (PASS/MISS). Not a test: the numbers depend on the machine and its load; the
 // tests check the bounds themselves, by counts. Goal: every case within 1 s on a 2-core machine
 // - against minutes before the bounds (issue 19: 75 s for 4,000 identical lines, 72 s for a
 // 20,000-line file all changed, 4 GB of memory for a 4 MB lock).
 import { deflateRawSync } from "node:zlib";
 import { MAX_EDIT_LINES, unifiedDiff } from "../src/core/line-diff.ts";
-import { decodeBaseText } from "../src/core/lock-codec.ts";
 import { mergeWithinBound } from "../src/core/project/merge.ts";
+import { decodeBaseText } from "../src/node/lock-compression.ts";
 
 const GOAL_MS = 1000;
 const RUNS = Number(process.env.KILN_BENCH_ROUNDS ?? 3);

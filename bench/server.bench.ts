@@ -219,17 +219,17 @@ async function inventoryMs(url: string, hosts: number, repeats: number): Promise
 }
 
 const ceiling = await start(["-e", CEILING], true);
-// The kiln service as `kiln serve` runs it: the compiled dist/server (`npm run build:core`
-// first). BENCH_FROM_SOURCE=1 runs src/server through tsx instead.
+// The kiln service as `kiln serve` runs it: the built binary and the compiled dist/server
+// (`npm run build` first). BENCH_FROM_SOURCE=1 runs src/ through tsx instead.
 const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === "1";
-const compiled = fileURLToPath(new URL("../dist/server/main.js", import.meta.url));
+const compiled = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 if (!FROM_SOURCE && !existsSync(compiled)) {
-  throw new Error("dist/server/main.js is missing: run `npm run build:core` first");
+  throw new Error("dist/cli/main.js is missing: run `npm run build` first");
 }
 const kiln = await start(
   FROM_SOURCE
-    ? ["--import", "tsx", "src/server/main.ts", "--port", "0"]
-    : [compiled, "--port", "0"],
+    ? ["--import", "tsx", "src/main.ts", "serve", "--port", "0"]
+    : [compiled, "serve", "--port", "0"],
   true,
 );
 

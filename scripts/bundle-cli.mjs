@@ -4,30 +4,33 @@
 //   Node's ES module loader, and each `import` of a built-in builds an ES module facade over it
 //   (node:fs's even loads the streams code); together about 9 ms of `kiln add`, measured against
 //   the same bundle as ES modules. The core's import.meta.url becomes the file's own URL.
-// - One file per command, each with everything that command needs, plus main.js, which only
-//   dispatches (a command's file is required when the command runs): `kiln add` loads main.js
+// - One file per command, each with everything that command needs, plus main.js (src/main.ts, the
+//   program's entry), which only dispatches (a command's file is required when the command runs): `kiln add` loads main.js
 //   and add.js and nothing else of ours. That beats esbuild's code splitting here: splitting
 //   made a dozen small shared chunks, and every extra module file costs a resolve, a read and
 //   a compile at start-up. The price is that shared modules (args, output, core) exist once
 //   per command file, so nothing may rely on class identity across main.js and a command (see
 //   isUsageError).
 // - `kiln list` never loads the template engine; only `kiln serve` loads the HTTP server.
-// - The core finds its data next to its own code (`registry/` and `presets/` beside
-//   `import.meta.url`), so both folders are copied into dist/cli.
+// - The catalogue's data is found as `../core/registry` and `../core/presets` from the code that
+//   reads it (src/node/builtin-registry.ts, builtin-presets.ts): from dist/cli that is
+//   dist/core/registry, which build:core copies there (scripts/copy-assets.mjs), so nothing is
+//   copied here.
 // - minijinja-js stays external: the engine reads its glue code and WASM file from
 //   node_modules through createRequire. So does the yaml library, which the core's `yaml`
 //   filter requires only for values it cannot write itself (never for the built-ins).
 // - The HTTP server stays external too (dist/server, compiled by build:core, ES modules, loaded
-//   with import()): its render pool starts worker threads from their own files, which a
-//   bundle would not carry along. add, setup, apply and check import that render pool the same
-//   way, only when they render a component that is not built-in (src/cli/render-component.ts).
+//   with import()), and so does the sandboxed render pool it uses (dist/sandbox): the pool
+//   starts worker threads from their own files, which a bundle would not carry along. add,
+//   setup, apply and check import that render pool the same way, only when they render a
+//   component that is not built-in (src/cli/render-component.ts).
 //
 // tsc (build:core) also compiles src/cli into dist/cli; this script replaces that folder, so
 // run it after build:core (as `npm run build` does).
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
-const OUT = process.env.KILN_BUNDLE_OUT ?? "dist/cli";
+const OUT = "dist/cli";
 const COMMANDS = readdirSync("src/cli/commands")
   .filter((file) => file.endsWith(".ts"))
   .map((file) => file.replace(/\.ts$/, ""));
@@ -41,10 +44,10 @@ const COMMANDS = readdirSync("src/cli/commands")
 const keepSeparate = {
   name: "keep-separate",
   setup(builder) {
-    builder.onResolve({ filter: /^\.\/commands\/[\w-]+\.ts$/ }, (args) => {
+    builder.onResolve({ filter: /^\.\/cli\/commands\/[\w-]+\.ts$/ }, (args) => {
       if (!args.importer.endsWith("main.ts")) return undefined;
       return {
-        path: args.path.replace(/^\.\/commands\/([\w-]+)\.ts$/, "$1"),
+        path: args.path.replace(/^\.\/cli\/commands\/([\w-]+)\.ts$/, "$1"),
         namespace: "command",
       };
     });
@@ -60,10 +63,10 @@ const keepSeparate = {
       path: "../server/serve-command.js",
       external: true,
     }));
-    // components from files and URLs render in the server's worker pool (render-component.ts),
+    // components from files and URLs render in the sandbox's worker pool (render-component.ts),
     // loaded only then
-    builder.onResolve({ filter: /\/server\/render-pool\.ts$/ }, () => ({
-      path: "../server/render-pool.js",
+    builder.onResolve({ filter: /\/sandbox\/render-pool\.ts$/ }, () => ({
+      path: "../sandbox/render-pool.js",
       external: true,
     }));
   },
@@ -71,7 +74,7 @@ const keepSeparate = {
 
 rmSync(OUT, { recursive: true, force: true });
 const result = await build({
-  entryPoints: ["src/cli/main.ts", ...COMMANDS.map((name) => `src/cli/commands/${name}.ts`)],
+  entryPoints: ["src/main.ts", ...COMMANDS.map((name) => `src/cli/commands/${name}.ts`)],
   outdir: OUT,
   entryNames: "[name]",
   bundle: true,
@@ -93,9 +96,6 @@ const result = await build({
 });
 // the package is "type": "module"; this folder's files are CommonJS
 writeFileSync(`${OUT}/package.json`, '{ "type": "commonjs" }\n');
-for (const folder of ["registry", "presets"]) {
-  cpSync(`src/core/${folder}`, `${OUT}/${folder}`, { recursive: true });
-}
 
 // npm's bin link needs `#!/usr/bin/env node` on the first line of main.js (esbuild keeps the
 // entry's hashbang above the banner; this makes sure).

@@ -4,7 +4,6 @@
 // both; tests fail when either is stale.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { CHECK_RULES } from "../src/core/checks.ts";
 import {
   type FieldCheck,
   type ItemMeta,
@@ -13,7 +12,8 @@ import {
   type RegistryItem,
   toItemView,
 } from "../src/core/item.ts";
-import { builtinRegistry } from "../src/core/registry.ts";
+import { CHECK_RULES } from "../src/core/project/checks/check-project.ts";
+import { builtinRegistry } from "../src/node/builtin-registry.ts";
 
 const cell = (text: string | null): string =>
   text === null || text === "" ? "" : text.replaceAll("|", "\\|").replaceAll("\n", " ");

@@ -1,6 +1,7 @@
 // Copies the catalogue (component folders) and the preset templates next to the compiled core,
-// so `dist/core/registry.js` finds `dist/core/registry/` as `src/core/registry.ts` finds its own;
-// and the service's OpenAPI document next to the compiled server.
+// so the Node half finds `dist/core/registry/` from dist/node/ (and the CLI bundle from dist/cli/)
+// as src/node/builtin-registry.ts finds `src/core/registry/`; and the service's OpenAPI document
+// next to the compiled server.
 import { cpSync, rmSync } from "node:fs";
 
 for (const folder of ["registry", "presets"]) {

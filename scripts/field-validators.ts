@@ -11,8 +11,8 @@ import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import standalone from "ajv/dist/standalone/index.js";
 import { itemChecks, referenceOf } from "../src/core/item.ts";
-import { BUILTIN_REGISTRY_DIR, builtinRegistry } from "../src/core/registry.ts";
 import { AJV_OPTIONS, FIELD_VALIDATORS_FILE } from "../src/core/validate.ts";
+import { BUILTIN_REGISTRY_DIR, builtinRegistry } from "../src/node/builtin-registry.ts";
 
 /** The module's text: one standalone validator per built-in field that declares a schema. */
 export function fieldValidatorsModule(): string {

@@ -4,8 +4,8 @@
 // the fields it requires, and what each value must be (a kiln format, or JSON text of a JSON
 // Schema) - so an editor completes and checks a preset's field values, and the schema cannot
 // drift from the components. The rest of that schema is the preset's declaration
-// (src/core/project/preset.ts). `npm run schemas` (scripts/wire-schemas.ts; running this file
-// does the same) rewrites the file; a test (test/core/schemas.test.ts) fails when it is stale.
+// (src/core/wire-shapes.ts). `npm run schemas` (scripts/wire-schemas.ts) rewrites the file; a
+// test (test/core/schemas.test.ts) fails when it is stale.
 import { fileURLToPath } from "node:url";
 import {
   type FieldCheck,
@@ -13,7 +13,7 @@ import {
   itemChecks,
   type RegistryItem,
 } from "../src/core/item.ts";
-import { builtinRegistry } from "../src/core/registry.ts";
+import { builtinRegistry } from "../src/node/builtin-registry.ts";
 
 export const PRESET_SCHEMA_PATH = fileURLToPath(
   new URL("../src/core/schemas/preset.schema.json", import.meta.url),
@@ -99,10 +99,4 @@ export function builtinsSchema(): object {
       "The built-in components' fields: a component whose reference's last segment names a built-in (k8s/deployment, deployment, ./deployment) is that component.",
     allOf: builtinRegistry().items.map(componentRule),
   };
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  // imported here, not above: wire-schemas.ts imports this file
-  const { writeWireSchemas } = await import("./wire-schemas.ts");
-  process.exit(writeWireSchemas());
 }

@@ -4,7 +4,6 @@
 // the parser, the help and the completions cannot disagree. Data only: main.js loads this for
 // the command list, so nothing heavy may be imported here.
 import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../core/config.ts";
-import { FIELD_SHORTCUTS, shortcutMax } from "../core/project/shortcuts.ts";
 import {
   DEFAULT_BIND,
   DEFAULT_ENGINE_MEMORY_BYTES,
@@ -13,6 +12,7 @@ import {
   DEFAULT_RENDER_DEADLINE_MS,
   DEFAULT_RENDER_FUEL,
 } from "../core/service-settings.ts";
+import { FIELD_SHORTCUTS, shortcutMax } from "../core/shortcuts.ts";
 import type { CommandDecl, Completion, OptionDecl } from "./options.ts";
 
 const COMPONENTS: Completion = { builtins: ["components"], paths: "json" };

@@ -1,6 +1,6 @@
 // The values a command gives one component from its options: fields from the shortcut options
 // and `--set`, labels from `--label` (kiln add, kiln render).
-import { FIELD_SHORTCUTS, shortcutMax } from "../core/project/shortcuts.ts";
+import { FIELD_SHORTCUTS, shortcutMax } from "../core/shortcuts.ts";
 import { keyValues, listOption, type Parsed, stringOption, wholeNumber } from "./args.ts";
 
 /** Shortcut options first, then `--set`, so `--set` wins; numbers are checked like the API's. */

@@ -2,33 +2,33 @@
 // names, each rendered again with its recorded values (and what the command changes) - their
 // URLs fetched within one bound for the run (url-fetches.ts) - the disk read once, each path
 // only when it passes the rules of a write (project-files.ts), and the core's decision per file
-// (src/core/project/lifecycle.ts).
+// (src/core/project/file-outcomes.ts).
 import { type Dirent, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { LOCK_FILE } from "../core/config.ts";
 import type { RenderInput } from "../core/context.ts";
 import { KilnError } from "../core/errors.ts";
 import { checkOutputFolder } from "../core/plan.ts";
-import type { ProjectConfig } from "../core/project/kiln-toml.ts";
-import { projectFileError } from "../core/project/kiln-toml.ts";
-import { pathInside } from "../core/project/layout.ts";
 import {
   type FileOutcome,
   type NewFile,
   type RecordedFile,
   updateFiles,
-} from "../core/project/lifecycle.ts";
-import type { Lock, LockedComponent } from "../core/project/lock.ts";
+} from "../core/project/file-outcomes.ts";
+import type { ProjectConfig } from "../core/project/kiln-toml.ts";
+import { projectFileError } from "../core/project/kiln-toml.ts";
+import { pathInside } from "../core/project/layout.ts";
+import type { Lock, LockedComponent } from "../core/project/lock-format.ts";
 import type { ConflictResolution } from "../core/project/merge.ts";
 import { type ComponentRender, renderCollectingErrors } from "../core/project/render-components.ts";
 import { versionControlFolderOf, versionControlSegmentIn } from "../core/sensitive-paths.ts";
-import { lockEntry, readLock, recordedBase } from "./lock-file.ts";
+import { lockEntry, readLock, recordedBase } from "../node/lock-on-disk.ts";
+import { isFolderInsideProject, readProject } from "../node/project-config.ts";
+import { ProjectFiles } from "../node/project-files.ts";
+import { realPathOf, resolveOutputFolder } from "../node/write-plan.ts";
 import { componentLabel } from "./preset-run.ts";
-import { isFolderInsideProject, readProject } from "./project.ts";
-import { ProjectFiles } from "./project-files.ts";
 import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
 import { missedReason, type UrlReport } from "./url-fetches.ts";
-import { realPathOf, resolveOutputFolder } from "./write-plan.ts";
 
 export interface LockedProject {
   cwd: string;

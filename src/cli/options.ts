@@ -1,7 +1,7 @@
 // Each command's arguments declared once: every option (name, type, repeatable, short flag,
 // value name, description, default) and every positional argument, from which come the
 // node:util parseArgs config (parseCommand), the usage line and option lines of `--help`
-// (commandHelp) and the shell completions (src/cli/completion.ts). The declarations of all
+// (commandHelp) and the shell completions (src/cli/completion-scripts.ts). The declarations of all
 // commands are in src/cli/command-list.ts.
 import { wrap } from "../core/wrap.ts";
 import { type OptionSpec, type Parsed, parse, positionals } from "./args.ts";

@@ -7,11 +7,11 @@
 // passes the rules of a write (project-files.ts): a link in the tree that leads out is refused.
 import { LOCK_FILE, PROJECT_FILE } from "../core/config.ts";
 import { layoutEntries, layoutProject, pathInside } from "../core/project/layout.ts";
-import { presetConfig } from "../core/project/preset.ts";
+import { presetConfig } from "../core/project/preset-manifest.ts";
+import { ProjectFiles } from "../node/project-files.ts";
 import { defaultProjectName } from "./commands/init.ts";
 import { filesBelow } from "./lifecycle.ts";
 import { presetLabel, renderWholePreset } from "./preset-run.ts";
-import { ProjectFiles } from "./project-files.ts";
 
 export interface PresetFileDiff {
   /** The path from the project root. */

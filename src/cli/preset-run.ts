@@ -2,10 +2,12 @@
 // project pipeline (src/core/project/) with the CLI's renderer of one component.
 import { PRESET_SUFFIX } from "../core/config.ts";
 import { KilnError } from "../core/errors.ts";
-import { isUrl } from "../core/fetch.ts";
 import type { PlannedFile } from "../core/plan.ts";
-import { builtinPreset, loadPreset, type Preset, type PresetComponent } from "../core/preset.ts";
-import { presetRenderSettings } from "../core/project/preset.ts";
+import {
+  type Preset,
+  type PresetComponent,
+  presetRenderSettings,
+} from "../core/project/preset-manifest.ts";
 import {
   type ComponentRender,
   type RenderComponentsOptions,
@@ -15,6 +17,8 @@ import {
   renderUntilError,
   runFiles,
 } from "../core/project/render-components.ts";
+import { builtinPreset, loadPreset } from "../node/builtin-presets.ts";
+import { isUrl } from "../node/fetch-url.ts";
 import { preferFastStart } from "./fast-start.ts";
 import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
 

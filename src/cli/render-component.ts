@@ -7,20 +7,20 @@
 // 30 times and passed to `yaml` ran for 90 s and 4 GB). Only a separate thread can be stopped
 // whatever happens inside it.
 //
-// The worker pool is the HTTP service's (src/server/render-pool.ts), loaded with import() from
+// The worker pool is the HTTP service's (src/sandbox/render-pool.ts), loaded with import() from
 // the compiled dist/server only when a component that is not built-in is rendered: the CLI
 // bundle stays free of worker_threads.
 import { missingRequiredField, type RenderInput } from "../core/context.ts";
-import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../core/engine.ts";
 import { KilnError } from "../core/errors.ts";
-import { isUrl } from "../core/fetch.ts";
 import { type RegistryItem, referenceOf } from "../core/item.ts";
-import { FIELD_SHORTCUTS } from "../core/project/shortcuts.ts";
-import { builtinRegistry } from "../core/registry.ts";
-import { type RenderResult, renderItem } from "../core/render.ts";
-import { builtinFor, resolveReference } from "../core/resolve.ts";
+import { type RenderResult, renderItem } from "../core/render-item.ts";
+import { FIELD_SHORTCUTS } from "../core/shortcuts.ts";
 import { undeclaredFieldWarnings } from "../core/validate.ts";
-import type { RenderPool, RenderPoolOptions } from "../server/render-pool.ts";
+import { builtinRegistry } from "../node/builtin-registry.ts";
+import { isUrl } from "../node/fetch-url.ts";
+import { builtinFor, resolveReference } from "../node/resolve-reference.ts";
+import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../node/template-engine.ts";
+import type { RenderPool, RenderPoolOptions } from "../sandbox/render-pool.ts";
 import { preferFastStart } from "./fast-start.ts";
 import { forTerminal, isTerminal, styleFor, writeFd } from "./output.ts";
 import { RunFetches } from "./url-fetches.ts";
@@ -50,7 +50,7 @@ interface PoolModule {
 
 async function loadPoolModule(): Promise<PoolModule> {
   try {
-    return (await import("../server/render-pool.ts")) as PoolModule;
+    return (await import("../sandbox/render-pool.ts")) as PoolModule;
   } catch (error) {
     const missing =
       (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" &&

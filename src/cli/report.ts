@@ -1,6 +1,7 @@
 // What add, setup and apply print about the files of a run: one line per file, then a count.
+import { plural } from "../core/plural.ts";
+import type { Step } from "../node/write-plan.ts";
 import type { Output } from "./output.ts";
-import type { Step } from "./write-plan.ts";
 
 const DONE = { new: "created", overwrite: "overwrote", unchanged: "unchanged" } as const;
 
@@ -44,8 +45,4 @@ export function reportDryRun(output: Output, steps: readonly Step[]): void {
   output.line(
     `dry run: nothing was written (${countSteps(steps)}) - run again without --dry-run to write`,
   );
-}
-
-export function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
 }

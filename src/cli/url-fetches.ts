@@ -1,5 +1,5 @@
 // The URLs one CLI run fetches, bounded as a whole. Each fetch has its own limits (10 s, 5
-// redirects, 10 MiB: src/core/fetch.ts), but a kiln.lock names any number of URL components,
+// redirects, 10 MiB: src/node/fetch-url.ts), but a kiln.lock names any number of URL components,
 // and `kiln status` fetched them one after the other: five URLs that never answer took 50 s,
 // and a cloned repository's lock made `status` call any address it liked, as often as it liked.
 // So a run fetches each different URL once, at most RUN_FETCH_LIMITS.concurrency at a time, at
@@ -8,9 +8,9 @@
 // failed (asked, no usable answer) or not fetched - so the user sees which addresses kiln
 // called.
 import { KilnError } from "../core/errors.ts";
-import { FetchFailure, fetchBytes, fetchFailed, isUrl } from "../core/fetch.ts";
 import type { RegistryItem } from "../core/item.ts";
-import { parseLocatedItem } from "../core/resolve.ts";
+import { FetchFailure, fetchBytes, fetchFailed, isUrl } from "../node/fetch-url.ts";
+import { parseLocatedItem } from "../node/resolve-reference.ts";
 import type { Style } from "./output.ts";
 
 /**

@@ -7,7 +7,7 @@ export const PROJECT_FILE = "kiln.toml";
 /** What kiln vendored, beside kiln.toml: written by add, setup, update and remove. */
 export const LOCK_FILE = "kiln.lock";
 /**
- * The write journal of a run under way (src/cli/journal.ts), in the folder kiln runs in: what
+ * The write journal of a run under way (src/node/journal.ts), in the folder kiln runs in: what
  * the next writing command rolls back when the run was killed part-way.
  */
 export const JOURNAL_FILE = ".kiln-journal.json";

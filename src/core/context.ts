@@ -4,15 +4,8 @@
 import { KilnError } from "./errors.ts";
 import { type RegistryItem, referenceOf } from "./item.ts";
 import { type Decoder, variant } from "./shape.ts";
+import { AUTOMATION_PROFILES, type AutomationProfile } from "./vocabulary.ts";
 
-/**
- * The automation tool profile (decisions section 2): `cm`, the spec's names (`cm_host`, …,
- * `cm.cfg`), by default; `ansible`, the names the real tool reads (`ansible_host`, …,
- * `ansible.cfg`). Templates read it as `automation_profile`; an item maps paths per profile in
- * its metadata (`kiln.profilePaths`).
- */
-export const AUTOMATION_PROFILES = ["cm", "ansible"] as const;
-export type AutomationProfile = (typeof AUTOMATION_PROFILES)[number];
 export const DEFAULT_AUTOMATION_PROFILE: AutomationProfile = "cm";
 
 export function isAutomationProfile(value: unknown): value is AutomationProfile {

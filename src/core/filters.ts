@@ -8,19 +8,18 @@
 // pass a value through unchanged when it can be written where the template puts it, and
 // otherwise answer with a refusal (see `refusal`), which fails the whole render with a clear
 // message instead of writing a file whose structure the value changed.
-import { randomUUID } from "node:crypto";
-import { createRequire } from "node:module";
-import { isDeepStrictEqual } from "node:util";
+import { dequal } from "dequal";
+import { lazyLibraries } from "./lazy-libraries.ts";
 
 /**
  * Marks a refusal in a filter's output. A filter must never throw into the engine, so a value
  * that cannot be written safely becomes `REFUSAL_MARK + message + REFUSAL_MARK` in the output;
- * `renderItem` (src/core/render.ts) looks for the mark in every rendered path and content and
+ * `renderItem` (src/core/render-item.ts) looks for the mark in every rendered path and content and
  * fails the render with the message. The mark holds NUL characters (which no escaping filter
  * writes as they are) and a random part, so no value can forge one; kiln's filters hand a value
  * that holds a refusal on unchanged (`safeFilter`), so chaining them keeps it.
  */
-export const REFUSAL_MARK = `\u0000kiln-refusal-${randomUUID()}\u0000`;
+export const REFUSAL_MARK = `\u0000kiln-refusal-${globalThis.crypto.randomUUID()}\u0000`;
 
 /** A filter's answer for a value it will not write: `message` says what was wrong and what to do. */
 export function refusal(message: string): string {
@@ -205,10 +204,9 @@ export function yamlKey(value: unknown, field?: unknown): string {
 // (see `plainOrQuoted`), so a one-shot CLI run that renders only strings never loads it, and
 // its first cold `stringify` calls (each builds a whole YAML document) cost more than the
 // rendering around them.
-let yamlModule: typeof import("yaml") | undefined;
+/** The yaml library, loaded on first use (src/core/lazy-libraries.ts). */
 function yamlLibrary(): typeof import("yaml") {
-  yamlModule ??= createRequire(import.meta.url)("yaml") as typeof import("yaml");
-  return yamlModule;
+  return lazyLibraries().yaml();
 }
 
 // What the yaml library (2.9, with the options above) does with a one-line string, restated:
@@ -810,7 +808,7 @@ export function yamlBlock(given: unknown, indent?: unknown, field?: unknown): st
     ]);
   }
   const placed = read(wrapper);
-  if (placed.error !== undefined || !isDeepStrictEqual(placed.value, expected)) {
+  if (placed.error !== undefined || !dequal(placed.value, expected)) {
     return refuse(
       "placed in the file it would read differently or change the lines around it (it must start at the left margin)",
     );

@@ -2,10 +2,9 @@
 // `"format": "port"`. Each check says what is wrong with a value, worded to follow
 // "`<field>` ", or nothing when the value fits. src/core/validate.ts runs them before rendering;
 // JSON Schemas may name them too (`{"type": "string", "format": "dns-label"}`).
-import { createRequire } from "node:module";
 import { shown } from "./filters.ts";
-import { FIELD_FORMATS, type FieldFormat } from "./item.ts";
-import { parseCidr } from "./project/facts.ts";
+import { lazyLibraries } from "./lazy-libraries.ts";
+import { FIELD_FORMATS, type FieldFormat } from "./vocabulary.ts";
 
 export interface FormatBounds {
   minimum?: number | undefined;
@@ -72,11 +71,9 @@ function isDnsSubdomain(text: string): boolean {
   );
 }
 
-let yamlModule: typeof import("yaml") | undefined;
-/** The yaml library, loaded on first use (as the `yaml` filter loads it). */
+/** The yaml library, loaded on first use (src/core/lazy-libraries.ts). */
 function yamlLibrary(): typeof import("yaml") {
-  yamlModule ??= createRequire(import.meta.url)("yaml") as typeof import("yaml");
-  return yamlModule;
+  return lazyLibraries().yaml();
 }
 
 /** Why `text` is not YAML (YAML 1.1, as the automation tool reads it), with line and column. */
@@ -157,3 +154,67 @@ export function formatProblem(
 export const SCHEMA_FORMATS: readonly FieldFormat[] = FIELD_FORMATS.filter(
   (format) => format !== "duration",
 );
+
+/** An IPv4 or IPv6 CIDR (a bare address is a single-address range); undefined when not one. */
+export function parseCidr(
+  cidr: string,
+): { family: 4 | 6; first: bigint; last: bigint } | undefined {
+  const [address = "", prefixText, ...rest] = cidr.split("/");
+  if (rest.length > 0) return undefined;
+  const v4 = ipv4(address);
+  const v6 = v4 === undefined ? ipv6(address) : undefined;
+  const family = v4 !== undefined ? 4 : v6 !== undefined ? 6 : undefined;
+  if (family === undefined) return undefined;
+  const bits = family === 4 ? 32 : 128;
+  if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) return undefined;
+  const prefix = prefixText === undefined ? bits : Number(prefixText);
+  if (prefix > bits) return undefined;
+  const host = BigInt(bits - prefix);
+  const value = (v4 ?? v6) as bigint;
+  const first = (value >> host) << host;
+  return { family, first, last: first + (1n << host) - 1n };
+}
+
+function ipv4(address: string): bigint | undefined {
+  const parts = address.split(".");
+  if (parts.length !== 4) return undefined;
+  let value = 0n;
+  for (const part of parts) {
+    if (!/^\d{1,3}$/.test(part) || Number(part) > 255) return undefined;
+    value = (value << 8n) | BigInt(part);
+  }
+  return value;
+}
+
+function ipv6(address: string): bigint | undefined {
+  if (!address.includes(":")) return undefined;
+  let groups = address.split(":");
+  // an IPv4 tail (::ffff:192.0.2.1) is two groups
+  const tail = groups[groups.length - 1] ?? "";
+  if (tail.includes(".")) {
+    const v4 = ipv4(tail);
+    if (v4 === undefined) return undefined;
+    groups = [...groups.slice(0, -1), (v4 >> 16n).toString(16), (v4 & 0xffffn).toString(16)];
+  }
+  const gap = address.indexOf("::");
+  if (gap !== address.lastIndexOf("::")) return undefined;
+  let expanded: string[];
+  if (gap >= 0) {
+    const joined = groups.join(":");
+    const [head = "", rest = ""] = joined.split("::");
+    const left = head === "" ? [] : head.split(":");
+    const right = rest === "" ? [] : rest.split(":");
+    const missing = 8 - left.length - right.length;
+    if (missing < 1) return undefined;
+    expanded = [...left, ...Array<string>(missing).fill("0"), ...right];
+  } else {
+    expanded = groups;
+  }
+  if (expanded.length !== 8) return undefined;
+  let value = 0n;
+  for (const group of expanded) {
+    if (!/^[0-9a-fA-F]{1,4}$/.test(group)) return undefined;
+    value = (value << 16n) | BigInt(`0x${group}`);
+  }
+  return value;
+}

@@ -9,56 +9,19 @@
 import { KilnError } from "./errors.ts";
 import { parseJsonText } from "./json-text.ts";
 import { ShapeError } from "./shape.ts";
+import {
+  EDITOR_KINDS,
+  type EditorKind,
+  FACT_KINDS,
+  type FactKind,
+  FIELD_FORMATS,
+  type FieldFormat,
+  STAGE_IDS,
+  type StageId,
+} from "./vocabulary.ts";
 import type { Decoded, Static } from "./wire.ts";
 import { decodeRegistryItem } from "./wire-decoders.ts";
 import type { FIELD, REGISTRY_ITEM, REGISTRY_ITEM_VIEW } from "./wire-shapes.ts";
-
-/** The dashboard's stages, in the order it shows them. */
-export const STAGE_IDS = ["provision", "inventory", "configure", "deploy", "other"] as const;
-export type StageId = (typeof STAGE_IDS)[number];
-
-/**
- * What a component is, for the facts: checks and the graph read a component's fields as the
- * facts of its kind (see `facts` below and src/core/project/facts.ts).
- */
-export const FACT_KINDS = [
-  "inventory",
-  "group-vars",
-  "playbook",
-  "site",
-  "role",
-  "config",
-  "servers",
-  "deployment",
-  "service",
-  "ingress",
-] as const;
-export type FactKind = (typeof FACT_KINDS)[number];
-
-/** The structured editors the dashboard has for JSON-valued fields. */
-export const EDITOR_KINDS = ["inventory", "plays", "site", "vars"] as const;
-export type EditorKind = (typeof EDITOR_KINDS)[number];
-
-/**
- * Value formats a field (or, with `kiln.nameFormat`, the component name) may declare. Every
- * value is checked against its format before rendering (src/core/validate.ts); `cidr` is also
- * compared by the checks, and `yaml` gets a multi-line box in the dashboard. What each accepts:
- * README, "Field formats and shapes".
- */
-export const FIELD_FORMATS = [
-  "cidr",
-  "yaml",
-  "integer",
-  "port",
-  "port-or-name",
-  "boolean",
-  "dns-label",
-  "dns-1035-label",
-  "dns-subdomain",
-  "ip",
-  "duration",
-] as const;
-export type FieldFormat = (typeof FIELD_FORMATS)[number];
 
 /** What a field's value must be, as its item declares it (README, "Field formats and shapes"). */
 export interface FieldCheck {

@@ -1,13 +1,8 @@
-// The built-in catalogue, read from data: `registry/index.json` gives the registry order, and
-// each component is a folder `registry/<category>/<name>/` holding `component.json` (title,
-// description, fields, files) and the template files it names. Adding a component is adding a
-// folder and a line in index.json; no code changes.
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseRegistryItem, type RegistryItem, referenceOf } from "./item.ts";
-
-export const BUILTIN_REGISTRY_DIR = join(dirname(fileURLToPath(import.meta.url)), "registry");
+// A registry: items in registry order, looked up by reference, read all at once or each when
+// first needed (the loader is the host's: src/node/builtin-registry.ts reads the built-in
+// catalogue's folders). Which items are trusted (a configured registry's, rendered in a shared
+// template environment) is marked here too.
+import { type RegistryItem, referenceOf } from "./item.ts";
 
 /**
  * Items of a registry the process was configured with (the built-in catalogue, or one a test or
@@ -25,12 +20,6 @@ export function trustAsCatalogueItem(item: RegistryItem): RegistryItem {
 /** Is this item one of a configured registry's, not a stranger's? */
 export function isCatalogueItem(item: RegistryItem): boolean {
   return catalogueItems.has(item);
-}
-
-interface ComponentFileEntry {
-  path: string;
-  /** Template file name inside the component's folder. */
-  templateFile: string;
 }
 
 export class Registry {
@@ -99,37 +88,4 @@ export class Registry {
   references(): string[] {
     return [...this.order];
   }
-}
-
-/** Reads one component folder into a registry item, its template files inlined. */
-export function loadComponentFolder(folder: string, reference: string): RegistryItem {
-  const meta = JSON.parse(readFileSync(join(folder, "component.json"), "utf8")) as Record<
-    string,
-    unknown
-  >;
-  const files = (meta.files as ComponentFileEntry[]).map((file) => ({
-    path: file.path,
-    template: readFileSync(join(folder, file.templateFile), "utf8"),
-  }));
-  const item = parseRegistryItem({ ...meta, files }, reference);
-  if (referenceOf(item) !== reference) {
-    throw new Error(
-      `${folder}/component.json declares ${referenceOf(item)}, expected ${reference}`,
-    );
-  }
-  return item;
-}
-
-/** The registry in `dir`: index.json is read now, each component folder when first needed. */
-export function loadRegistry(dir: string): Registry {
-  const order = JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as string[];
-  return Registry.lazy(order, (reference) => loadComponentFolder(join(dir, reference), reference));
-}
-
-let builtin: Registry | undefined;
-
-/** The built-in registry, read once per process. */
-export function builtinRegistry(): Registry {
-  builtin ??= loadRegistry(BUILTIN_REGISTRY_DIR);
-  return builtin;
 }

@@ -14,8 +14,6 @@
 // registry/field-validators.cjs (scripts/field-validators.ts, a test keeps it current), so a
 // one-shot CLI run never loads ajv for them; any other schema is compiled here on first use,
 // once per item, with ajv loaded only then.
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import type { ErrorObject, Options } from "ajv";
 import type { RenderInput } from "./context.ts";
 import { KilnError } from "./errors.ts";
@@ -29,10 +27,9 @@ import {
   referenceOf,
 } from "./item.ts";
 import { JsonTextError, parseJsonText } from "./json-text.ts";
-import { BUILTIN_REGISTRY_DIR } from "./registry.ts";
+import { lazyLibraries, type PrecompiledValidators, type Validator } from "./lazy-libraries.ts";
 
 /** A compiled schema: ajv's validate function (or its standalone code). */
-type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null | undefined };
 
 /**
  * ajv's options, the same for the schemas compiled ahead of time (scripts/field-validators.ts,
@@ -49,20 +46,13 @@ export const AJV_OPTIONS = {
   addUsedSchema: false,
 } as const satisfies Options;
 
-const requireHere = createRequire(import.meta.url);
-
 type AjvInstance = import("ajv/dist/2020.js").default;
 let ajvInstance: AjvInstance | undefined;
 
 /** ajv with the standard formats (ajv-formats) and kiln's, loaded on first use. */
 function ajv(): AjvInstance {
   if (!ajvInstance) {
-    const Ajv2020 = (
-      requireHere("ajv/dist/2020.js") as { default: typeof import("ajv/dist/2020.js").default }
-    ).default;
-    const addFormats = (
-      requireHere("ajv-formats") as { default: typeof import("ajv-formats").default }
-    ).default;
+    const { Ajv2020, addFormats } = lazyLibraries().ajv();
     const instance = new Ajv2020(AJV_OPTIONS);
     addFormats(instance);
     for (const format of SCHEMA_FORMATS) {
@@ -79,8 +69,7 @@ function ajv(): AjvInstance {
 /** The file the built-ins' schemas are compiled into, beside the catalogue it comes from. */
 export const FIELD_VALIDATORS_FILE = "field-validators.cjs";
 
-type Precompiled = Record<string, Record<string, { schema: string; validate: Validator }>>;
-let precompiled: Precompiled | undefined;
+let precompiled: PrecompiledValidators | undefined;
 
 /**
  * The built-in component's validator of `field` compiled ahead of time, when it was compiled
@@ -91,13 +80,7 @@ function precompiledValidator(
   field: string,
   schema: unknown,
 ): Validator | undefined {
-  if (precompiled === undefined) {
-    try {
-      precompiled = requireHere(join(BUILTIN_REGISTRY_DIR, FIELD_VALIDATORS_FILE)) as Precompiled;
-    } catch {
-      precompiled = {};
-    }
-  }
+  precompiled ??= lazyLibraries().precompiledValidators();
   const fields = Object.hasOwn(precompiled, reference) ? precompiled[reference] : undefined;
   const entry = fields && Object.hasOwn(fields, field) ? fields[field] : undefined;
   return entry && entry.schema === JSON.stringify(schema) ? entry.validate : undefined;

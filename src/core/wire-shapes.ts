@@ -14,9 +14,14 @@
 // bundles). Evaluating these declarations with TypeBox costs about 2 ms, measured on `kiln
 // add`'s start, which the generated decoders do not.
 import * as Type from "typebox/type";
-import { AUTOMATION_PROFILES } from "./context.ts";
-import { EDITOR_KINDS, FACT_KINDS, FIELD_FORMATS, STAGE_IDS } from "./item.ts";
-import { FIELD_SHORTCUTS, type Shortcut } from "./project/shortcuts.ts";
+import { FIELD_SHORTCUTS, type Shortcut } from "./shortcuts.ts";
+import {
+  AUTOMATION_PROFILES,
+  EDITOR_KINDS,
+  FACT_KINDS,
+  FIELD_FORMATS,
+  STAGE_IDS,
+} from "./vocabulary.ts";
 import {
   checkedOnlyKey,
   describedOnly,
@@ -176,7 +181,7 @@ export const REGISTRY_ITEM_VIEW = named(
   ),
 );
 
-// ---- the preset (src/core/project/preset.ts) ----
+// ---- the preset (src/core/project/preset-manifest.ts) ----
 
 const PRESET_PROJECT = named(
   "project",
@@ -305,7 +310,7 @@ export const PRESET_VIEW = named(
   ),
 );
 
-// ---- POST /api/render's body (src/server/render-request.ts) ----
+// ---- POST /api/render's body (src/core/render-request.ts) ----
 
 const LABEL = struct("Label", { key: Type.String(), value: Type.String() });
 

@@ -1,13 +1,11 @@
 // Where the service reads its built-in data: the registry and the preset templates. Injected
 // for tests (a temporary registry), the built-ins by default, loaded lazily so that a broken
 // catalogue answers 500 on the endpoints that need it instead of stopping the service.
-import {
-  builtinPresets,
-  builtinRegistry,
-  KilnError,
-  type Preset,
-  type Registry,
-} from "../core/index.ts";
+import { KilnError } from "../core/errors.ts";
+import type { Preset } from "../core/project/preset-manifest.ts";
+import type { Registry } from "../core/registry.ts";
+import { builtinPresets } from "../node/builtin-presets.ts";
+import { builtinRegistry } from "../node/builtin-registry.ts";
 
 export interface Catalogue {
   registry(): Registry;

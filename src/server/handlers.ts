@@ -3,29 +3,23 @@
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LRUCache } from "lru-cache";
-import {
-  builtinFor,
-  configView,
-  type FetchLimits,
-  type FetchOptions,
-  KilnError,
-  type Located,
-  locateReference,
-  type Preset,
-  presetSummary,
-  presetView,
-  type Registry,
-  toItemView,
-} from "../core/index.ts";
-import { readVersion } from "../core/version.ts";
-import { isJsonContentType, parseJsonBody, readBody } from "./body.ts";
+import { configView } from "../core/config.ts";
+import { KilnError } from "../core/errors.ts";
+import { toItemView } from "../core/item.ts";
+import { type Preset, presetSummary, presetView } from "../core/project/preset-manifest.ts";
+import type { Registry } from "../core/registry.ts";
+import { parseRenderRequest, type RenderRequest } from "../core/render-request.ts";
+import { FrameworkError, MESSAGES } from "../core/wire-errors.ts";
+import type { FetchLimits, FetchOptions } from "../node/fetch-url.ts";
+import { builtinFor, type Located, locateReference } from "../node/resolve-reference.ts";
+import { readVersion } from "../node/version.ts";
+import { itemMetaAnswer } from "../sandbox/item-meta-answer.ts";
+import { parseJsonBody } from "../sandbox/json-body.ts";
+import type { RenderPool } from "../sandbox/render-pool.ts";
+import { isJsonContentType, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
-import { FrameworkError, MESSAGES } from "./errors.ts";
 import { type BytesInFlight, declaredLength, holdHeavy, LARGE_BODY_BYTES } from "./heavy-bodies.ts";
-import { itemMetaAnswer } from "./item-meta.ts";
 import { RenderCache, renderReply } from "./render-cache.ts";
-import type { RenderPool } from "./render-pool.ts";
-import { parseRenderRequest, type RenderRequest } from "./render-request.ts";
 import { constant, JSON_TYPE, json, type Reply, text } from "./reply.ts";
 
 export interface Services {

@@ -12,8 +12,9 @@
 // hundred, RSS stayed 1.36-1.43 times its value before (15 s of quiet), all of it free memory
 // of malloc (calling malloc_trim from a debugger took it from 288 to 163 MiB); with this bound
 // the peak is lower and RSS came back to 1.04-1.13 times.
-import { KilnError } from "../core/index.ts";
-import type { RequestContext } from "./handlers.ts";
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { KilnError } from "../core/errors.ts";
 
 /**
  * Render bodies larger than this are parsed in a render worker, never in the thread that serves
@@ -64,7 +65,7 @@ export class BytesInFlight {
 }
 
 /** The body length a request declares (`content-length`), if it declares one. */
-export function declaredLength(ctx: RequestContext): number | undefined {
+export function declaredLength(ctx: { req: IncomingMessage }): number | undefined {
   const declared = Number(ctx.req.headers["content-length"]);
   return Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
 }
@@ -75,7 +76,7 @@ export function declaredLength(ctx: RequestContext): number | undefined {
  * soon as it is read, whatever else is under way.
  */
 export function holdHeavy(
-  ctx: RequestContext,
+  ctx: { res: ServerResponse },
   budget: BytesInFlight,
   bytes: number,
   maxBodyBytes: number,

@@ -9,7 +9,7 @@
 //   addresses.ts).
 import { lookup } from "node:dns/promises";
 import { networkInterfaces } from "node:os";
-import { FetchFailure } from "../core/index.ts";
+import { FetchFailure } from "../node/fetch-url.ts";
 import { AddressSet, alwaysThisMachine, canonicalAddress } from "./addresses.ts";
 
 export interface OutboundLimits {

@@ -1,10 +1,10 @@
 // `kiln serve`, the service's half: starts the server with the settings the CLI read (its
 // options, declared with every other command's in src/cli/command-list.ts, and the environment),
 // prints one start-up line, and stops gracefully on SIGINT/SIGTERM.
-import { KilnError } from "../core/index.ts";
+import { KilnError } from "../core/errors.ts";
 import type { ServiceSettings } from "../core/service-settings.ts";
+import { DEFAULT_POOL_OPTIONS } from "../sandbox/render-pool.ts";
 import { startDiagnostics } from "./diagnostics.ts";
-import { DEFAULT_POOL_OPTIONS } from "./render-pool.ts";
 import { type ServerOptions, startServer } from "./server.ts";
 
 /** Where the start-up line goes: the CLI's output, written at once by flush(). */

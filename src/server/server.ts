@@ -4,24 +4,26 @@
 // their own modules: routes, cors, host-guard, body, errors, render-pool.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  DEFAULT_FETCH_LIMITS,
-  type FetchLimits,
-  type Preset,
-  type Registry,
-} from "../core/index.ts";
+import type { Preset } from "../core/project/preset-manifest.ts";
+import type { Registry } from "../core/registry.ts";
 import {
   DEFAULT_BIND,
   DEFAULT_PORT,
   DEFAULT_RENDER_CACHE_BYTES,
 } from "../core/service-settings.ts";
+import { DEFAULT_FETCH_LIMITS, type FetchLimits } from "../node/fetch-url.ts";
+import {
+  DEFAULT_POOL_OPTIONS,
+  RenderPool,
+  type RenderPoolOptions,
+} from "../sandbox/render-pool.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import { type Catalogue, catalogue } from "./catalogue.ts";
 import { CorsPolicy, isPreflight, preflightReply } from "./cors.ts";
-import { errorReply } from "./errors.ts";
 import { inspectCache, RequestContext, type Services } from "./handlers.ts";
 import { BytesInFlight } from "./heavy-bodies.ts";
 import { HostGuard } from "./host-guard.ts";
+import { errorReply } from "./http-errors.ts";
 import {
   DEFAULT_IDLE_COLLECTOR,
   IdleCollector,
@@ -34,7 +36,6 @@ import {
   refuseOwnAddress,
 } from "./outbound.ts";
 import { RenderCache } from "./render-cache.ts";
-import { DEFAULT_POOL_OPTIONS, RenderPool, type RenderPoolOptions } from "./render-pool.ts";
 import { empty, type Reply } from "./reply.ts";
 import { matchRoute } from "./routes.ts";
 import { defaultUiDir, serveUi } from "./static-ui.ts";

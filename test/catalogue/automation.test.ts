@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
-import { TemplateEngine } from "../../src/core/engine.ts";
 import { iniHostValue, iniValue, pythonLiteral } from "../../src/core/filters.ts";
 import { toItemView } from "../../src/core/item.ts";
-import { type RenderedFile, renderItem } from "../../src/core/render.ts";
-import { resolveReference } from "../../src/core/resolve.ts";
+import { type RenderedFile, renderItem } from "../../src/core/render-item.ts";
+import { resolveReference } from "../../src/node/resolve-reference.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 import {
   ansibleHostVars,
   ansibleInventoryGraph,

@@ -8,12 +8,13 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { TemplateEngine } from "../../src/core/engine.ts";
 import { hclEscape, hclString, tfIdentifier } from "../../src/core/filters.ts";
 import { toItemView } from "../../src/core/item.ts";
-import { BUILTIN_REGISTRY_DIR, loadComponentFolder, Registry } from "../../src/core/registry.ts";
-import { renderItem } from "../../src/core/render.ts";
-import { resolveReference } from "../../src/core/resolve.ts";
+import { Registry } from "../../src/core/registry.ts";
+import { renderItem } from "../../src/core/render-item.ts";
+import { BUILTIN_REGISTRY_DIR, loadComponentFolder } from "../../src/node/builtin-registry.ts";
+import { resolveReference } from "../../src/node/resolve-reference.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 import {
   hclJsonLiteral,
   parseHcl,

@@ -8,8 +8,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { parseAllDocuments } from "yaml";
-import { TemplateEngine } from "../../src/core/engine.ts";
-import { builtinPresets, type RenderedPresetFile, renderPreset } from "../../src/core/preset.ts";
+import {
+  builtinPresets,
+  type RenderedPresetFile,
+  renderPreset,
+} from "../../src/node/builtin-presets.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 import { ansibleInventoryGraph, ansibleSkip, ansibleSyntaxCheck } from "../tools/ansible.ts";
 import { parseTerraform } from "../tools/hcl.ts";
 import { validateK8sManifest } from "../tools/k8s-schema.ts";

@@ -1,9 +1,9 @@
 // kiln add: one component into kiln.toml's output folder.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { TemplateEngine } from "../../src/core/engine.ts";
-import { builtinRegistry } from "../../src/core/registry.ts";
-import { renderItem } from "../../src/core/render.ts";
+import { renderItem } from "../../src/core/render-item.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 import { cleanUp, ensureBuilt, itemFile, kiln, project, tempDir, tree, write } from "./helpers.ts";
 
 before(() => ensureBuilt());

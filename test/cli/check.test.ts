@@ -1,8 +1,8 @@
 // kiln check: the cross-component checks on a preset, run by the real binary.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { CHECK_RULES } from "../../src/core/checks.ts";
-import { builtinPresets } from "../../src/core/preset.ts";
+import { CHECK_RULES } from "../../src/core/project/checks/check-project.ts";
+import { builtinPresets } from "../../src/node/builtin-presets.ts";
 import { cleanUp, ensureBuilt, kiln, tempDir, tree, writeJson } from "./helpers.ts";
 
 before(() => ensureBuilt());

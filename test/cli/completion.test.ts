@@ -9,8 +9,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { COMMAND_LIST } from "../../src/cli/command-list.ts";
-import { builtinPresets } from "../../src/core/preset.ts";
-import { builtinRegistry } from "../../src/core/registry.ts";
+import { builtinPresets } from "../../src/node/builtin-presets.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { toolsRequired } from "../tools/ansible.ts";
 import { BIN, cleanUp, ensureBuilt, kiln, tempDir, write } from "./helpers.ts";
 

@@ -45,27 +45,29 @@ function isStale(): boolean {
   } catch {
     return true;
   }
-  const sources = ["src/cli", "src/core", "scripts/bundle-cli.mjs"].map((path) =>
-    newestMtime(join(REPO, path)),
+  const sources = ["src/main.ts", "src/cli", "src/node", "src/core", "scripts/bundle-cli.mjs"].map(
+    (path) => newestMtime(join(REPO, path)),
   );
   return Math.max(...sources) > built;
 }
 
 /**
- * dist/server (tsc's output, with the core it imports) is what `kiln serve` runs and where the
- * CLI's render worker for file and URL items comes from: stale when missing or older than
- * src/core or src/server.
+ * dist/server and dist/sandbox (tsc's output, with the core and its Node half) are what `kiln
+ * serve` runs and where the CLI's render worker for file and URL items comes from: stale when
+ * missing or older than their sources.
  */
 function isServerStale(): boolean {
   let built: number;
   try {
-    built = statSync(join(REPO, "dist", "server", "render-worker.js")).mtimeMs;
+    built = Math.min(
+      statSync(join(REPO, "dist", "sandbox", "render-worker.js")).mtimeMs,
+      statSync(join(REPO, "dist", "server", "serve-command.js")).mtimeMs,
+    );
   } catch {
     return true;
   }
-  return (
-    Math.max(...["src/core", "src/server"].map((path) => newestMtime(join(REPO, path)))) > built
-  );
+  const sources = ["src/core", "src/node", "src/sandbox", "src/server"];
+  return Math.max(...sources.map((path) => newestMtime(join(REPO, path)))) > built;
 }
 
 /**

@@ -2,8 +2,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { toItemView } from "../../src/core/item.ts";
-import { builtinPresets, presetSummary } from "../../src/core/preset.ts";
-import { builtinRegistry } from "../../src/core/registry.ts";
+import { presetSummary } from "../../src/core/project/preset-manifest.ts";
+import { builtinPresets } from "../../src/node/builtin-presets.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { cleanUp, ensureBuilt, kiln, tempDir } from "./helpers.ts";
 
 before(() => ensureBuilt());

@@ -11,7 +11,7 @@ import {
   parseConfig,
   usageLine,
 } from "../../src/cli/options.ts";
-import { FIELD_SHORTCUTS } from "../../src/core/project/shortcuts.ts";
+import { FIELD_SHORTCUTS } from "../../src/core/shortcuts.ts";
 import { cleanUp, ensureBuilt, kiln, tempDir } from "./helpers.ts";
 
 before(() => ensureBuilt());

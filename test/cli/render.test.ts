@@ -6,10 +6,10 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parseAllDocuments } from "yaml";
-import { TemplateEngine } from "../../src/core/engine.ts";
-import { builtinPreset, renderPreset } from "../../src/core/preset.ts";
-import { builtinRegistry } from "../../src/core/registry.ts";
-import { renderItem } from "../../src/core/render.ts";
+import { renderItem } from "../../src/core/render-item.ts";
+import { builtinPreset, renderPreset } from "../../src/node/builtin-presets.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 import {
   BIN,
   cleanEnv,

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { basename } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { TemplateEngine } from "../../src/core/engine.ts";
-import { builtinPreset, renderPreset } from "../../src/core/preset.ts";
+import { builtinPreset, renderPreset } from "../../src/node/builtin-presets.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 import {
   cleanUp,
   ensureBuilt,

@@ -2,13 +2,11 @@
 // `ansible`, read by templates as `automation_profile` and by an item's `kiln.profilePaths`.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import {
-  builtinRegistry,
-  parsePreset,
-  parseRegistryItem,
-  renderItem,
-  TemplateEngine,
-} from "../../src/core/index.ts";
+import { parseRegistryItem } from "../../src/core/item.ts";
+import { parsePreset } from "../../src/core/project/preset-manifest.ts";
+import { renderItem } from "../../src/core/render-item.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 
 const engine = new TemplateEngine();
 const hosts = JSON.stringify([

@@ -1,18 +1,20 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { parseRegistryItem, toItemMetaView } from "../../src/core/item.ts";
 import {
   CHECK_RULES,
-  type CheckComponent,
-  type CheckProject,
   checkProject,
   formatFinding,
+} from "../../src/core/project/checks/check-project.ts";
+import {
+  type CheckComponent,
+  type CheckProject,
   hostPatternTargets,
   normalizePath,
   yamlTopLevelKeys,
-} from "../../src/core/checks.ts";
-import { parseRegistryItem, toItemMetaView } from "../../src/core/item.ts";
-import { builtinRegistry } from "../../src/core/registry.ts";
+} from "../../src/core/project/facts.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 
 /** The built-in catalogue's metadata, as GET /api/registry/meta gives it to the dashboard. */
 const catalogue = builtinRegistry().items.map(toItemMetaView);

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { buildContext, jsonValued } from "../../src/core/context.ts";
-import { TemplateEngine } from "../../src/core/engine.ts";
 import { KilnError } from "../../src/core/errors.ts";
 import { parseRegistryItem } from "../../src/core/item.ts";
-import { renderItem } from "../../src/core/render.ts";
+import { renderItem } from "../../src/core/render-item.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 
 const item = parseRegistryItem(
   {

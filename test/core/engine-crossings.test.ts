@@ -4,7 +4,7 @@
 // unchanged, in both directions, also after the WASM memory has grown.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { fasterGlueApplied, TemplateEngine } from "../../src/core/engine.ts";
+import { fasterGlueApplied, TemplateEngine } from "../../src/node/template-engine.ts";
 
 describe("the engine's glue", () => {
   test("every faster function applies to the installed minijinja-js", () => {

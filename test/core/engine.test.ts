@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { Environment } from "minijinja-js";
-import { capWasmMemory, MAX_FUEL, TemplateEngine } from "../../src/core/engine.ts";
 import { KilnError } from "../../src/core/errors.ts";
 import { yamlScalar } from "../../src/core/filters.ts";
+import { capWasmMemory, MAX_FUEL, TemplateEngine } from "../../src/node/template-engine.ts";
 
 interface CorpusCase {
   name: string;

@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseDocument, stringify as yamlStringify } from "yaml";
-import { TemplateEngine } from "../../src/core/engine.ts";
 import { KilnError } from "../../src/core/errors.ts";
 import {
   cfgValue,
@@ -33,7 +32,8 @@ import {
   yamlVar,
 } from "../../src/core/filters.ts";
 import { parseRegistryItem } from "../../src/core/item.ts";
-import { renderItem } from "../../src/core/render.ts";
+import { renderItem } from "../../src/core/render-item.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 
 describe("hcl filters", () => {
   test("a quoted HCL string in which user values never interpolate", () => {

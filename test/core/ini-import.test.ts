@@ -109,9 +109,9 @@ greeting="hello world"
 
 describe("importing what kiln's inventory template writes", () => {
   test("awkward values round-trip: render, import, and get the same hosts JSON back", async () => {
-    const { TemplateEngine } = await import("../../src/core/engine.ts");
-    const { resolveReference } = await import("../../src/core/resolve.ts");
-    const { renderItem } = await import("../../src/core/render.ts");
+    const { TemplateEngine } = await import("../../src/node/template-engine.ts");
+    const { resolveReference } = await import("../../src/node/resolve-reference.ts");
+    const { renderItem } = await import("../../src/core/render-item.ts");
     const awkward = [
       "a b",
       "#not-a-comment",

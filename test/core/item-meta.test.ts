@@ -4,15 +4,16 @@
 // read it (fields with defaults, `writes` patterns, CIDR ranges).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { parseCidr } from "../../src/core/formats.ts";
 import {
   type ItemMeta,
   parseRegistryItem,
-  STAGE_IDS,
   toItemMetaView,
   toItemView,
 } from "../../src/core/item.ts";
-import { parseCidr, projectFacts, writesPath } from "../../src/core/project/facts.ts";
-import { builtinRegistry } from "../../src/core/registry.ts";
+import { projectFacts, writesPath } from "../../src/core/project/facts.ts";
+import { STAGE_IDS } from "../../src/core/vocabulary.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 
 const minimal = { name: "thing", category: "misc", files: [{ path: "a.txt", template: "x" }] };
 const metaOf = (json: Record<string, unknown>): ItemMeta =>

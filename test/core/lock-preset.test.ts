@@ -1,15 +1,15 @@
-// A project's inputs read back from kiln.lock (src/core/project/lock-preset.ts): the preset
+// A project's inputs read back from kiln.lock (src/core/project/preset-from-lock.ts): the preset
 // `kiln preset export` prints and the dashboard opens, and how the dashboard learns the project's
 // settings from a lock alone.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Lock, LockedComponent } from "../../src/core/project/lock.ts";
+import type { Lock, LockedComponent } from "../../src/core/project/lock-format.ts";
 import {
   lockNamespace,
   outputDirOf,
   presetFromLock,
   sharedTopFolder,
-} from "../../src/core/project/lock-preset.ts";
+} from "../../src/core/project/preset-from-lock.ts";
 
 function entry(name: string, namespace: string, paths: string[]): LockedComponent {
   return {

@@ -1,4 +1,4 @@
-// The lock file's format (src/core/project/lock.ts) and its Node half (src/cli/lock-file.ts):
+// The lock file's format (src/core/project/lock-format.ts) and its Node half (src/node/lock-on-disk.ts):
 // sorted, stable text that reads back unchanged; a lock of this format version stays readable
 // (fixtures/kiln-v1.lock, written by the first version, must never stop parsing); a newer
 // version is refused with the upgrade message.
@@ -6,14 +6,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { deflateSync } from "fflate";
-import { baseContent } from "../../src/cli/lock-file.ts";
 import type { RegistryItem } from "../../src/core/item.ts";
 import {
-  encodeBase,
-  encodeBaseAsync,
-  NODE_LOCK_CODEC,
-  sha256Hex,
-} from "../../src/core/lock-codec.ts";
+  itemFingerprint as fingerprintWith,
+  lockedFile as lockedFileWith,
+} from "../../src/core/project/lock-entry.ts";
 import {
   emptyLock,
   LOCK_VERSION,
@@ -26,11 +23,14 @@ import {
   serializeLock,
   urlForLock,
   withoutComponents,
-} from "../../src/core/project/lock.ts";
+} from "../../src/core/project/lock-format.ts";
 import {
-  itemFingerprint as fingerprintWith,
-  lockedFile as lockedFileWith,
-} from "../../src/core/project/lock-entry.ts";
+  encodeBase,
+  encodeBaseAsync,
+  NODE_LOCK_CODEC,
+  sha256Hex,
+} from "../../src/node/lock-compression.ts";
+import { baseContent } from "../../src/node/lock-on-disk.ts";
 
 const lockedFile = (path: string, content: string, template: number, old?: LockedFile) =>
   lockedFileWith(path, content, template, NODE_LOCK_CODEC, old);

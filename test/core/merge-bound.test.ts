@@ -11,7 +11,11 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { diff3Merge } from "node-diff3";
 import { KilnError } from "../../src/core/errors.ts";
 import { editBound, MAX_EDIT_LINES, unifiedDiff } from "../../src/core/line-diff.ts";
-import { localState, type RecordedBase, updateFiles } from "../../src/core/project/lifecycle.ts";
+import {
+  localState,
+  type RecordedBase,
+  updateFiles,
+} from "../../src/core/project/file-outcomes.ts";
 import {
   type ConflictResolution,
   hasConflictMarkers,

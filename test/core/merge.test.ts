@@ -1,8 +1,8 @@
 // The three-way merge of a vendored file (src/core/project/merge.ts) and what an update does to
-// each file of a component (src/core/project/lifecycle.ts).
+// each file of a component (src/core/project/file-outcomes.ts).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { localState, updateFiles } from "../../src/core/project/lifecycle.ts";
+import { localState, updateFiles } from "../../src/core/project/file-outcomes.ts";
 import { hasConflictMarkers, mergeThreeWay, splitLines } from "../../src/core/project/merge.ts";
 
 const base = "a: 1\nb: 2\nc: 3\nd: 4\n";

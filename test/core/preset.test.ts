@@ -6,14 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { KilnError } from "../../src/core/errors.ts";
-import {
-  builtinPresets,
-  loadPreset,
-  parsePreset,
-  presetSummary,
-  presetView,
-  unlistedPresetFiles,
-} from "../../src/core/preset.ts";
+import { parsePreset, presetSummary, presetView } from "../../src/core/project/preset-manifest.ts";
+import { builtinPresets, loadPreset, unlistedPresetFiles } from "../../src/node/builtin-presets.ts";
 import { kilnErrorFrom } from "../tools/spec.ts";
 
 describe("preset manifest", () => {

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { serializeProjectConfig } from "../../src/core/project/kiln-toml.ts";
 import { layoutEntries, layoutProject } from "../../src/core/project/layout.ts";
-import { presetConfig } from "../../src/core/project/preset.ts";
+import { presetConfig } from "../../src/core/project/preset-manifest.ts";
 
 const config = { name: "shop", defaultNamespace: "web", outputDir: "deploy/k8s" };
 const file = (path: string, content = "") => ({ path, content });

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { RenderInput } from "../../src/core/context.ts";
 import { KilnError } from "../../src/core/errors.ts";
-import type { PresetComponent } from "../../src/core/project/preset.ts";
+import type { PresetComponent } from "../../src/core/project/preset-manifest.ts";
 import {
   componentInput,
   firstFailure,

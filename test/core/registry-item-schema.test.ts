@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parseRegistryItem } from "../../src/core/item.ts";
-import { BUILTIN_REGISTRY_DIR, builtinRegistry } from "../../src/core/registry.ts";
+import { BUILTIN_REGISTRY_DIR, builtinRegistry } from "../../src/node/builtin-registry.ts";
 
 const schema = JSON.parse(
   readFileSync(

@@ -3,12 +3,12 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { toItemView } from "../../src/core/item.ts";
+import { Registry } from "../../src/core/registry.ts";
 import {
   BUILTIN_REGISTRY_DIR,
   builtinRegistry,
   loadComponentFolder,
-  Registry,
-} from "../../src/core/registry.ts";
+} from "../../src/node/builtin-registry.ts";
 import { SPEC_COMPONENT_ORDER } from "../tools/spec.ts";
 
 const SPEC_ORDER = SPEC_COMPONENT_ORDER;

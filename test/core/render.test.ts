@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { buildContext, type RenderInput } from "../../src/core/context.ts";
-import { TemplateEngine } from "../../src/core/engine.ts";
 import { KilnError } from "../../src/core/errors.ts";
 import { parseRegistryItem, type RegistryItem, referenceOf } from "../../src/core/item.ts";
-import { builtinPresets } from "../../src/core/preset.ts";
-import { builtinRegistry } from "../../src/core/registry.ts";
-import { type RenderedFile, renderItem } from "../../src/core/render.ts";
-import { builtinFor } from "../../src/core/resolve.ts";
+import { type RenderedFile, renderItem } from "../../src/core/render-item.ts";
+import { builtinPresets } from "../../src/node/builtin-presets.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
+import { builtinFor } from "../../src/node/resolve-reference.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 
 const engine = new TemplateEngine();
 

@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { KilnError } from "../../src/core/errors.ts";
 import { referenceOf } from "../../src/core/item.ts";
-import { BUILTIN_REGISTRY_DIR, loadComponentFolder, Registry } from "../../src/core/registry.ts";
-import { resolveReference } from "../../src/core/resolve.ts";
+import { Registry } from "../../src/core/registry.ts";
+import { BUILTIN_REGISTRY_DIR, loadComponentFolder } from "../../src/node/builtin-registry.ts";
+import { resolveReference } from "../../src/node/resolve-reference.ts";
 
 // A registry of one built-in, so these tests do not depend on the rest of the catalogue.
 const registry = new Registry([

@@ -1,11 +1,11 @@
-// The field shortcuts (src/core/project/shortcuts.ts): one table that both the CLI's `kiln add`
+// The field shortcuts (src/core/shortcuts.ts): one table that both the CLI's `kiln add`
 // options and the HTTP API's render-request keys follow, so a row added there works in both.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parse } from "../../src/cli/args.ts";
 import { fieldValues } from "../../src/cli/fields.ts";
-import { FIELD_SHORTCUTS, shortcutMax } from "../../src/core/project/shortcuts.ts";
-import { parseRenderRequest } from "../../src/server/render-request.ts";
+import { parseRenderRequest } from "../../src/core/render-request.ts";
+import { FIELD_SHORTCUTS, shortcutMax } from "../../src/core/shortcuts.ts";
 
 /** A value the shortcut accepts: its largest number, or some text. */
 const valueFor = (shortcut: (typeof FIELD_SHORTCUTS)[number]) =>

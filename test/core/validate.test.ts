@@ -8,21 +8,17 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { FIELD_VALIDATORS_PATH, fieldValidatorsModule } from "../../scripts/field-validators.ts";
-import { TemplateEngine } from "../../src/core/engine.ts";
 import { KilnError } from "../../src/core/errors.ts";
 import { formatProblem } from "../../src/core/formats.ts";
-import {
-  type FieldFormat,
-  itemChecks,
-  parseRegistryItem,
-  type RegistryItem,
-} from "../../src/core/item.ts";
-import { builtinPresets } from "../../src/core/preset.ts";
+import { itemChecks, parseRegistryItem, type RegistryItem } from "../../src/core/item.ts";
 import { componentInput } from "../../src/core/project/render-components.ts";
-import { builtinRegistry } from "../../src/core/registry.ts";
-import { renderItem } from "../../src/core/render.ts";
-import { builtinFor } from "../../src/core/resolve.ts";
+import { renderItem } from "../../src/core/render-item.ts";
 import { closest, undeclaredFieldWarnings, validateInput } from "../../src/core/validate.ts";
+import type { FieldFormat } from "../../src/core/vocabulary.ts";
+import { builtinPresets } from "../../src/node/builtin-presets.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
+import { builtinFor } from "../../src/node/resolve-reference.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 
 const engine = new TemplateEngine();
 const registry = builtinRegistry();
@@ -615,9 +611,9 @@ describe("the built-in components' declarations", () => {
 
   test("built-in values are checked without loading ajv; another item's schema loads it", () => {
     const script = `
-      const { renderItem } = await import("./src/core/render.ts");
-      const { TemplateEngine } = await import("./src/core/engine.ts");
-      const { builtinRegistry } = await import("./src/core/registry.ts");
+      const { renderItem } = await import("./src/core/render-item.ts");
+      const { TemplateEngine } = await import("./src/node/template-engine.ts");
+      const { builtinRegistry } = await import("./src/node/builtin-registry.ts");
       const { parseRegistryItem } = await import("./src/core/item.ts");
       const { createRequire } = await import("node:module");
       const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((p) => p.includes("/node_modules/ajv/dist/core.js"));

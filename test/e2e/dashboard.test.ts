@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { unzipSync } from "fflate";
 import type { Page } from "playwright-core";
-import { builtinPresets } from "../../src/core/preset.ts";
+import { builtinPresets } from "../../src/node/builtin-presets.ts";
 import {
   type Dashboard,
   kilnSetup as kilnSetupInto,

@@ -54,7 +54,7 @@ async function startServer(): Promise<{ child: ChildProcess; base: string }> {
   }
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/server/main.ts", "--port", "0", "--ui"],
+    [join(ROOT, "dist/cli/main.js"), "serve", "--port", "0", "--ui"],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   const base = await new Promise<string>((resolve, reject) => {
@@ -147,7 +147,7 @@ export function kiln(args: string[], dir: string): SpawnSyncReturns<string> {
   const built = join(ROOT, "dist/cli/main.js");
   const command = existsSync(built)
     ? [built, ...args]
-    : ["--import", "tsx", join(ROOT, "src/cli/main.ts"), ...args];
+    : ["--import", "tsx", join(ROOT, "src/main.ts"), ...args];
   return spawnSync(process.execPath, command, { cwd: dir, encoding: "utf8" });
 }
 

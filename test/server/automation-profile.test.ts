@@ -2,7 +2,7 @@
 // keys, so clients that never send it get the spec's output), over a real socket.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { builtinRegistry } from "../../src/core/index.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import { postJson, startFixtureServer } from "./helpers.ts";
 

@@ -8,14 +8,11 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import {
-  builtinPresets,
-  presetSummary,
-  presetView,
-  renderItem,
-  TemplateEngine,
-  toItemView,
-} from "../../src/core/index.ts";
+import { toItemView } from "../../src/core/item.ts";
+import { presetSummary, presetView } from "../../src/core/project/preset-manifest.ts";
+import { renderItem } from "../../src/core/render-item.ts";
+import { builtinPresets } from "../../src/node/builtin-presets.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import {
   expectedInventory,

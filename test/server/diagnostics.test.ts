@@ -1,11 +1,13 @@
 // Issue 14's measurements outside the API: with KILN_DIAGNOSTICS=1 the service reports the
 // HTTP thread's event-loop delay and its RSS on SIGUSR2 (src/server/diagnostics.ts); and a
 // render worker that a large render left large gives that memory back once idle
-// (src/server/render-worker.ts); and the HTTP thread collects a burst's buffers once quiet
+// (src/sandbox/render-worker.ts); and the HTTP thread collects a burst's buffers once quiet
 // (src/server/idle-collector.ts).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { builtinFor, builtinRegistry } from "../../src/core/index.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
+import { builtinFor } from "../../src/node/resolve-reference.ts";
+import { RenderPool } from "../../src/sandbox/render-pool.ts";
 import {
   DIAGNOSTICS_ENV,
   type DiagnosticsReport,
@@ -13,7 +15,6 @@ import {
   startDiagnostics,
 } from "../../src/server/diagnostics.ts";
 import { DEFAULT_IDLE_COLLECTOR, IdleCollector } from "../../src/server/idle-collector.ts";
-import { RenderPool } from "../../src/server/render-pool.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

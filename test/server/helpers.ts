@@ -6,14 +6,11 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import {
-  BUILTIN_REGISTRY_DIR,
-  loadComponentFolder,
-  parseRegistryItem,
-  Registry,
-  type RegistryItem,
-} from "../../src/core/index.ts";
+import { parseRegistryItem, type RegistryItem } from "../../src/core/item.ts";
+import { Registry } from "../../src/core/registry.ts";
+import { BUILTIN_REGISTRY_DIR, loadComponentFolder } from "../../src/node/builtin-registry.ts";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/server.ts";
+import { BIN, ensureBuilt } from "../cli/helpers.ts";
 
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -155,16 +152,25 @@ export interface ChildServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `src/server/main.ts` as a child process and waits for its start-up line. */
+/**
+ * `kiln serve <args>` as the user runs it: the built binary (dist/cli/main.js, built first when
+ * stale), which loads the compiled service.
+ */
+function serveCommand(args: string[]): string[] {
+  ensureBuilt();
+  return [BIN, "serve", ...args];
+}
+
+/** Starts `kiln serve` as a child process and waits for its start-up line. */
 export async function startChild(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<ChildServer> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(REPO, "src/server/main.ts"), ...args],
-    { cwd: REPO, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, serveCommand(args), {
+    cwd: REPO,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -194,14 +200,13 @@ export async function startChild(
   };
 }
 
-/** Runs the CLI entry to completion (for usage errors and --help). */
+/** Runs `kiln serve <args>` to completion (for usage errors and --help). */
 export function runChild(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", join(REPO, "src/server/main.ts"), ...args],
-      { cwd: REPO, env: { ...process.env, ...env } },
-    );
+    const child = spawn(process.execPath, serveCommand(args), {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {

@@ -10,7 +10,8 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { parseRegistryItem, Registry } from "../../src/core/index.ts";
+import { parseRegistryItem } from "../../src/core/item.ts";
+import { Registry } from "../../src/core/registry.ts";
 import { blockedFifoWriter, FIFO_PROBE_SKIP } from "../cli/helpers.ts";
 import { fixtureRegistry, postJson, raw, startChild, startFixtureServer } from "./helpers.ts";
 

@@ -3,7 +3,8 @@
 // the service keeps answering /api/health throughout, and broken workers are replaced.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { parseRegistryItem, Registry, type RegistryItem } from "../../src/core/index.ts";
+import { parseRegistryItem, type RegistryItem } from "../../src/core/item.ts";
+import { Registry } from "../../src/core/registry.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import { FIXTURE_ITEMS, postJson, raw, startFixtureServer } from "./helpers.ts";
 

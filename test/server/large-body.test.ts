@@ -11,9 +11,9 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { parseJsonBody } from "../../src/server/body.ts";
+import { parseRenderRequest } from "../../src/core/render-request.ts";
+import { parseJsonBody } from "../../src/sandbox/json-body.ts";
 import { LARGE_BODY_BYTES } from "../../src/server/heavy-bodies.ts";
-import { parseRenderRequest } from "../../src/server/render-request.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import {
   expectedInventory,

@@ -11,7 +11,7 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { decodeBaseText, encodeBase } from "../../src/core/lock-codec.ts";
+import { decodeBaseText, encodeBase } from "../../src/node/lock-compression.ts";
 import { type RunningServer, startServer } from "../../src/server/server.ts";
 import { raw } from "./helpers.ts";
 

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { builtinRegistry } from "../../src/core/index.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { ROUTES } from "../../src/server/routes.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import { postJson, type RawResponse, REPO, raw, startFixtureServer } from "./helpers.ts";

@@ -11,17 +11,17 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import {
-  builtinRegistry,
   parseRegistryItem,
   type RegistryItem,
   toItemMetaView,
   toItemView,
-} from "../../src/core/index.ts";
-import { canonicalJson } from "../../src/core/project/lock.ts";
-import { readVersion } from "../../src/core/version.ts";
+} from "../../src/core/item.ts";
+import { canonicalJson } from "../../src/core/project/lock-format.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
+import { readVersion } from "../../src/node/version.ts";
 import { type RunningServer, startServer } from "../../src/server/server.ts";
+import { BIN } from "../cli/helpers.ts";
 import { type RawResponse, raw } from "./helpers.ts";
 
 /** A custom inventory-like item that declares the same metadata as the built-in inventory. */
@@ -43,10 +43,6 @@ const machines = {
   },
 };
 const plain = { name: "plain", category: "custom", files: [{ path: "p.txt", template: "p" }] };
-
-const REPO = fileURLToPath(new URL("../..", import.meta.url));
-/** tsx by path: the CLI runs from source in a folder outside the repository. */
-const TSX = join(REPO, "node_modules/tsx/dist/esm/index.mjs");
 
 /** What kiln.lock records as an item's fingerprint: sha256 of its canonical JSON. */
 const fingerprint = (item: RegistryItem) =>
@@ -173,11 +169,10 @@ describe("GET /api/registry/meta", () => {
   test("an item's fingerprint is the one kiln.lock records for it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "kiln-meta-lock-"));
     try {
-      const setup = spawnSync(
-        process.execPath,
-        ["--import", TSX, join(REPO, "src/cli/main.ts"), "setup", "single-server"],
-        { cwd: dir, encoding: "utf8" },
-      );
+      const setup = spawnSync(process.execPath, [BIN, "setup", "single-server"], {
+        cwd: dir,
+        encoding: "utf8",
+      });
       assert.equal(setup.status, 0, setup.stderr);
       const lock = JSON.parse(readFileSync(join(dir, "kiln.lock"), "utf8")) as {
         components: { component: string; fingerprint: string; source: unknown }[];

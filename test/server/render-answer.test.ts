@@ -1,9 +1,9 @@
-// The render answer's bytes (src/server/render-answer.ts): an answer far below the limit is
+// The render answer's bytes (src/sandbox/render-answer.ts): an answer far below the limit is
 // encoded in one go, a large one piece by piece; both must be exactly JSON.stringify's bytes,
 // and the limit must count escapes.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { encodeRenderAnswer } from "../../src/server/render-answer.ts";
+import { encodeRenderAnswer } from "../../src/sandbox/render-answer.ts";
 
 const TRICKY = [
   "plain",

@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { connect, createServer } from "node:net";
-import { join } from "node:path";
 import { describe, test } from "node:test";
 import { HostGuard, isLoopbackBind } from "../../src/server/host-guard.ts";
+import { BIN } from "../cli/helpers.ts";
 import { SPEC_COMPONENT_ORDER } from "../tools/spec.ts";
 import { REPO, raw, runChild, startChild } from "./helpers.ts";
 
@@ -29,11 +29,10 @@ describe("start-up", () => {
     await once(probe, "listening");
     const port = (probe.address() as import("node:net").AddressInfo).port;
     await new Promise((resolve) => probe.close(resolve));
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", join(REPO, "src/server/main.ts"), "--port", String(port)],
-      { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const child = spawn(process.execPath, [BIN, "serve", "--port", String(port)], {
+      cwd: REPO,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();

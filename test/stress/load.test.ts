@@ -7,7 +7,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { parseRegistryItem, Registry, renderItem, TemplateEngine } from "../../src/core/index.ts";
+import { parseRegistryItem } from "../../src/core/item.ts";
+import { Registry } from "../../src/core/registry.ts";
+import { renderItem } from "../../src/core/render-item.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 import {
   expectedInventory,
   FIXTURE_ITEMS,

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type ItemMeta, parseRegistryItem, toItemMetaView } from "../../src/core/item.ts";
 import { catalogueEntry } from "../../src/core/project/facts.ts";
-import { builtinRegistry } from "../../src/core/registry.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { buildGraph, type GraphComponent, traceFrom } from "../../web/src/model/graph.ts";
 import { stageOf } from "../../web/src/model/project.ts";
 import { structuredKind } from "../../web/src/ui/editors/kind.ts";

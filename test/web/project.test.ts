@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { decodeBaseText, encodeBase } from "../../src/core/lock-codec.ts";
 import { serializeProjectConfig } from "../../src/core/project/kiln-toml.ts";
-import { parseLock } from "../../src/core/project/lock.ts";
-import { parsePreset } from "../../src/core/project/preset.ts";
+import { parseLock } from "../../src/core/project/lock-format.ts";
+import { parsePreset } from "../../src/core/project/preset-manifest.ts";
+import { decodeBaseText, encodeBase } from "../../src/node/lock-compression.ts";
 import { findConflicts } from "../../web/src/model/conflicts.ts";
 import {
   type ItemRecords,

@@ -2,10 +2,10 @@
 // request, so re-rendering an unchanged component costs nothing. `renderThroughApi` is the
 // dashboard's renderer of one component for the core's project pipeline.
 import type { ConfigView } from "../../src/core/config.ts";
-import type { AutomationProfile } from "../../src/core/context.ts";
 import type { RegistryItemView } from "../../src/core/item.ts";
-import type { PresetComponent, PresetSummary } from "../../src/core/project/preset.ts";
+import type { PresetComponent, PresetSummary } from "../../src/core/project/preset-manifest.ts";
 import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
+import type { AutomationProfile } from "../../src/core/vocabulary.ts";
 import type { ItemRecords, LockSources } from "./model/files.ts";
 import { type CatalogueMeta, itemRecords } from "./model/project-lock.ts";
 

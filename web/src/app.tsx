@@ -3,9 +3,10 @@
 import { strToU8, zipSync } from "fflate";
 import type { JSX } from "preact";
 import { useMemo, useState } from "preact/hooks";
-import { type CheckComponent, type ComponentToAdd, checkProject } from "../../src/core/checks.ts";
 import { isKilnError } from "../../src/core/errors.ts";
-import { projectFacts } from "../../src/core/project/facts.ts";
+import { checkProject } from "../../src/core/project/checks/check-project.ts";
+import type { ComponentToAdd } from "../../src/core/project/checks/rule.ts";
+import { type CheckComponent, projectFacts } from "../../src/core/project/facts.ts";
 import { withRenderedPaths } from "../../src/core/project/render-components.ts";
 import { api, lockSourcesFromApi, renderThroughApi } from "./api.ts";
 import { useCatalogue } from "./hooks/use-catalogue.ts";

@@ -9,19 +9,19 @@ import {
   recordComponent,
   sameComponent,
   serializeLock,
-} from "../../core/project/lock.ts";
+} from "../../core/project/lock-format.ts";
+import { lockEntry, readLock } from "../../node/lock-on-disk.ts";
+import { isFolderInsideProject, readProject } from "../../node/project-config.ts";
+import { commit } from "../../node/write-commit.ts";
+import { planRun } from "../../node/write-plan.ts";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { ADD } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
-import { rollBackInterruptedRun } from "../journal.ts";
-import { lockEntry, readLock } from "../lock-file.ts";
+import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { isFolderInsideProject, readProject } from "../project.ts";
 import { renderComponent } from "../render-component.ts";
 import { reportDryRun, reportSteps } from "../report.ts";
-import { commit } from "../write-commit.ts";
-import { planRun } from "../write-plan.ts";
 
 export function help(): string {
   return commandHelp(ADD, {
@@ -55,7 +55,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
 
   const cwd = process.cwd();
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
-  rollBackInterruptedRun(cwd, output);
+  recoverInterruptedRun(cwd, output);
   const project = readProject(cwd);
   if (!isFolderInsideProject(project.outputDir)) {
     throw projectFileError(

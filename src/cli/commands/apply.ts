@@ -1,15 +1,16 @@
 // kiln apply: renders a preset's files into the current folder (or --into); never reads or
 // writes kiln.toml.
 import { isAbsolute, relative, resolve } from "node:path";
+import { plural } from "../../core/plural.ts";
+import { commit } from "../../node/write-commit.ts";
+import { displayPath, planRun, realPathOf } from "../../node/write-plan.ts";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { APPLY } from "../command-list.ts";
-import { rollBackInterruptedRun } from "../journal.ts";
+import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
-import { plural, reportDryRun, reportSteps } from "../report.ts";
-import { commit } from "../write-commit.ts";
-import { displayPath, planRun, realPathOf } from "../write-plan.ts";
+import { reportDryRun, reportSteps } from "../report.ts";
 
 export function help(): string {
   return commandHelp(APPLY, {
@@ -40,8 +41,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   // or the --into folder when that is elsewhere. A run killed part-way in either (or in the
   // --into folder by a kiln run there) is rolled back before anything is planned (journal.ts)
   const journalDir = isBelow(cwd, root) ? cwd : root;
-  rollBackInterruptedRun(cwd, output);
-  if (relative(cwd, root) !== "") rollBackInterruptedRun(root, output);
+  recoverInterruptedRun(cwd, output);
+  if (relative(cwd, root) !== "") recoverInterruptedRun(root, output);
   const { preset, files } = await renderWholePreset(reference, cwd);
   const steps = planRun([{ root, files }], {
     force: flag(parsed, "force"),

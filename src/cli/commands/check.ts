@@ -1,13 +1,20 @@
-// kiln check: the cross-component checks of the dashboard (src/core/checks.ts) on a preset, for
+// kiln check: the cross-component checks of the dashboard (src/core/project/checks/check-project.ts) on a preset, for
 // scripts and CI. Renders every component through the project pipeline to learn the paths it
 // writes (as setup would, with the same namespace default, but keeping every failure), writes
 // nothing, and fails when any finding is an error.
-import { CHECK_RULES, checkProject, countFindings, formatFinding } from "../../core/checks.ts";
+
 import { LOCK_FILE } from "../../core/config.ts";
 import { toItemMetaView } from "../../core/item.ts";
-import { type PresetComponent, presetNamespace } from "../../core/project/preset.ts";
+import { plural } from "../../core/plural.ts";
+import {
+  CHECK_RULES,
+  checkProject,
+  countFindings,
+  formatFinding,
+} from "../../core/project/checks/check-project.ts";
+import { type PresetComponent, presetNamespace } from "../../core/project/preset-manifest.ts";
 import { type ComponentRender, withRenderedPaths } from "../../core/project/render-components.ts";
-import { builtinRegistry } from "../../core/registry.ts";
+import { builtinRegistry } from "../../node/builtin-registry.ts";
 import { flag } from "../args.ts";
 import { CHECK } from "../command-list.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";
@@ -15,7 +22,6 @@ import { readLockedProject, renderLockForChecks } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderPresetForChecks } from "../preset-run.ts";
-import { plural } from "../report.ts";
 import { type UrlReport, urlLines } from "../url-fetches.ts";
 
 export function help(): string {

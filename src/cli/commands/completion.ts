@@ -1,11 +1,11 @@
 // kiln completion: prints a completion script for bash, zsh or fish, generated from the
 // commands' declarations (command-list.ts), the built-in registry's index and the preset list.
-import { builtinPresets } from "../../core/preset.ts";
-import { builtinRegistry } from "../../core/registry.ts";
-import { readVersion } from "../../core/version.ts";
+import { builtinPresets } from "../../node/builtin-presets.ts";
+import { builtinRegistry } from "../../node/builtin-registry.ts";
+import { readVersion } from "../../node/version.ts";
 import { UsageError } from "../args.ts";
 import { COMMAND_LIST, COMPLETION, SHELLS } from "../command-list.ts";
-import { bashScript, type CompletionModel, fishScript, zshScript } from "../completion.ts";
+import { bashScript, type CompletionModel, fishScript, zshScript } from "../completion-scripts.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 

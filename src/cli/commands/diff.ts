@@ -7,18 +7,18 @@
 
 import { LOCK_FILE } from "../../core/config.ts";
 import { MAX_EDIT_LINES, splitLines, unifiedDiff } from "../../core/line-diff.ts";
-import type { FileOutcome } from "../../core/project/lifecycle.ts";
+import { plural } from "../../core/plural.ts";
+import type { FileOutcome } from "../../core/project/file-outcomes.ts";
+import { readLock } from "../../node/lock-on-disk.ts";
+import { refusedPathsError } from "../../node/project-files.ts";
 import { flag, UsageError } from "../args.ts";
 import { DIFF } from "../command-list.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";
 import { planUpdates, readLockedProject } from "../lifecycle.ts";
-import { readLock } from "../lock-file.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import { forTerminal, type Output } from "../output.ts";
 import { planPresetDiff } from "../preset-diff.ts";
 import { namesAPreset } from "../preset-run.ts";
-import { refusedPathsError } from "../project-files.ts";
-import { plural } from "../report.ts";
 import { type UrlReport, urlLines } from "../url-fetches.ts";
 
 export function help(): string {

@@ -10,14 +10,14 @@ import {
 import { KilnError } from "../../core/errors.ts";
 import { checkOutputFolder } from "../../core/plan.ts";
 import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
+import { isFolderInsideProject } from "../../node/project-config.ts";
+import { commit } from "../../node/write-commit.ts";
+import { planRun, realPathOf } from "../../node/write-plan.ts";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { INIT } from "../command-list.ts";
-import { rollBackInterruptedRun } from "../journal.ts";
+import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { isFolderInsideProject } from "../project.ts";
-import { commit } from "../write-commit.ts";
-import { planRun, realPathOf } from "../write-plan.ts";
 
 export function help(): string {
   return commandHelp(INIT, {
@@ -36,7 +36,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed } = parseCommand(argv, INIT);
   const cwd = process.cwd();
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
-  rollBackInterruptedRun(cwd, output);
+  recoverInterruptedRun(cwd, output);
   const outputDir = stringOption(parsed, "dir") ?? DEFAULT_OUTPUT_DIR;
   if (outputDir === "" || !isFolderInsideProject(outputDir)) {
     throw new UsageError(`--dir must be a folder inside the project, got \`${outputDir}\``);

@@ -1,7 +1,7 @@
 // kiln list: the built-in components, for people or (--json) as GET /api/registry returns them.
 import { toItemView } from "../../core/item.ts";
-import { FIELD_SHORTCUTS } from "../../core/project/shortcuts.ts";
-import { builtinRegistry } from "../../core/registry.ts";
+import { FIELD_SHORTCUTS } from "../../core/shortcuts.ts";
+import { builtinRegistry } from "../../node/builtin-registry.ts";
 import { flag } from "../args.ts";
 import { LIST } from "../command-list.ts";
 import { commandHelp, parseCommand } from "../options.ts";

@@ -1,18 +1,17 @@
 // kiln preset export: the project's components (kiln.lock) and settings (kiln.toml) written
 // back as a preset manifest, so `kiln setup` of it rebuilds the project elsewhere. To stdout, or
 // with --output to a file, written as every file kiln writes (all or nothing, path rules).
-import { presetFromLock } from "../../core/project/lock-preset.ts";
-import { serializePreset } from "../../core/project/preset.ts";
+import { presetFromLock } from "../../core/project/preset-from-lock.ts";
+import { serializePreset } from "../../core/project/preset-manifest.ts";
+import { commit } from "../../node/write-commit.ts";
+import { planRun } from "../../node/write-plan.ts";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { PRESET } from "../command-list.ts";
-import { rollBackInterruptedRun } from "../journal.ts";
-import { noteInterruptedRun } from "../journal-notice.ts";
+import { noteInterruptedRun, recoverInterruptedRun } from "../journal-notice.ts";
 import { readLockedProject } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { reportSteps } from "../report.ts";
-import { commit } from "../write-commit.ts";
-import { planRun } from "../write-plan.ts";
 
 export function help(): string {
   return commandHelp(PRESET, {
@@ -40,7 +39,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   if (target === "") throw new UsageError("--output needs a file");
   const writes = target !== undefined && target !== "-";
   // writing a file rolls back a run killed part-way here first; printing only says it is there
-  if (writes) rollBackInterruptedRun(cwd, output);
+  if (writes) recoverInterruptedRun(cwd, output);
   else noteInterruptedRun(cwd, output);
   const { config, lock } = readLockedProject(cwd);
   const text = serializePreset(presetFromLock(lock, config));

@@ -1,10 +1,12 @@
 // kiln presets: the built-in preset templates, for people or (--json) as GET /api/presets.
-import { builtinPresets, presetSummary } from "../../core/preset.ts";
+
+import { plural } from "../../core/plural.ts";
+import { presetSummary } from "../../core/project/preset-manifest.ts";
+import { builtinPresets } from "../../node/builtin-presets.ts";
 import { flag } from "../args.ts";
 import { PRESETS_COMMAND } from "../command-list.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { plural } from "../report.ts";
 
 export function help(): string {
   return commandHelp(PRESETS_COMMAND, {

@@ -6,18 +6,18 @@
 
 import { LOCK_FILE } from "../../core/config.ts";
 import { KilnError } from "../../core/errors.ts";
-import { sha256Hex } from "../../core/lock-codec.ts";
-import { serializeLock, withoutComponents } from "../../core/project/lock.ts";
+import { plural } from "../../core/plural.ts";
+import { serializeLock, withoutComponents } from "../../core/project/lock-format.ts";
+import { sha256Hex } from "../../node/lock-compression.ts";
+import { ProjectFiles, refusedPathsError } from "../../node/project-files.ts";
+import { commit } from "../../node/write-commit.ts";
+import { planRemovals, planRun } from "../../node/write-plan.ts";
 import { flag } from "../args.ts";
 import { REMOVE } from "../command-list.ts";
-import { rollBackInterruptedRun } from "../journal.ts";
+import { recoverInterruptedRun } from "../journal-notice.ts";
 import { readLockedProject, selectComponents } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { ProjectFiles, refusedPathsError } from "../project-files.ts";
-import { plural } from "../report.ts";
-import { commit } from "../write-commit.ts";
-import { planRemovals, planRun } from "../write-plan.ts";
 
 export function help(): string {
   return commandHelp(REMOVE, {
@@ -34,7 +34,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const [name] = args as [string];
   const cwd = process.cwd();
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
-  rollBackInterruptedRun(cwd, output);
+  recoverInterruptedRun(cwd, output);
   const project = readLockedProject(cwd);
   const selected = selectComponents(project.lock, [name]);
   const disk = new ProjectFiles(cwd);

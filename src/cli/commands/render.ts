@@ -5,9 +5,9 @@
 import { DEFAULT_NAMESPACE, PRESET_SUFFIX } from "../../core/config.ts";
 import { isKilnError, KilnError } from "../../core/errors.ts";
 import type { PlannedFile } from "../../core/plan.ts";
-import { FIELD_SHORTCUTS } from "../../core/project/shortcuts.ts";
-import { builtinRegistry } from "../../core/registry.ts";
-import { builtinFor } from "../../core/resolve.ts";
+import { FIELD_SHORTCUTS } from "../../core/shortcuts.ts";
+import { builtinRegistry } from "../../node/builtin-registry.ts";
+import { builtinFor } from "../../node/resolve-reference.ts";
 import { flag, listOption, type Parsed, stringOption, UsageError } from "../args.ts";
 import { RENDER } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";

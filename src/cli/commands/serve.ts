@@ -1,35 +1,14 @@
-// kiln serve: reads its options (declared with every other command's in command-list.ts, each
-// with the environment variable it falls back to), checks them, and hands them to the HTTP
-// service (src/server/serve-command.ts). The server code is imported only here, so no other
-// command pays for loading it; the bundle keeps it outside, as the compiled dist/server (its
-// render pool starts worker threads from their own files).
-import { MAX_FUEL } from "../../core/engine.ts";
-import { KilnError } from "../../core/errors.ts";
+// kiln serve, the command line's half: its options (declared with every other command's in
+// command-list.ts, each with the environment variable it falls back to), checked, as the
+// settings the HTTP service runs with. The program's entry (src/main.ts) hands them to the
+// service (src/server/serve-command.ts): the command line never imports the server.
+
 import type { ServiceSettings } from "../../core/service-settings.ts";
 import { DEFAULT_BIND, DEFAULT_PORT, parseOriginList } from "../../core/service-settings.ts";
+import { MAX_FUEL } from "../../node/template-engine.ts";
 import { flag, type Parsed, UsageError } from "../args.ts";
 import { SERVE } from "../command-list.ts";
 import { commandHelp, parseCommand } from "../options.ts";
-import type { Output } from "../output.ts";
-
-interface ServeModule {
-  runService(settings: ServiceSettings, output: Output): Promise<number>;
-}
-
-async function loadServer(): Promise<ServeModule> {
-  try {
-    return (await import("../../server/serve-command.ts")) as ServeModule;
-  } catch (error) {
-    const missing =
-      (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" &&
-      String((error as Error).message).includes("serve-command");
-    if (!missing) throw error;
-    throw new KilnError(
-      "internal",
-      "the HTTP service is not part of this build - run `npm run build` to build it",
-    );
-  }
-}
 
 export function help(): string {
   return commandHelp(SERVE, {
@@ -106,10 +85,7 @@ export function serviceSettings(
   return settings;
 }
 
-/** Errors come back thrown, so the CLI prints them and maps them to exit statuses as always. */
-export async function run(argv: string[], output: Output): Promise<number> {
-  const { parsed } = parseCommand(argv, SERVE);
-  const settings = serviceSettings(parsed);
-  const server = await loadServer();
-  return server.runService(settings, output);
+/** The settings `kiln serve <argv>` runs with; a wrong option or value is a UsageError. */
+export function settingsFrom(argv: string[]): ServiceSettings {
+  return serviceSettings(parseCommand(argv, SERVE).parsed);
 }

@@ -2,25 +2,26 @@
 // then kiln.toml (written last, so a failed run leaves no project file behind).
 import { resolve } from "node:path";
 import { DEFAULT_OUTPUT_DIR, LOCK_FILE, PROJECT_FILE } from "../../core/config.ts";
-import { NODE_LOCK_CODEC } from "../../core/lock-codec.ts";
 import { alreadyExists } from "../../core/plan.ts";
-import { loadPreset } from "../../core/preset.ts";
+import { plural } from "../../core/plural.ts";
 import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
 import { layoutProject } from "../../core/project/layout.ts";
-import { serializeLock } from "../../core/project/lock.ts";
 import { setupLock } from "../../core/project/lock-entry.ts";
-import { presetConfig, presetRenderSettings } from "../../core/project/preset.ts";
+import { serializeLock } from "../../core/project/lock-format.ts";
+import { presetConfig, presetRenderSettings } from "../../core/project/preset-manifest.ts";
+import { loadPreset } from "../../node/builtin-presets.ts";
+import { NODE_LOCK_CODEC } from "../../node/lock-compression.ts";
+import { itemRecord } from "../../node/lock-on-disk.ts";
+import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "../../node/read-regular-file.ts";
+import { commit } from "../../node/write-commit.ts";
+import { planRun } from "../../node/write-plan.ts";
 import { flag } from "../args.ts";
 import { SETUP } from "../command-list.ts";
-import { rollBackInterruptedRun } from "../journal.ts";
-import { itemRecord } from "../lock-file.ts";
+import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
-import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "../read-file.ts";
-import { plural, reportDryRun, reportSteps } from "../report.ts";
-import { commit } from "../write-commit.ts";
-import { planRun } from "../write-plan.ts";
+import { reportDryRun, reportSteps } from "../report.ts";
 import { defaultProjectName } from "./init.ts";
 
 export function help(): string {
@@ -50,7 +51,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const dryRun = flag(parsed, "dry-run");
   const cwd = process.cwd();
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
-  rollBackInterruptedRun(cwd, output);
+  recoverInterruptedRun(cwd, output);
   // the cheapest refusal first, before rendering: an existing project is not set up again by
   // accident - unless its kiln.toml is exactly what this preset gives (setup again is idempotent)
   if (!force) {

@@ -7,14 +7,16 @@
 
 import { LOCK_FILE } from "../../core/config.ts";
 import { isKilnError } from "../../core/errors.ts";
-import { sha256Hex } from "../../core/lock-codec.ts";
+import { plural } from "../../core/plural.ts";
 import {
   type LocalState,
   localState,
   MAX_VENDORED_FILE_BYTES,
   pairFiles,
-} from "../../core/project/lifecycle.ts";
-import type { LockedComponent } from "../../core/project/lock.ts";
+} from "../../core/project/file-outcomes.ts";
+import type { LockedComponent } from "../../core/project/lock-format.ts";
+import { sha256Hex } from "../../node/lock-compression.ts";
+import { ProjectFiles, type Refusal, refusedPathsError } from "../../node/project-files.ts";
 import { flag } from "../args.ts";
 import { STATUS } from "../command-list.ts";
 import {
@@ -26,9 +28,7 @@ import {
 } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { ProjectFiles, type Refusal, refusedPathsError } from "../project-files.ts";
 import { ComponentRenderer } from "../render-component.ts";
-import { plural } from "../report.ts";
 import { RUN_FETCH_LIMITS, type UrlReport, urlLines } from "../url-fetches.ts";
 
 export function help(): string {

@@ -1,7 +1,7 @@
 // kiln update: brings upstream changes (a newer built-in, a changed URL or file item) and new
 // values into the vendored files without losing the user's edits. Each component is rendered
 // again with the newest item and its recorded values (changed only where the command says),
-// and each file merged three ways (src/core/project/lifecycle.ts): base = what kiln wrote last
+// and each file merged three ways (src/core/project/file-outcomes.ts): base = what kiln wrote last
 // time (kept in kiln.lock), ours = the file on disk, theirs = the new render. Files and lock are
 // written in one all-or-nothing run; a conflict stops the run before anything is written,
 // unless --conflicts=markers or --ours/--theirs says how to settle it.
@@ -10,13 +10,17 @@ import { LOCK_FILE } from "../../core/config.ts";
 import { KilnError } from "../../core/errors.ts";
 import { MAX_EDIT_LINES } from "../../core/line-diff.ts";
 import { checkPlannedPaths } from "../../core/plan.ts";
-import type { FileOutcome } from "../../core/project/lifecycle.ts";
-import { type Lock, serializeLock } from "../../core/project/lock.ts";
+import { plural } from "../../core/plural.ts";
+import type { FileOutcome } from "../../core/project/file-outcomes.ts";
+import { type Lock, serializeLock } from "../../core/project/lock-format.ts";
 import type { ConflictResolution } from "../../core/project/merge.ts";
+import { refusedPathsError } from "../../node/project-files.ts";
+import { commit } from "../../node/write-commit.ts";
+import { planRemovals, planRun, type WriteGroup } from "../../node/write-plan.ts";
 import { flag, type Parsed, stringOption, UsageError } from "../args.ts";
 import { UPDATE } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
-import { rollBackInterruptedRun } from "../journal.ts";
+import { recoverInterruptedRun } from "../journal-notice.ts";
 import {
   type Changes,
   type ComponentUpdate,
@@ -26,10 +30,6 @@ import {
 } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { refusedPathsError } from "../project-files.ts";
-import { plural } from "../report.ts";
-import { commit } from "../write-commit.ts";
-import { planRemovals, planRun, type WriteGroup } from "../write-plan.ts";
 
 export function help(): string {
   return commandHelp(UPDATE, {
@@ -199,7 +199,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const changes = changesOf(parsed, names);
   const cwd = process.cwd();
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
-  rollBackInterruptedRun(cwd, output);
+  recoverInterruptedRun(cwd, output);
   const project = readLockedProject(cwd);
   checkRename(project.lock, names, changes);
   const { updates } = await planUpdates(project, names, { resolution, changes });

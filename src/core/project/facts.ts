@@ -8,8 +8,10 @@
 // of its registry item (`kiln.kind`, `kiln.facts`, per-field `format`; see item.ts), never from
 // its name: a custom item that declares itself an inventory is read as one. Pure (no file
 // system, no network), so it runs in the browser as well as in the CLI.
-import type { FactKind, ItemMeta, ItemMetaView } from "../item.ts";
+import { parseCidr } from "../formats.ts";
+import type { ItemMeta, ItemMetaView } from "../item.ts";
 import { normalizeRelativePath } from "../plan.ts";
+import type { FactKind } from "../vocabulary.ts";
 
 /** One component of the project, as in a preset, plus what rendering it gave. */
 export interface CheckComponent {
@@ -641,68 +643,4 @@ function addressRanges(
     if (range) ranges.push({ text: part.trim(), ...range });
   }
   return ranges;
-}
-
-/** An IPv4 or IPv6 CIDR (a bare address is a single-address range); undefined when not one. */
-export function parseCidr(
-  cidr: string,
-): { family: 4 | 6; first: bigint; last: bigint } | undefined {
-  const [address = "", prefixText, ...rest] = cidr.split("/");
-  if (rest.length > 0) return undefined;
-  const v4 = ipv4(address);
-  const v6 = v4 === undefined ? ipv6(address) : undefined;
-  const family = v4 !== undefined ? 4 : v6 !== undefined ? 6 : undefined;
-  if (family === undefined) return undefined;
-  const bits = family === 4 ? 32 : 128;
-  if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) return undefined;
-  const prefix = prefixText === undefined ? bits : Number(prefixText);
-  if (prefix > bits) return undefined;
-  const host = BigInt(bits - prefix);
-  const value = (v4 ?? v6) as bigint;
-  const first = (value >> host) << host;
-  return { family, first, last: first + (1n << host) - 1n };
-}
-
-function ipv4(address: string): bigint | undefined {
-  const parts = address.split(".");
-  if (parts.length !== 4) return undefined;
-  let value = 0n;
-  for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part) || Number(part) > 255) return undefined;
-    value = (value << 8n) | BigInt(part);
-  }
-  return value;
-}
-
-function ipv6(address: string): bigint | undefined {
-  if (!address.includes(":")) return undefined;
-  let groups = address.split(":");
-  // an IPv4 tail (::ffff:192.0.2.1) is two groups
-  const tail = groups[groups.length - 1] ?? "";
-  if (tail.includes(".")) {
-    const v4 = ipv4(tail);
-    if (v4 === undefined) return undefined;
-    groups = [...groups.slice(0, -1), (v4 >> 16n).toString(16), (v4 & 0xffffn).toString(16)];
-  }
-  const gap = address.indexOf("::");
-  if (gap !== address.lastIndexOf("::")) return undefined;
-  let expanded: string[];
-  if (gap >= 0) {
-    const joined = groups.join(":");
-    const [head = "", rest = ""] = joined.split("::");
-    const left = head === "" ? [] : head.split(":");
-    const right = rest === "" ? [] : rest.split(":");
-    const missing = 8 - left.length - right.length;
-    if (missing < 1) return undefined;
-    expanded = [...left, ...Array<string>(missing).fill("0"), ...right];
-  } else {
-    expanded = groups;
-  }
-  if (expanded.length !== 8) return undefined;
-  let value = 0n;
-  for (const group of expanded) {
-    if (!/^[0-9a-fA-F]{1,4}$/.test(group)) return undefined;
-    value = (value << 16n) | BigInt(`0x${group}`);
-  }
-  return value;
 }

@@ -9,12 +9,12 @@ import {
   PROJECT_FILE,
 } from "../config.ts";
 import {
-  type AutomationProfile,
   DEFAULT_AUTOMATION_PROFILE,
   isAutomationProfile,
   unknownProfileError,
 } from "../context.ts";
 import { KilnError } from "../errors.ts";
+import type { AutomationProfile } from "../vocabulary.ts";
 
 export interface ProjectConfig {
   name: string;

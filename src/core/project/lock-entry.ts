@@ -2,13 +2,14 @@
 // when it writes (add, setup, update), the dashboard when it zips a project - and both must give
 // the same bytes, since the zip is `kiln setup` of the same preset. So everything that shapes
 // those bytes is here, pure, but for the codec (hashing and compressing), which is the caller's:
-// Node's crypto and zlib in the CLI (src/core/lock-codec.ts); in the browser a sha256 library
+// Node's crypto and zlib in the CLI (src/node/lock-compression.ts); in the browser a sha256 library
 // and the bases the service compressed with that same Node code (POST /api/lock/bases).
-import type { AutomationProfile, RenderInput } from "../context.ts";
+import type { RenderInput } from "../context.ts";
 import { DEFAULT_AUTOMATION_PROFILE } from "../context.ts";
 import type { PlannedFile } from "../plan.ts";
+import type { AutomationProfile } from "../vocabulary.ts";
+import { MAX_VENDORED_FILE_BYTES } from "./file-outcomes.ts";
 import { pathInside } from "./layout.ts";
-import { MAX_VENDORED_FILE_BYTES } from "./lifecycle.ts";
 import {
   canonicalJson,
   emptyLock,
@@ -19,8 +20,8 @@ import {
   lockFileError,
   recordComponent,
   urlForLock,
-} from "./lock.ts";
-import type { PresetComponent } from "./preset.ts";
+} from "./lock-format.ts";
+import type { PresetComponent } from "./preset-manifest.ts";
 import { componentInput } from "./render-components.ts";
 
 /** Hex sha256 of a text's UTF-8 bytes. */

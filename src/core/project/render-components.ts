@@ -5,9 +5,10 @@
 // beside the component that caused it. The renderer of one component is the caller's (the CLI
 // renders built-ins in its thread and other items in a sandboxed worker; the dashboard asks the
 // HTTP API), so this module knows no engine, worker or network and runs in the browser.
-import type { AutomationProfile, RenderInput } from "../context.ts";
+import type { RenderInput } from "../context.ts";
 import { checkNoDuplicatePaths, type PlannedFile } from "../plan.ts";
-import type { PresetComponent } from "./preset.ts";
+import type { AutomationProfile } from "../vocabulary.ts";
+import type { PresetComponent } from "./preset-manifest.ts";
 
 /** What rendering one component gives: its files (a core `RenderResult` fits). */
 export interface ComponentFiles {

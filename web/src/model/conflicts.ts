@@ -1,5 +1,5 @@
 // Path conflicts between a component about to be added (or edited) and the project's others.
-import { normalizePath } from "../../../src/core/checks.ts";
+import { normalizePath } from "../../../src/core/project/facts.ts";
 import type { RenderedFile } from "./files.ts";
 
 export interface Conflict {

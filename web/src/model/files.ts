@@ -10,8 +10,8 @@
 import { LOCK_FILE } from "../../../src/core/config.ts";
 import type { ProjectConfig } from "../../../src/core/project/kiln-toml.ts";
 import { layoutEntries, layoutProject } from "../../../src/core/project/layout.ts";
-import { serializeLock } from "../../../src/core/project/lock.ts";
 import { type ItemRecord, setupLock } from "../../../src/core/project/lock-entry.ts";
+import { serializeLock } from "../../../src/core/project/lock-format.ts";
 import {
   type ComponentFiles,
   firstFailure,

@@ -6,7 +6,7 @@
 // same swimlanes. Drawn from the core's project facts (src/core/project/facts.ts), the same
 // facts the checks read, so the graph and the findings never disagree about what connects to
 // what. Pure data; the view lays it out with elkjs.
-import type { StageId } from "../../../src/core/item.ts";
+
 import {
   type CheckComponent,
   type HostFact,
@@ -16,6 +16,7 @@ import {
   projectFacts,
   type ServerFact,
 } from "../../../src/core/project/facts.ts";
+import type { StageId } from "../../../src/core/vocabulary.ts";
 
 export type NodeKind =
   | "group"

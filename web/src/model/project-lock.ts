@@ -13,15 +13,15 @@ import { DEFAULT_NAMESPACE, LOCK_FILE } from "../../../src/core/config.ts";
 import type { ItemMetaView } from "../../../src/core/item.ts";
 import { catalogueEntry } from "../../../src/core/project/facts.ts";
 import { parseProjectConfig } from "../../../src/core/project/kiln-toml.ts";
-import { type Lock, lockSource, parseLock } from "../../../src/core/project/lock.ts";
 import type { ItemRecord, LockCodec, Sha256Hex } from "../../../src/core/project/lock-entry.ts";
+import { type Lock, lockSource, parseLock } from "../../../src/core/project/lock-format.ts";
 import {
   lockNamespace,
   outputDirOf,
   presetFromLock,
   sharedTopFolder,
-} from "../../../src/core/project/lock-preset.ts";
-import type { Preset, PresetComponent } from "../../../src/core/project/preset.ts";
+} from "../../../src/core/project/preset-from-lock.ts";
+import type { Preset, PresetComponent } from "../../../src/core/project/preset-manifest.ts";
 import type { RenderOne } from "../../../src/core/project/render-components.ts";
 
 /** Hex sha256 of a text's UTF-8 bytes, as Node's crypto gives it. */
@@ -87,7 +87,7 @@ export interface LockFiles {
  * The preset of the project a kiln.lock records (`kiln preset export`'s, from the core). With
  * kiln.toml the settings are its own; from the lock alone the namespace is the one most
  * components were rendered in and the output folder is learnt by rendering a recorded component
- * again (see src/core/project/lock-preset.ts); the project stays unnamed.
+ * again (see src/core/project/preset-from-lock.ts); the project stays unnamed.
  */
 export async function presetFromLockFiles(
   files: LockFiles,

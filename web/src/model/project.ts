@@ -1,12 +1,12 @@
 // The project the dashboard edits: preset settings plus components with stable ids. Reads and
-// writes the preset manifest with the core's schema (src/core/project/preset.ts), so a
+// writes the preset manifest with the core's schema (src/core/project/preset-manifest.ts), so a
 // downloaded `.preset.json` works with `kiln setup` and a file setup reads opens here.
 import {
   DEFAULT_NAMESPACE,
   DEFAULT_OUTPUT_DIR,
   DEFAULT_PROJECT_NAME,
 } from "../../../src/core/config.ts";
-import { type AutomationProfile, DEFAULT_AUTOMATION_PROFILE } from "../../../src/core/context.ts";
+import { DEFAULT_AUTOMATION_PROFILE } from "../../../src/core/context.ts";
 import type { ItemMeta } from "../../../src/core/item.ts";
 import { parseJsonText } from "../../../src/core/json-text.ts";
 import {
@@ -15,7 +15,8 @@ import {
   type Preset,
   type PresetComponent,
   serializePreset,
-} from "../../../src/core/project/preset.ts";
+} from "../../../src/core/project/preset-manifest.ts";
+import type { AutomationProfile } from "../../../src/core/vocabulary.ts";
 
 /** A component of the preset manifest, with an id that stays while it is edited or moved. */
 export interface ProjectComponent extends PresetComponent {

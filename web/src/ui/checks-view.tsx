@@ -1,7 +1,8 @@
-// Findings of the cross-component checks (src/core/checks.ts), with links and one-click fixes;
+// Findings of the cross-component checks (src/core/project/checks/check-project.ts), with links and one-click fixes;
 // the names and values a message quotes in backticks show as code.
 import type { JSX } from "preact";
-import { CHECK_RULES, type ComponentToAdd, type Finding } from "../../../src/core/checks.ts";
+import { CHECK_RULES } from "../../../src/core/project/checks/check-project.ts";
+import type { ComponentToAdd, Finding } from "../../../src/core/project/checks/rule.ts";
 import { InlineCode } from "./common.tsx";
 
 export function ChecksView(props: {

@@ -1,7 +1,7 @@
 // What a check rule is: an id, a severity, a one-line summary and one function from the project's
 // facts to the issues it finds. The registry (index.ts) stamps each issue with its rule's id and
 // severity, so the list of rules the docs and `kiln check --help` print is the code that runs.
-import type { FactKind } from "../../item.ts";
+import type { FactKind } from "../../vocabulary.ts";
 import type { CheckProject, ProjectFacts } from "../facts.ts";
 
 export type Severity = "error" | "warning";

@@ -1,7 +1,8 @@
 // Which structured editor a field gets: catalogue data (a field's `"editor"` in component.json or
 // a registry-item file), so a custom item that declares `"editor": "inventory"` on a field gets
 // the inventory editor for it, exactly as the built-in inventory does.
-import type { EditorKind, ItemMeta } from "../../../../src/core/item.ts";
+import type { ItemMeta } from "../../../../src/core/item.ts";
+import type { EditorKind } from "../../../../src/core/vocabulary.ts";
 
 export type StructuredKind = EditorKind;
 

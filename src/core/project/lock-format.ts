@@ -1,0 +1,272 @@
+// The lock file `kiln.lock`: what kiln vendored into a project and from where. Beside
+// kiln.toml, written by `add`, `setup` and `update` in the same all-or-nothing write as the
+// files it describes (never by `apply`), read by `status`, `diff` and `update`.
+//
+// The format (docs/cli.md, "The lock file"): JSON, every object's keys sorted, two-space
+// indent, a final newline; components sorted by name then component, each component's files
+// by path - so the same project always gives the same bytes and a change shows as a small diff.
+// For each file the lock keeps the sha256 of the content kiln wrote and that content itself,
+// compressed (`base`: raw DEFLATE, base64): the exact base of a later three-way merge, even
+// after kiln is upgraded, the URL item changed or the machine is offline. Encoding the base and
+// hashing are the caller's (Node's zlib and crypto in the CLI), so this module stays pure.
+// Never stored: request headers, tokens or anything the user did not type into a reference.
+
+import { LOCK_FILE } from "../config.ts";
+import { decodeAutomationProfile } from "../context.ts";
+import { KilnError } from "../errors.ts";
+import { parseJsonText } from "../json-text.ts";
+import {
+  array,
+  boolean,
+  type Decoder,
+  isPlainObject,
+  optional,
+  record,
+  required,
+  ShapeError,
+  string,
+  struct,
+  unsigned,
+  withDefault,
+} from "../shape.ts";
+import type { AutomationProfile } from "../vocabulary.ts";
+
+/** The format this kiln writes and the newest it reads. Raised when the format changes. */
+export const LOCK_VERSION = 1;
+
+/** Where a component's registry item came from. */
+export type LockSource =
+  | { type: "builtin"; kiln: string }
+  | { type: "url"; url: string }
+  | { type: "file"; path: string };
+
+export interface LockedFile {
+  /** The path from the project root (the output folder included), `/`-separated. */
+  path: string;
+  /** Hex sha256 of the bytes kiln wrote (for a conflicted file: of the new render). */
+  sha256: string;
+  /** Those bytes, raw DEFLATE and base64: the base of the next three-way merge. */
+  base: string;
+  /** Which of the item's file templates rendered it (0-based), to follow a path that moves. */
+  template: number;
+  /** Written with conflict markers by `kiln update --conflicts=markers`, not yet resolved. */
+  conflicted?: boolean | undefined;
+  /**
+   * For a conflicted file whose own lines (the item's or yours) look like kiln's markers: how
+   * many pairs of them it held when the markers were written. The file holds kiln's markers
+   * while it has more (src/core/project/merge.ts, hasConflictMarkers); absent means none.
+   */
+  ownMarkerPairs?: number | undefined;
+}
+
+export interface LockedComponent {
+  /** The component's `name`. */
+  name: string;
+  /** The registry item's `category/name`, e.g. `k8s/deployment`. */
+  component: string;
+  /** The reference as typed (`k8s/deployment`, a URL, `./items/redis.json`). */
+  reference: string;
+  source: LockSource;
+  /** `sha256:<hex>` of the registry item's canonical JSON: changes whenever the item does. */
+  fingerprint: string;
+  /** The field values given (not the item's defaults), labels, and the namespace rendered in. */
+  fields: Record<string, string>;
+  labels: Record<string, string>;
+  namespace: string;
+  /** The automation tool profile, only when not the default `cm`. */
+  automationProfile?: AutomationProfile | undefined;
+  files: LockedFile[];
+}
+
+export interface Lock {
+  version: number;
+  components: LockedComponent[];
+}
+
+export function emptyLock(): Lock {
+  return { version: LOCK_VERSION, components: [] };
+}
+
+/** JSON with every object's keys in sorted order (arrays keep theirs); `indent` as JSON.stringify. */
+export function sortedJson(value: unknown, indent?: number): string {
+  const sort = (entry: unknown): unknown => {
+    if (Array.isArray(entry)) return entry.map(sort);
+    if (!isPlainObject(entry)) return entry;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(entry).sort()) {
+      const child = entry[key];
+      if (child === undefined) continue;
+      Object.defineProperty(out, key, {
+        value: sort(child),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  };
+  return JSON.stringify(sort(value), null, indent);
+}
+
+/** The canonical JSON of a value (sorted keys, no spaces): what fingerprints hash. */
+export function canonicalJson(value: unknown): string {
+  return sortedJson(value);
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Components in the lock's order: by name, then by component. */
+function compareComponents(a: LockedComponent, b: LockedComponent): number {
+  return compare(a.name, b.name) || compare(a.component, b.component);
+}
+
+/** The lock's text: sorted, two-space JSON with a final newline (the same lock, the same bytes). */
+export function serializeLock(lock: Lock): string {
+  const components = [...lock.components].sort(compareComponents).map((component) => ({
+    ...component,
+    files: [...component.files]
+      .sort((a, b) => compare(a.path, b.path))
+      .map((file) => {
+        const conflicted = file.conflicted === true;
+        const pairs = conflicted ? (file.ownMarkerPairs ?? 0) : 0;
+        return {
+          ...file,
+          conflicted: conflicted ? true : undefined,
+          ownMarkerPairs: pairs > 0 ? pairs : undefined,
+        };
+      }),
+  }));
+  return `${sortedJson({ version: LOCK_VERSION, components }, 2)}\n`;
+}
+
+const decodeSource: Decoder<LockSource> = (value, path) => {
+  const { type } = struct("LockSource", { type: required(string) })(value, path);
+  if (type === "builtin") {
+    return { type, ...struct("LockSource", { kiln: required(string) })(value, path) };
+  }
+  if (type === "url")
+    return { type, ...struct("LockSource", { url: required(string) })(value, path) };
+  if (type === "file") {
+    return { type, ...struct("LockSource", { path: required(string) })(value, path) };
+  }
+  throw new ShapeError(
+    `${path}.type`,
+    `unknown variant \`${type}\`, expected one of \`builtin\`, \`url\`, \`file\``,
+  );
+};
+
+const decodeFile = struct("LockedFile", {
+  path: required(string),
+  sha256: required(string),
+  base: required(string),
+  template: required(unsigned(32)),
+  conflicted: optional(boolean),
+  ownMarkerPairs: optional(unsigned(32)),
+});
+
+const decodeComponent = struct("LockedComponent", {
+  name: required(string),
+  component: required(string),
+  reference: required(string),
+  source: required(decodeSource),
+  fingerprint: required(string),
+  fields: withDefault(record(string), () => ({})),
+  labels: withDefault(record(string), () => ({})),
+  namespace: required(string),
+  automationProfile: optional(decodeAutomationProfile),
+  files: withDefault(array(decodeFile), () => []),
+});
+
+const decodeLock = struct("Lock", {
+  version: required(unsigned(32)),
+  components: withDefault(array(decodeComponent), () => []),
+});
+
+/** A kiln.lock kiln cannot use: `problem` follows the file's name, the way out follows it. */
+export function lockFileError(problem: string, detail?: string): KilnError {
+  return new KilnError(
+    "invalid_request",
+    `${LOCK_FILE}${problem} - fix it (it is in git: \`git checkout ${LOCK_FILE}\`) or remove it`,
+    detail,
+  );
+}
+
+/** The error for a lock written by a newer kiln, whose format this one cannot know. */
+export function newerLockError(version: number): KilnError {
+  return new KilnError(
+    "invalid_request",
+    `this ${LOCK_FILE} was written by a newer kiln - upgrade kiln`,
+    `it has format version ${version}; this kiln reads versions up to ${LOCK_VERSION}`,
+  );
+}
+
+/**
+ * Parses kiln.lock's text: the version first (a newer one is refused with the upgrade message,
+ * before its shape is looked at), then every key. Errors say where, never what the file holds.
+ */
+export function parseLock(text: string): Lock {
+  let json: unknown;
+  try {
+    json = parseJsonText(text);
+  } catch (error) {
+    throw lockFileError(" is not valid JSON", (error as Error).message);
+  }
+  const version = isPlainObject(json) ? json.version : undefined;
+  if (typeof version === "number" && Number.isInteger(version) && version > LOCK_VERSION) {
+    throw newerLockError(version);
+  }
+  let lock: Lock;
+  try {
+    lock = decodeLock(json, "");
+  } catch (error) {
+    if (error instanceof ShapeError) {
+      throw lockFileError(" is not a valid lock file", error.messageWithoutStrings);
+    }
+    throw error;
+  }
+  if (lock.version < 1) throw lockFileError(" is not a valid lock file", `version ${lock.version}`);
+  return lock;
+}
+
+/** Does `entry` stand for the same component as `other` (same name, same registry item)? */
+export function sameComponent(
+  entry: Pick<LockedComponent, "name" | "component">,
+  other: Pick<LockedComponent, "name" | "component">,
+): boolean {
+  return entry.name === other.name && entry.component === other.component;
+}
+
+/**
+ * The lock with `entry` recorded: it replaces the entry of the same component, and any other
+ * component's claim on one of its files is dropped (the file is now the new entry's).
+ */
+export function recordComponent(lock: Lock, entry: LockedComponent): Lock {
+  const paths = new Set(entry.files.map((file) => file.path));
+  const others = lock.components
+    .filter((component) => !sameComponent(component, entry))
+    .map((component) => ({
+      ...component,
+      files: component.files.filter((file) => !paths.has(file.path)),
+    }));
+  return { version: LOCK_VERSION, components: [...others, entry] };
+}
+
+/** The lock without the components `drop` selects. */
+export function withoutComponents(lock: Lock, drop: (entry: LockedComponent) => boolean): Lock {
+  return { version: LOCK_VERSION, components: lock.components.filter((entry) => !drop(entry)) };
+}
+
+/**
+ * A URL as the lock keeps it: without user name and password (`https://user:token@host/...`
+ * is stored as `https://host/...`), which are secrets, not part of where the item lives.
+ */
+export function urlForLock(url: string): string {
+  return url.replace(/^(https?:\/\/)[^/?#@]*@/i, "$1");
+}
+
+/** What `reference` resolved to, as the lock records it (`isBuiltin`: the spec's first rule). */
+export function lockSource(reference: string, isBuiltin: boolean, kilnVersion: string): LockSource {
+  if (isBuiltin) return { type: "builtin", kiln: kilnVersion };
+  if (/^https?:\/\//.test(reference)) return { type: "url", url: urlForLock(reference) };
+  return { type: "file", path: reference };
+}

@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+// The kiln command-line tool. This file only dispatches: each command lives in its own module,
+// loaded with a dynamic import, so the bundle starts by reading just the code that one command
+// needs (the template engine only for add/setup/apply, the HTTP server only for serve).
+import { isUsageError } from "./cli/args.ts";
+import { COMMAND_LIST } from "./cli/command-list.ts";
+import { exitCodeFor } from "./cli/exit.ts";
+import { noteInterruptedRun } from "./cli/journal-notice.ts";
+import { Output, pendingStreams, writeFd } from "./cli/output.ts";
+import { KilnError } from "./core/errors.ts";
+import type { ServiceSettings } from "./core/service-settings.ts";
+import { readVersion } from "./node/version.ts";
+
+export interface Command {
+  /** Runs the command with the arguments after its name; resolves to the exit status. */
+  run(argv: string[], output: Output): Promise<number>;
+  /** The --help text. */
+  help(): string | Promise<string>;
+}
+
+/**
+ * `kiln serve`: the command line reads the options (cli/commands/serve.ts) and the service runs
+ * them (server/serve-command.ts) - composed here, at the top, so the command line never imports
+ * the server. The server code is loaded only for serve; the bundle keeps it outside, as the
+ * compiled dist/server (its render pool starts worker threads from their own files).
+ */
+async function serveCommand(): Promise<Command> {
+  const options = await import("./cli/commands/serve.ts");
+  return {
+    help: options.help,
+    run: async (argv, output) => {
+      const settings = options.settingsFrom(argv);
+      const service = await loadService();
+      return service.runService(settings, output);
+    },
+  };
+}
+
+interface ServiceModule {
+  runService(settings: ServiceSettings, output: Output): Promise<number>;
+}
+
+async function loadService(): Promise<ServiceModule> {
+  try {
+    return (await import("./server/serve-command.ts")) as ServiceModule;
+  } catch (error) {
+    const missing =
+      (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" &&
+      String((error as Error).message).includes("serve-command");
+    if (!missing) throw error;
+    throw new KilnError(
+      "internal",
+      "the HTTP service is not part of this build - run `npm run build` to build it",
+    );
+  }
+}
+
+/** Each command's module, loaded when it runs; its summary and options are in command-list.ts. */
+const LOADERS: Record<string, () => Promise<Command>> = {
+  init: () => import("./cli/commands/init.ts"),
+  add: () => import("./cli/commands/add.ts"),
+  list: () => import("./cli/commands/list.ts"),
+  presets: () => import("./cli/commands/presets.ts"),
+  setup: () => import("./cli/commands/setup.ts"),
+  apply: () => import("./cli/commands/apply.ts"),
+  check: () => import("./cli/commands/check.ts"),
+  render: () => import("./cli/commands/render.ts"),
+  status: () => import("./cli/commands/status.ts"),
+  diff: () => import("./cli/commands/diff.ts"),
+  update: () => import("./cli/commands/update.ts"),
+  remove: () => import("./cli/commands/remove.ts"),
+  preset: () => import("./cli/commands/preset.ts"),
+  serve: serveCommand,
+  completion: () => import("./cli/commands/completion.ts"),
+};
+
+/**
+ * Commands that only read the project, and print a note when a run was interrupted there (the
+ * files may be half-written). Never --version, --help, completion or serve: they do not look
+ * at the folder. `preset` notes it itself (with --output it writes, and rolls back instead).
+ */
+const NOTES_INTERRUPTED_RUN = new Set(["list", "presets", "render", "check", "status", "diff"]);
+
+const HELP = `kiln - render infrastructure files from templates into your project
+
+Usage: kiln <command> [options]
+
+Commands:
+${COMMAND_LIST.map((command) => `  ${command.name.padEnd(12)}${command.summary}`).join("\n")}
+
+Options:
+  -h, --help     show help (also: kiln <command> --help)
+  --version      print the version
+
+Examples:
+  kiln init --name shop
+  kiln add k8s/deployment --name web --image nginx:1.27
+  kiln setup k8s-web-app
+  kiln check ./shop.preset.json
+  kiln render k8s/service --name web --port 80 | kubectl apply -f -
+  source <(kiln completion bash)
+
+Run \`kiln <command> --help\` for a command's options and examples.
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const output = new Output();
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    // no command is a usage error: the help goes to stderr so scripts see the failure
+    writeFd(2, HELP);
+    return 2;
+  }
+  if (name === "--help" || name === "-h") {
+    writeFd(1, HELP);
+    return 0;
+  }
+  if (name === "--version" || name === "-V") {
+    writeFd(1, `kiln ${readVersion()}\n`);
+    return 0;
+  }
+  // `kiln help <command>` reads like `kiln <command> --help`
+  if (name === "help") {
+    const topic = rest[0];
+    if (topic === undefined) {
+      writeFd(1, HELP);
+      return 0;
+    }
+    return main([topic, "--help"]);
+  }
+  const load = Object.hasOwn(LOADERS, name) ? LOADERS[name] : undefined;
+  if (!load) {
+    output.error(`unknown command \`${name}\``);
+    output.hint(`run \`kiln --help\` to see the commands`);
+    return 2;
+  }
+  if (name === "serve") usesStreams = true;
+  const command = await load();
+  const options = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (options.includes("--help") || options.includes("-h")) {
+    try {
+      writeFd(1, await command.help());
+    } catch (error) {
+      output.error((error as Error).message);
+      return exitCodeFor(error);
+    }
+    return 0;
+  }
+  // A run killed part-way in this folder is rolled back by the next command that writes,
+  // first thing in its run (src/node/journal.ts); commands that only read say it is there
+  if (NOTES_INTERRUPTED_RUN.has(name)) noteInterruptedRun(process.cwd(), output);
+  try {
+    const status = await command.run(rest, output);
+    output.flush();
+    return status;
+  } catch (error) {
+    if (isUsageError(error)) {
+      output.error(error.message);
+      output.hint(`run \`kiln ${name} --help\` for usage`);
+      return 2;
+    }
+    const detail = (error as { detail?: unknown }).detail;
+    output.error(
+      error instanceof Error ? error.message : String(error),
+      typeof detail === "string" ? detail : undefined,
+    );
+    return exitCodeFor(error);
+  }
+}
+
+/** `kiln serve` writes through process.stdout and process.stderr (the server's log). */
+let usesStreams = false;
+
+/**
+ * Exits as soon as the output is out, instead of letting the event loop drain: V8 keeps
+ * optimising the template engine's code on background threads after the work is done, and a
+ * natural exit waits for that (tens of milliseconds). Output is written synchronously
+ * (output.ts), so this is usually at once; what had to go through a stream (a full
+ * non-blocking pipe, or the server's log) is drained first, so no output is cut off.
+ */
+function exitWhenFlushed(code: number): void {
+  const pending = usesStreams
+    ? [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0)
+    : pendingStreams();
+  if (pending.length === 0) process.exit(code);
+  process.exitCode = code;
+  let left = pending.length;
+  for (const stream of pending) {
+    stream.once("drain", () => {
+      left -= 1;
+      if (left === 0) process.exit(code);
+    });
+  }
+}
+
+void main(process.argv.slice(2)).then(exitWhenFlushed);

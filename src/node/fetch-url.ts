@@ -1,0 +1,162 @@
+// Fetching registry items and presets from URLs, with the limits of decisions section 4: http
+// and https only, at most 5 redirects, one overall deadline, a cap on the body size. A caller
+// may add its own stop (the client that asked has gone) and a check of every address the
+// fetch goes to, redirects included (the service refuses to fetch itself).
+import { KilnError } from "../core/errors.ts";
+
+export interface FetchLimits {
+  timeoutMs: number;
+  maxRedirects: number;
+  maxBytes: number;
+}
+
+export const DEFAULT_FETCH_LIMITS: FetchLimits = {
+  timeoutMs: 10_000,
+  maxRedirects: 5,
+  maxBytes: 10 * 1024 * 1024,
+};
+
+export interface FetchOptions {
+  limits?: FetchLimits | undefined;
+  /**
+   * Stops the fetch early (besides the deadline), e.g. when the client that asked has gone. A
+   * FetchFailure as the signal's reason is the failure's reason.
+   */
+  signal?: AbortSignal | undefined;
+  /**
+   * Called before each request, the first and every redirect: throws a FetchFailure to refuse
+   * the target. May look the host up (async).
+   */
+  checkTarget?: ((target: URL) => void | Promise<void>) | undefined;
+  /**
+   * Waits for a place among the caller's fetches under way (a bound on concurrent outbound
+   * fetches) and resolves with the function that gives it back; may throw a FetchFailure.
+   */
+  acquire?: ((signal: AbortSignal) => Promise<() => void>) | undefined;
+}
+
+export function isUrl(reference: string): boolean {
+  return reference.startsWith("http://") || reference.startsWith("https://");
+}
+
+/** Why a fetch failed, for people; the caller decides the error message. */
+export class FetchFailure extends Error {}
+
+/**
+ * A reference that is a URL kiln could not fetch (a registry item, a preset): the message the
+ * spec fixes, `failed to fetch <what> from <url>`, and why as the detail. Anything that is not
+ * a FetchFailure is not a fetch's failure and is returned as it is.
+ */
+export function fetchFailed(
+  what: "registry item" | "preset",
+  url: string,
+  error: unknown,
+): unknown {
+  if (!(error instanceof FetchFailure)) return error;
+  return new KilnError("invalid_request", `failed to fetch ${what} from ${url}`, error.message);
+}
+
+/** GETs `url` as text within the limits, or throws FetchFailure. */
+export async function fetchText(
+  url: string,
+  limits: FetchLimits = DEFAULT_FETCH_LIMITS,
+): Promise<string> {
+  return new TextDecoder().decode(await fetchBytes(url, { limits }));
+}
+
+/** GETs `url` within the limits and returns the body's bytes, or throws FetchFailure. */
+export async function fetchBytes(url: string, options: FetchOptions = {}): Promise<Uint8Array> {
+  const limits = options.limits ?? DEFAULT_FETCH_LIMITS;
+  const deadline = AbortSignal.timeout(limits.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  let current = url;
+  let release: (() => void) | undefined;
+  try {
+    release = await options.acquire?.(signal);
+    for (let redirects = 0; ; redirects++) {
+      const target = new URL(current);
+      if (target.protocol !== "http:" && target.protocol !== "https:") {
+        throw new FetchFailure(`unsupported scheme ${target.protocol}`);
+      }
+      await options.checkTarget?.(target);
+      signal.throwIfAborted();
+      const response = await fetch(target, { redirect: "manual", signal });
+      const location = response.headers.get("location");
+      if (response.status >= 300 && response.status < 400 && location) {
+        await response.body?.cancel();
+        if (redirects >= limits.maxRedirects) {
+          throw new FetchFailure(`more than ${limits.maxRedirects} redirects`);
+        }
+        current = new URL(location, target).href;
+        continue;
+      }
+      if (response.status < 200 || response.status > 299) {
+        await response.body?.cancel();
+        throw new FetchFailure(`HTTP status ${response.status}`);
+      }
+      return await readCapped(response, limits.maxBytes);
+    }
+  } catch (error) {
+    if (error instanceof FetchFailure) throw error;
+    if (options.signal?.aborted) {
+      // a caller that stops fetches for a reason of its own (a run's deadline) gives it
+      const reason: unknown = options.signal.reason;
+      if (reason instanceof FetchFailure) throw reason;
+      throw new FetchFailure("the request that asked for it was cancelled");
+    }
+    if (deadline.aborted) throw new FetchFailure(`no answer within ${limits.timeoutMs} ms`);
+    throw new FetchFailure(networkFailure(error));
+  } finally {
+    release?.();
+  }
+}
+
+/** Why a request did not get an answer, from fetch's `cause` (its own message says only "fetch failed"). */
+function networkFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const code = typeof cause?.code === "string" ? cause.code : undefined;
+  const reasons: Record<string, string> = {
+    ECONNREFUSED: "the connection was refused",
+    ECONNRESET: "the connection was reset",
+    ENOTFOUND: "the host name does not resolve",
+    EAI_AGAIN: "the host name could not be resolved now",
+    ETIMEDOUT: "the connection timed out",
+    EHOSTUNREACH: "the host is unreachable",
+    ENETUNREACH: "the network is unreachable",
+  };
+  if (code !== undefined && Object.hasOwn(reasons, code)) return `${reasons[code]} (${code})`;
+  if (code !== undefined) return `${(error as Error).message} (${code})`;
+  if (typeof cause?.message === "string") return `${(error as Error).message}: ${cause.message}`;
+  return (error as Error).message;
+}
+
+async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw new FetchFailure(`body larger than ${maxBytes} bytes`);
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (response.body) {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel();
+        throw new FetchFailure(`body larger than ${maxBytes} bytes`);
+      }
+      chunks.push(value);
+    }
+  }
+  // One buffer of its own (not a slice of Node's pool), so it can be handed to a worker whole.
+  const body = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return body;
+}

@@ -1,0 +1,29 @@
+// Node's loaders for the libraries the core loads on first use (src/core/lazy-libraries.ts):
+// each is required from node_modules only when a value needs it, so a one-shot CLI run that
+// renders only strings never loads yaml or ajv. Importing this module installs them; the
+// template engine's module does, so whatever renders has them.
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { type PrecompiledValidators, provideLazyLibraries } from "../core/lazy-libraries.ts";
+import { FIELD_VALIDATORS_FILE } from "../core/validate.ts";
+import { BUILTIN_REGISTRY_DIR } from "./builtin-registry.ts";
+
+const requireHere = createRequire(import.meta.url);
+
+provideLazyLibraries({
+  yaml: () => requireHere("yaml") as typeof import("yaml"),
+  ajv: () => ({
+    Ajv2020: (requireHere("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).default,
+    addFormats: (requireHere("ajv-formats") as typeof import("ajv-formats")).default,
+  }),
+  precompiledValidators: () => {
+    try {
+      return requireHere(
+        join(BUILTIN_REGISTRY_DIR, FIELD_VALIDATORS_FILE),
+      ) as PrecompiledValidators;
+    } catch {
+      // an edited catalogue or a missing file: every schema is compiled at run time instead
+      return {};
+    }
+  },
+});

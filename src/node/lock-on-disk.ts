@@ -1,0 +1,86 @@
+// kiln.lock on the disk: reading it (bounded, as kiln.toml is read), and the Node half of its
+// entries - Node's codec (src/node/lock-compression.ts) and the kiln version. How an entry is built (and so its
+// bytes, which the dashboard's zip gives too) is the core's (src/core/project/lock-entry.ts);
+// the format is src/core/project/lock-format.ts.
+import { join } from "node:path";
+import { LOCK_FILE } from "../core/config.ts";
+import type { RenderInput } from "../core/context.ts";
+import type { RegistryItem } from "../core/item.ts";
+import { referenceOf } from "../core/item.ts";
+import type { PlannedFile } from "../core/plan.ts";
+import type { RecordedBase } from "../core/project/file-outcomes.ts";
+import {
+  lockEntry as coreLockEntry,
+  decodeBase,
+  type ItemRecord,
+  itemFingerprint,
+} from "../core/project/lock-entry.ts";
+import {
+  type Lock,
+  type LockedComponent,
+  type LockedFile,
+  lockSource,
+  parseLock,
+} from "../core/project/lock-format.ts";
+import { decodeBaseText, NODE_LOCK_CODEC, sha256Hex } from "./lock-compression.ts";
+import { readRegularFile } from "./read-regular-file.ts";
+import { readVersion } from "./version.ts";
+
+/** A lock holds every vendored file compressed; far more than a project of hundreds of files. */
+const MAX_LOCK_FILE_BYTES = 64 * 1024 * 1024;
+
+/** The project's kiln.lock, or undefined when it has none. */
+export function readLock(cwd: string): Lock | undefined {
+  const text = readRegularFile(join(cwd, LOCK_FILE), LOCK_FILE, MAX_LOCK_FILE_BYTES);
+  return text === undefined ? undefined : parseLock(text);
+}
+
+/** The content kiln wrote last time (the merge base), checked against its recorded hash. */
+export function baseContent(file: LockedFile, component?: LockedComponent): string {
+  return decodeBase(file, sha256Hex, decodeBaseText, component);
+}
+
+/**
+ * A recorded file's base as a merge reads it: compared by its recorded hash, and inflated only
+ * when a merge needs it - one file at a time, never the whole lock's at once.
+ */
+export function recordedBase(component: LockedComponent, file: LockedFile): RecordedBase {
+  return {
+    isContent: (text) => sha256Hex(text) === file.sha256,
+    read: () => baseContent(file, component),
+  };
+}
+
+export interface RenderedForLock {
+  /** The reference as typed. */
+  reference: string;
+  item: RegistryItem;
+  /** The item is a built-in (the spec's first rule matched). */
+  builtin: boolean;
+  input: RenderInput;
+  /** The rendered files with their paths from the project root, in the item's file order. */
+  files: readonly PlannedFile[];
+}
+
+/** What the lock records of the item `reference` resolved to (`builtin`: the spec's first rule). */
+export function itemRecord(reference: string, item: RegistryItem, builtin: boolean): ItemRecord {
+  return {
+    component: referenceOf(item),
+    source: lockSource(reference, builtin, readVersion()),
+    fingerprint: itemFingerprint(item, sha256Hex),
+  };
+}
+
+/** The lock entry of a component kiln has just rendered and is writing. */
+export function lockEntry(rendered: RenderedForLock, old?: LockedComponent): LockedComponent {
+  return coreLockEntry(
+    {
+      reference: rendered.reference,
+      ...itemRecord(rendered.reference, rendered.item, rendered.builtin),
+      input: rendered.input,
+      files: rendered.files,
+    },
+    NODE_LOCK_CODEC,
+    old,
+  );
+}
