@@ -32,6 +32,29 @@ import { RunFetches } from "./url-fetches.ts";
  */
 export const UNTRUSTED_RENDER_LIMITS = { deadlineMs: 10_000, heapMb: 256 } as const;
 
+/** The environment variable that sets the deadline of one such render, in milliseconds. */
+export const RENDER_TIMEOUT_ENV = "KILN_RENDER_TIMEOUT_MS";
+const MAX_RENDER_TIMEOUT_MS = 600_000;
+
+/**
+ * The wall-clock deadline of one render of an item that is not built-in: KILN_RENDER_TIMEOUT_MS
+ * when set (a larger item of one's own may need more than 10 s; a CI job may want less), else
+ * UNTRUSTED_RENDER_LIMITS' 10 s. A value that is no whole number from 1 to 600,000 is an error.
+ */
+export function untrustedRenderDeadline(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env[RENDER_TIMEOUT_ENV]?.trim();
+  if (value === undefined || value === "") return UNTRUSTED_RENDER_LIMITS.deadlineMs;
+  const ms = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(ms >= 1 && ms <= MAX_RENDER_TIMEOUT_MS)) {
+    throw new KilnError(
+      "invalid_request",
+      `${RENDER_TIMEOUT_ENV} must be a whole number of milliseconds from 1 to ${MAX_RENDER_TIMEOUT_MS}, got \`${value}\``,
+      `unset it for the default (${UNTRUSTED_RENDER_LIMITS.deadlineMs} ms)`,
+    );
+  }
+  return ms;
+}
+
 /** How long closing the worker may hold up the exit. */
 const CLOSE_WAIT_MS = 2_000;
 
@@ -68,7 +91,7 @@ async function startPool(): Promise<RenderPool> {
   const pool = new RenderPool({
     size: 1,
     spare: false,
-    deadlineMs: UNTRUSTED_RENDER_LIMITS.deadlineMs,
+    deadlineMs: untrustedRenderDeadline(),
     heapMb: UNTRUSTED_RENDER_LIMITS.heapMb,
     // the same engine limits as built-in renders in this thread
     fuel: DEFAULT_ENGINE_LIMITS.fuel,
@@ -248,6 +271,6 @@ function explain(error: unknown, item: RegistryItem, label: string): KilnError {
   return new RenderStopped(
     errorKind,
     `${name}: ${message}`,
-    `components from files and URLs render in a separate thread, stopped after ${UNTRUSTED_RENDER_LIMITS.deadlineMs / 1000} s or ${UNTRUSTED_RENDER_LIMITS.heapMb} MiB of memory`,
+    `components from files and URLs render in a separate thread, stopped after ${untrustedRenderDeadline() / 1000} s (${RENDER_TIMEOUT_ENV} sets it) or ${UNTRUSTED_RENDER_LIMITS.heapMb} MiB of memory`,
   );
 }

@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { untrustedRenderDeadline } from "../../src/cli/render-component.ts";
 import {
   BIN,
   cleanEnv,
@@ -34,10 +35,10 @@ after(cleanUp);
  * Runs the binary, killed after RUN_TIMEOUT_MS (status null). The secret goes first in the
  * environment, so it is what /proc/self/environ starts with.
  */
-function kiln(args: string[], cwd: string): Run {
+function kiln(args: string[], cwd: string, env: Record<string, string> = {}): Run {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     cwd,
-    env: { KILN_TEST_SECRET: SECRET, ...cleanEnv() },
+    env: { KILN_TEST_SECRET: SECRET, ...cleanEnv(env) },
     encoding: "utf8",
     timeout: RUN_TIMEOUT_MS,
     killSignal: "SIGKILL",
@@ -74,14 +75,34 @@ const BOMB = `{% set a=[1] %}${"{% set a=[a,a] %}".repeat(30)}{{ a|yaml }}`;
 /** Little memory, much time: a filter's argument converted again and again, outside the fuel. */
 const SLOW = `{% set a=[1] %}${"{% set a=[a,a] %}".repeat(16)}{% for i in range(100000) %}{{ (a|yaml)|length }}{% endfor %}`;
 
+/**
+ * These renders would run to the deadline: 1 s (KILN_RENDER_TIMEOUT_MS) proves it stops them as
+ * well as the default 10 s would, at a tenth of the CPU. The default is checked below.
+ */
+const SHORT_DEADLINE = { KILN_RENDER_TIMEOUT_MS: "1000" };
+
 describe("renders of components that are not built-in end in bounded time", () => {
+  it("the deadline is 10 s unless KILN_RENDER_TIMEOUT_MS sets it; a bad value is a clear error", () => {
+    assert.equal(untrustedRenderDeadline({}), 10_000);
+    assert.equal(untrustedRenderDeadline({ KILN_RENDER_TIMEOUT_MS: " " }), 10_000);
+    assert.equal(untrustedRenderDeadline({ KILN_RENDER_TIMEOUT_MS: "2500" }), 2_500);
+    const dir = project();
+    itemFile(dir, "ok.json", [{ path: "{{ name }}.txt", template: "x" }]);
+    for (const bad of ["0", "1.5", "ten", "600001"]) {
+      fails(
+        kiln(["add", "ok.json", "--name", "x"], dir, { KILN_RENDER_TIMEOUT_MS: bad }),
+        /^error: KILN_RENDER_TIMEOUT_MS must be a whole number of milliseconds from 1 to 600000, got `/,
+      );
+    }
+  });
+
   it("kiln add: a filter bomb in an item file is stopped (memory), naming the component", () => {
     const dir = project();
     itemFile(dir, "bomb.json", [{ path: "b.txt", template: BOMB }]);
-    const run = kiln(["add", "./bomb.json", "--name", "b"], dir);
+    const run = kiln(["add", "./bomb.json", "--name", "b"], dir, SHORT_DEADLINE);
     fails(
       run,
-      /^error: \.\/bomb\.json \(test\/thing\): the render (ran out of memory|took longer than 10000 ms) and was stopped\n/,
+      /^error: \.\/bomb\.json \(test\/thing\): the render (ran out of memory|took longer than 1000 ms) and was stopped\n/,
     );
     assert.deepEqual(Object.keys(tree(dir)).sort(), ["bomb.json", "kiln.toml"]);
   });
@@ -89,10 +110,12 @@ describe("renders of components that are not built-in end in bounded time", () =
   it("kiln add: a render that runs long on little memory is stopped at the deadline", () => {
     const dir = project();
     itemFile(dir, "slow.json", [{ path: "s.txt", template: SLOW }]);
+    const run = kiln(["add", "slow.json", "--name", "s"], dir, SHORT_DEADLINE);
     fails(
-      kiln(["add", "slow.json", "--name", "s"], dir),
-      /^error: slow\.json \(test\/thing\): the render took longer than 10000 ms and was stopped\n/,
+      run,
+      /^error: slow\.json \(test\/thing\): the render took longer than 1000 ms and was stopped\n/,
     );
+    assert.match(run.stderr, /stopped after 1 s \(KILN_RENDER_TIMEOUT_MS sets it\)/);
   });
 
   it("setup, apply and check: a bomb among a preset's components stops the run, nothing written", () => {
@@ -107,10 +130,10 @@ describe("renders of components that are not built-in end in bounded time", () =
     });
     const before = tree(dir);
     const stopped =
-      /^error: items\/bomb\.json `b` \(test\/thing\): the render (ran out of memory|took longer than 10000 ms) and was stopped\n/;
-    fails(kiln(["setup", "p.preset.json"], dir), stopped);
-    fails(kiln(["apply", "p.preset.json", "--into", "out"], dir), stopped);
-    fails(kiln(["check", "p.preset.json"], dir), stopped);
+      /^error: items\/bomb\.json `b` \(test\/thing\): the render (ran out of memory|took longer than 1000 ms) and was stopped\n/;
+    fails(kiln(["setup", "p.preset.json"], dir, SHORT_DEADLINE), stopped);
+    fails(kiln(["apply", "p.preset.json", "--into", "out"], dir, SHORT_DEADLINE), stopped);
+    fails(kiln(["check", "p.preset.json"], dir, SHORT_DEADLINE), stopped);
     assert.deepEqual(tree(dir), before);
   });
 
