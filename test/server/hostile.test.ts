@@ -177,6 +177,8 @@ describe("limits of the render pool", () => {
     const service = await startFixtureServer({
       registry: hostileRegistry(),
       render: { size: 2, fuel: 2 ** 31, deadlineMs: 60_000 },
+      // closing cuts the slow render's connection at once instead of waiting for it
+      timeouts: { shutdownGraceMs: 50 },
     });
     let slowDone = false;
     const slow = postJson(service.url, { reference: "hostile/cpu-nested-loops", name: "x" }).then(
