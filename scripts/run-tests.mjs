@@ -6,7 +6,10 @@
 // Each test file runs in its own process (the runner's default); files are independent (each
 // makes its own temporary folders and listens on port 0), so they run side by side: the
 // default is twice the cores, since most of a test's time is spent waiting for the processes
-// it starts. KILN_TEST_CONCURRENCY overrides it (1 runs the files one after another).
+// it starts. KILN_TEST_CONCURRENCY overrides it (1 runs the files one after another). The
+// longest files start first, so no long file starts last and holds up the end of the run: by
+// their times in the last run here (.tmp/test-times.json), else browser tests first (each
+// starts Chromium and a service) and then the larger files.
 //
 // The tests run the built dist/ (the CLI binary, the service, the dashboard): when it is older
 // than its sources it is built first, once, before any file starts (KILN_TEST_NO_BUILD=1 skips
@@ -19,9 +22,17 @@
 // Usage: node scripts/run-tests.mjs [--one-at-a-time] [folder-or-file ...]
 //        (default: test/ without test/stress/)
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { buildIsStale } from "./build-state.mjs";
 import { skippedToolLines } from "./skipped-tools.mjs";
 
@@ -51,14 +62,41 @@ function minutesAndSeconds(ms) {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
-/** The slowest files of the run (their tests' own time, not the wall time), for the summary. */
-function slowestFiles(timesPath, count) {
-  let msByFile;
+/** A JSON file of file -> milliseconds; {} when missing or unreadable. */
+function readTimes(path) {
   try {
-    msByFile = JSON.parse(readFileSync(timesPath, "utf8"));
+    return JSON.parse(readFileSync(path, "utf8"));
   } catch {
-    return [];
+    return {};
   }
+}
+
+/** Where the last run's times are kept, to start the longest files first next time. */
+const REMEMBERED_TIMES = join(".tmp", "test-times.json");
+
+/** Longest first: the last run's time, else browser tests first, then by size. */
+function longestFirst(paths) {
+  const remembered = readTimes(REMEMBERED_TIMES);
+  const weight = (path) => {
+    const ms = remembered[resolve(path)];
+    if (typeof ms === "number") return ms;
+    const browser = path.includes(`${sep}e2e${sep}`) ? 1e9 : 0;
+    return browser + statSync(path).size;
+  };
+  return [...paths].sort((a, b) => weight(b) - weight(a));
+}
+
+/** Keeps this run's times beside the earlier ones (files not run keep theirs). */
+function rememberTimes(msByFile) {
+  mkdirSync(".tmp", { recursive: true });
+  writeFileSync(
+    REMEMBERED_TIMES,
+    JSON.stringify({ ...readTimes(REMEMBERED_TIMES), ...msByFile }, null, 1),
+  );
+}
+
+/** The slowest files of the run (their tests' own time, not the wall time), for the summary. */
+function slowestFiles(msByFile, count) {
   return Object.entries(msByFile)
     .sort((a, b) => b[1] - a[1])
     .slice(0, count)
@@ -69,8 +107,8 @@ function slowestFiles(timesPath, count) {
 
 const oneAtATime = process.argv.includes("--one-at-a-time");
 const roots = process.argv.slice(2).filter((arg) => arg !== "--one-at-a-time");
-const files = (roots.length > 0 ? roots : ["test"]).flatMap((root) =>
-  collect(root, roots.length === 0),
+const files = longestFirst(
+  (roots.length > 0 ? roots : ["test"]).flatMap((root) => collect(root, roots.length === 0)),
 );
 if (files.length === 0) {
   console.error("no test files found");
@@ -102,7 +140,9 @@ const result = spawnSync(
   { stdio: "inherit" },
 );
 const wall = performance.now() - started;
-const slowest = slowestFiles(timesPath, 5);
+const msByFile = readTimes(timesPath);
+rememberTimes(msByFile);
+const slowest = slowestFiles(msByFile, 5);
 rmSync(timesDir, { recursive: true, force: true });
 console.log(
   `\n${files.length} test ${files.length === 1 ? "file" : "files"} in ${minutesAndSeconds(wall)} (wall time, ${parallel} at a time); the slowest:`,
