@@ -7,7 +7,7 @@ import { COMMAND_LIST } from "./cli/command-list.ts";
 import { exitCodeFor } from "./cli/exit.ts";
 import { noteInterruptedRun } from "./cli/journal-notice.ts";
 import { Output, pendingStreams, writeFd } from "./cli/output.ts";
-import { KilnError } from "./core/errors.ts";
+import { errorMessage, KilnError } from "./core/errors.ts";
 import type { ServiceSettings } from "./core/service-settings.ts";
 import { readVersion } from "./node/version.ts";
 
@@ -46,7 +46,7 @@ async function loadService(): Promise<ServiceModule> {
   } catch (error) {
     const missing =
       (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" &&
-      String((error as Error).message).includes("serve-command");
+      errorMessage(error).includes("serve-command");
     if (!missing) throw error;
     throw new KilnError(
       "internal",
@@ -141,7 +141,7 @@ async function main(argv: string[]): Promise<number> {
     try {
       writeFd(1, await command.help());
     } catch (error) {
-      output.error((error as Error).message);
+      output.error(errorMessage(error));
       return exitCodeFor(error);
     }
     return 0;
@@ -160,10 +160,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     const detail = (error as { detail?: unknown }).detail;
-    output.error(
-      error instanceof Error ? error.message : String(error),
-      typeof detail === "string" ? detail : undefined,
-    );
+    output.error(errorMessage(error), typeof detail === "string" ? detail : undefined);
     return exitCodeFor(error);
   }
 }

@@ -1,6 +1,8 @@
 // Argument parsing shared by the commands: node:util parseArgs with kiln's own usage messages
 // (Node's wording changes between versions, and the tests compare messages byte for byte).
+
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { errorMessage } from "../core/errors.ts";
 
 /** A mistake in how the command was called: exit status 2, with a pointer to `--help`. */
 export class UsageError extends Error {
@@ -39,7 +41,7 @@ export function parse(argv: string[], options: OptionSpec): Parsed {
     return { values: values as Parsed["values"], positionals };
   } catch (error) {
     const code = (error as { code?: string }).code;
-    const message = (error as Error).message;
+    const message = errorMessage(error);
     const option = optionIn(message);
     if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
       throw new UsageError(`unknown option \`${option}\``);

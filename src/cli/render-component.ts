@@ -11,7 +11,7 @@
 // the compiled dist/server only when a component that is not built-in is rendered: the CLI
 // bundle stays free of worker_threads.
 import { missingRequiredField, type RenderInput } from "../core/context.ts";
-import { KilnError } from "../core/errors.ts";
+import { errorMessage, KilnError } from "../core/errors.ts";
 import { type RegistryItem, referenceOf } from "../core/item.ts";
 import { type RenderResult, renderItem } from "../core/render-item.ts";
 import { FIELD_SHORTCUTS } from "../core/shortcuts.ts";
@@ -77,7 +77,7 @@ async function loadPoolModule(): Promise<PoolModule> {
   } catch (error) {
     const missing =
       (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" &&
-      String((error as Error).message).includes("render-pool");
+      errorMessage(error).includes("render-pool");
     if (!missing) throw error;
     throw new KilnError(
       "internal",
@@ -107,7 +107,7 @@ async function startPool(): Promise<RenderPool> {
     await pool.ready();
   } catch (error) {
     await pool.close();
-    throw new KilnError("internal", (error as Error).message);
+    throw new KilnError("internal", errorMessage(error));
   }
   return pool;
 }
@@ -260,7 +260,7 @@ function withOptionHint(error: unknown, item: RegistryItem | undefined): unknown
  * worker being stopped - deadline, heap, output size, a crash - and gets the component's name.
  */
 function explain(error: unknown, item: RegistryItem, label: string): KilnError {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const { kind, detail } = error as { kind?: unknown; detail?: unknown };
   const errorKind = typeof kind === "string" ? (kind as KilnError["kind"]) : "internal";
   const reference = referenceOf(item);

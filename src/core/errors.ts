@@ -26,3 +26,11 @@ export class KilnError extends Error {
 export function isKilnError(error: unknown): error is KilnError {
   return error instanceof KilnError;
 }
+
+/**
+ * The message of anything thrown: an Error's own, or the value as text. Every place that words
+ * a caught error goes through this one function (a thrown string or object has no `message`).
+ */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

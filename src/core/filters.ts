@@ -8,7 +8,9 @@
 // pass a value through unchanged when it can be written where the template puts it, and
 // otherwise answer with a refusal (see `refusal`), which fails the whole render with a clear
 // message instead of writing a file whose structure the value changed.
+
 import { dequal } from "dequal";
+import { errorMessage } from "./errors.ts";
 import { lazyLibraries } from "./lazy-libraries.ts";
 
 /**
@@ -324,9 +326,7 @@ export function safeFilter(filter: Filter, name = "a kiln filter"): Filter {
       const out = filter(value ?? "", ...args);
       return typeof out === "string" ? out : "";
     } catch (error) {
-      return refusal(
-        `${name} failed on ${shown(value)}: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      return refusal(`${name} failed on ${shown(value)}: ${errorMessage(error)}`);
     }
   };
 }
@@ -784,7 +784,7 @@ export function yamlBlock(given: unknown, indent?: unknown, field?: unknown): st
       if (unreadable !== undefined) return { error: unreadable };
       return { value: doc.toJS({ mapAsMap: true, maxAliasCount: 1000 }) };
     } catch (error) {
-      return { error: error instanceof Error ? error.message : String(error) };
+      return { error: errorMessage(error) };
     }
   };
   const alone = read(text);

@@ -6,7 +6,7 @@
 // never part of the API view, so the spec's readers see exactly what they saw before. Fields
 // (and the name) may also declare what their values must be - a `format`, or a JSON `schema` -
 // read here as the item's `checks` and enforced before rendering by src/core/validate.ts.
-import { KilnError } from "./errors.ts";
+import { errorMessage, KilnError } from "./errors.ts";
 import { parseJsonText } from "./json-text.ts";
 import { ShapeError } from "./shape.ts";
 import {
@@ -223,7 +223,8 @@ export function referenceOf(item: Pick<RegistryItem, "category" | "name">): stri
 }
 
 /** The spec's message for what a reference names but is no registry item; `detail` says why. */
-function invalidItem(reference: string, detail: string): KilnError {
+/** A registry item that does not fit the schema or declares what cannot be checked. */
+export function invalidItem(reference: string, detail: string): KilnError {
   return new KilnError("invalid_request", `${reference} is not a valid registry item`, detail);
 }
 
@@ -255,7 +256,7 @@ export function parseRegistryItemText(text: string, reference: string): Registry
   try {
     json = parseJsonText(text);
   } catch (error) {
-    throw invalidItem(reference, `not JSON: ${(error as Error).message}`);
+    throw invalidItem(reference, `not JSON: ${errorMessage(error)}`);
   }
   return parseRegistryItem(json, reference);
 }

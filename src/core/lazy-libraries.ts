@@ -3,7 +3,7 @@
 // `yaml` filter's rare values, the `yaml` field format), ajv with its formats (fields that
 // declare a JSON Schema) and the built-in components' field validators compiled ahead of time.
 // How a library is loaded is the host's business - Node requires it from node_modules on first
-// use (src/node/lazy-libraries.ts, which the template engine's module installs, so every render
+// use (src/node/node-libraries.ts, which the template engine's module installs, so every render
 // has it), a browser build would import it - so the core never imports them itself: it asks the
 // loaders its host provided.
 import type { ErrorObject } from "ajv";
@@ -40,7 +40,7 @@ export function provideLazyLibraries(libraries: LazyLibraries): void {
 export function lazyLibraries(): LazyLibraries {
   if (provided === undefined) {
     throw new Error(
-      "kiln's core was used without its libraries: import src/node/lazy-libraries.ts (Node) first",
+      "kiln's core was used without its libraries: import src/node/node-libraries.ts (Node) first",
     );
   }
   return provided;

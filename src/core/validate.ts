@@ -16,12 +16,13 @@
 // once per item, with ajv loaded only then.
 import type { ErrorObject, Options } from "ajv";
 import type { RenderInput } from "./context.ts";
-import { KilnError } from "./errors.ts";
+import { errorMessage, KilnError } from "./errors.ts";
 import { shown } from "./filters.ts";
 import { formatProblem, SCHEMA_FORMATS } from "./formats.ts";
 import {
   type FieldCheck,
   type FieldDefinition,
+  invalidItem,
   itemChecks,
   type RegistryItem,
   referenceOf,
@@ -110,11 +111,7 @@ function compileSchema(item: RegistryItem, field: string, schema: FieldCheck["sc
     return instance.compile(schema as object) as Validator;
   } catch (error) {
     const index = item.fields.findIndex((candidate) => candidate.name === field);
-    throw new KilnError(
-      "invalid_request",
-      `${referenceOf(item)} is not a valid registry item`,
-      `fields[${index}].schema: ${(error as Error).message}`,
-    );
+    throw invalidItem(referenceOf(item), `fields[${index}].schema: ${errorMessage(error)}`);
   } finally {
     // ajv keeps every schema it compiled; an item's are dropped with the item instead
     instance.removeSchema(schema as object);

@@ -2,7 +2,7 @@
 // and https only, at most 5 redirects, one overall deadline, a cap on the body size. A caller
 // may add its own stop (the client that asked has gone) and a check of every address the
 // fetch goes to, redirects included (the service refuses to fetch itself).
-import { KilnError } from "../core/errors.ts";
+import { errorMessage, KilnError } from "../core/errors.ts";
 
 export interface FetchLimits {
   timeoutMs: number;
@@ -125,9 +125,9 @@ function networkFailure(error: unknown): string {
     ENETUNREACH: "the network is unreachable",
   };
   if (code !== undefined && Object.hasOwn(reasons, code)) return `${reasons[code]} (${code})`;
-  if (code !== undefined) return `${(error as Error).message} (${code})`;
-  if (typeof cause?.message === "string") return `${(error as Error).message}: ${cause.message}`;
-  return (error as Error).message;
+  if (code !== undefined) return `${errorMessage(error)} (${code})`;
+  if (typeof cause?.message === "string") return `${errorMessage(error)}: ${cause.message}`;
+  return errorMessage(error);
 }
 
 async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {

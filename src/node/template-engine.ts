@@ -13,10 +13,10 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import * as util from "node:util";
-import { KilnError } from "../core/errors.ts";
+import { errorMessage, KilnError } from "../core/errors.ts";
 import { KILN_FILTERS, safeFilter } from "../core/filters.ts";
 import type { RenderScope, TemplateRenderer } from "../core/render-item.ts";
-import "./lazy-libraries.ts";
+import "./node-libraries.ts";
 
 export interface EngineLimits {
   /** MiniJinja fuel per render: roughly the number of instructions a template may run. */
@@ -294,7 +294,7 @@ function engineMessage(error: unknown): string {
   if (error instanceof WebAssembly.RuntimeError) {
     return `template engine failure: ${error.message} (a limit was hit or the template triggered an engine bug)`;
   }
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorMessage(error);
   return text.split("\n", 1)[0] as string;
 }
 

@@ -76,6 +76,11 @@ export interface RenderPoolOptions {
 
 /** The engine's own bound on fuel (larger values make every render run out). */
 
+/** A job refused or dropped because the pool is closing. */
+function shuttingDown(): KilnError {
+  return new KilnError("internal", "the service is shutting down");
+}
+
 export const DEFAULT_POOL_OPTIONS: Omit<RenderPoolOptions, "preloadedItems"> = {
   size: Math.max(1, availableParallelism()),
   deadlineMs: DEFAULT_RENDER_DEADLINE_MS,
@@ -343,8 +348,7 @@ export class RenderPool {
     share: Share,
     signal?: AbortSignal,
   ): Promise<Buffer | NotPreloaded> {
-    if (this.closed)
-      return Promise.reject(new KilnError("internal", "the service is shutting down"));
+    if (this.closed) return Promise.reject(shuttingDown());
     if (this.queue.length + this.heavyQueue.length >= this.options.maxQueue) {
       return Promise.reject(
         new KilnError("internal", "too many renders are waiting - try again in a moment"),
@@ -438,7 +442,7 @@ export class RenderPool {
     if (this.queueTimer) clearTimeout(this.queueTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
     for (const job of [...this.queue.splice(0), ...this.heavyQueue.splice(0)]) {
-      this.settle(job, { error: new KilnError("internal", "the service is shutting down") });
+      this.settle(job, { error: shuttingDown() });
     }
     const all = [...this.slots, ...(this.spare ? [this.spare] : [])];
     this.spare = undefined;

@@ -7,7 +7,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
 import type { RenderInput } from "../core/context.ts";
-import { isKilnError, KilnError } from "../core/errors.ts";
+import { errorMessage, isKilnError, KilnError } from "../core/errors.ts";
 import { type RegistryItem, toItemView } from "../core/item.ts";
 import { Registry, trustAsCatalogueItem } from "../core/registry.ts";
 import { renderItem } from "../core/render-item.ts";
@@ -122,7 +122,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
         : { id: request.id, ok: true, notPreloaded: answered, recycle: false };
   } catch (error) {
     const kind = isKilnError(error) ? error.kind : "internal";
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const detail = isKilnError(error) ? error.detail : undefined;
     const status = error instanceof FrameworkError ? error.status : undefined;
     reply = { id: request.id, ok: false, error: { kind, message, detail, status }, recycle: false };

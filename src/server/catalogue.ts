@@ -1,7 +1,7 @@
 // Where the service reads its built-in data: the registry and the preset templates. Injected
 // for tests (a temporary registry), the built-ins by default, loaded lazily so that a broken
 // catalogue answers 500 on the endpoints that need it instead of stopping the service.
-import { KilnError } from "../core/errors.ts";
+import { errorMessage, KilnError } from "../core/errors.ts";
 import type { Preset } from "../core/project/preset-manifest.ts";
 import type { Registry } from "../core/registry.ts";
 import { builtinPresets } from "../node/builtin-presets.ts";
@@ -19,7 +19,7 @@ function loadOrFail<T>(what: string, load: () => T): T {
     if (error instanceof KilnError) throw error;
     throw new KilnError(
       "internal",
-      `the built-in ${what} could not be loaded: ${(error as Error).message}`,
+      `the built-in ${what} could not be loaded: ${errorMessage(error)}`,
     );
   }
 }

@@ -1,7 +1,7 @@
 // `kiln serve`, the service's half: starts the server with the settings the CLI read (its
 // options, declared with every other command's in src/cli/command-list.ts, and the environment),
 // prints one start-up line, and stops gracefully on SIGINT/SIGTERM.
-import { KilnError } from "../core/errors.ts";
+import { errorMessage, KilnError } from "../core/errors.ts";
 import type { ServiceSettings } from "../core/service-settings.ts";
 import { DEFAULT_POOL_OPTIONS } from "../sandbox/render-pool.ts";
 import { startDiagnostics } from "./diagnostics.ts";
@@ -48,7 +48,7 @@ export async function runService(settings: ServiceSettings, output: ServeOutput)
   try {
     server = await startServer(options);
   } catch (error) {
-    throw new KilnError("internal", `could not start the service: ${(error as Error).message}`);
+    throw new KilnError("internal", `could not start the service: ${errorMessage(error)}`);
   }
   output.line(`kiln listening on ${server.url}`);
   output.flush();
@@ -63,10 +63,7 @@ export async function runService(settings: ServiceSettings, output: ServeOutput)
         () => resolve(0),
         (error: unknown) =>
           reject(
-            new KilnError(
-              "internal",
-              `the service did not stop cleanly: ${(error as Error).message}`,
-            ),
+            new KilnError("internal", `the service did not stop cleanly: ${errorMessage(error)}`),
           ),
       );
     };

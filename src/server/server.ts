@@ -2,8 +2,10 @@
 // names and text bodies are the whole requirement, and a framework would add its own defaults
 // (headers, error bodies, body parsing) that we would then have to undo. The pieces live in
 // their own modules: routes, cors, host-guard, body, errors, render-pool.
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { errorMessage } from "../core/errors.ts";
 import type { Preset } from "../core/project/preset-manifest.ts";
 import type { Registry } from "../core/registry.ts";
 import {
@@ -217,7 +219,7 @@ export function createHandler(
       try {
         write(res, ready, origin, cors);
       } catch (error) {
-        log(`kiln: could not write a response: ${(error as Error).message}`);
+        log(`kiln: could not write a response: ${errorMessage(error)}`);
         res.destroy();
       }
     };
@@ -237,7 +239,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   try {
     preloadedItems = data.registry().items;
   } catch (error) {
-    log(`kiln: warning: ${(error as Error).message}`);
+    log(`kiln: warning: ${errorMessage(error)}`);
   }
   const pool = new RenderPool({ ...DEFAULT_POOL_OPTIONS, ...options.render, preloadedItems });
   const renderCache = new RenderCache({

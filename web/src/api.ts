@@ -1,7 +1,9 @@
 // The HTTP API the dashboard talks to (same origin: `kiln serve --ui`). Renders are cached by
 // request, so re-rendering an unchanged component costs nothing. `renderThroughApi` is the
 // dashboard's renderer of one component for the core's project pipeline.
+
 import type { ConfigView } from "../../src/core/config.ts";
+import { errorMessage } from "../../src/core/errors.ts";
 import type { RegistryItemView } from "../../src/core/item.ts";
 import type { PresetComponent, PresetSummary } from "../../src/core/project/preset-manifest.ts";
 import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
@@ -52,7 +54,7 @@ export class ApiError extends Error {
 /** The failure any thrown error stands for (an ApiError keeps its detail). */
 export function failureOf(error: unknown): ApiFailure {
   if (error instanceof ApiError) return { error: error.message, detail: error.detail };
-  return { error: error instanceof Error ? error.message : String(error) };
+  return { error: errorMessage(error) };
 }
 
 /** An error answer's message and detail: the JSON error body's keys, or the text itself. */
@@ -127,7 +129,7 @@ export function render(request: RenderRequest): Promise<RenderResult> {
     })
     .catch((error: unknown): RenderResult => {
       cache.delete(key);
-      return { ok: false, error: `the service did not answer (${(error as Error).message})` };
+      return { ok: false, error: `the service did not answer (${errorMessage(error)})` };
     });
   if (cache.size > 500) cache.delete(cache.keys().next().value as string);
   cache.set(key, promise);

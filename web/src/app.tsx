@@ -3,7 +3,7 @@
 import { strToU8, zipSync } from "fflate";
 import type { JSX } from "preact";
 import { useMemo, useState } from "preact/hooks";
-import { isKilnError } from "../../src/core/errors.ts";
+import { errorMessage, isKilnError } from "../../src/core/errors.ts";
 import { checkProject } from "../../src/core/project/checks/check-project.ts";
 import type { ComponentToAdd } from "../../src/core/project/checks/rule.ts";
 import { type CheckComponent, projectFacts } from "../../src/core/project/facts.ts";
@@ -142,7 +142,7 @@ export function App(): JSX.Element {
       // does not render (or a service that does not answer) is a passing message
       if (error instanceof ZipRefused) setZipProblem({ refused: error.files });
       else if (isKilnError(error)) setZipProblem({ message: error.message });
-      else toast(`Cannot build the zip: ${(error as Error).message}`, "error");
+      else toast(`Cannot build the zip: ${errorMessage(error)}`, "error");
     } finally {
       setDownloading(false);
     }
@@ -165,7 +165,7 @@ export function App(): JSX.Element {
             try {
               open(projectFromPreset(await api.preset(name)));
             } catch (error) {
-              setHomeError(`Could not open template ${name}: ${(error as Error).message}`);
+              setHomeError(`Could not open template ${name}: ${errorMessage(error)}`);
             } finally {
               setHomeBusy(undefined);
             }
@@ -180,7 +180,7 @@ export function App(): JSX.Element {
                 open(projectFromPreset(first.text));
               } catch (error) {
                 setHomeError(
-                  `${first.name} is not a valid preset manifest: ${(error as Error).message}`,
+                  `${first.name} is not a valid preset manifest: ${errorMessage(error)}`,
                 );
               }
               return;
@@ -195,7 +195,7 @@ export function App(): JSX.Element {
               );
               open(projectFromPreset(preset));
             } catch (error) {
-              setHomeError(`Cannot open ${lock.name}: ${(error as Error).message}`);
+              setHomeError(`Cannot open ${lock.name}: ${errorMessage(error)}`);
             } finally {
               setHomeBusy(undefined);
             }

@@ -13,7 +13,7 @@ import {
   isAutomationProfile,
   unknownProfileError,
 } from "../context.ts";
-import { KilnError } from "../errors.ts";
+import { errorMessage, KilnError } from "../errors.ts";
 import type { AutomationProfile } from "../vocabulary.ts";
 
 export interface ProjectConfig {
@@ -56,7 +56,7 @@ export function parseProjectConfig(text: string): ProjectConfig {
   try {
     table = parse(text) as Record<string, unknown>;
   } catch (error) {
-    throw projectFileError(" is not valid TOML", (error as Error).message);
+    throw projectFileError(" is not valid TOML", errorMessage(error));
   }
   const project = (table.project ?? {}) as Record<string, unknown>;
   const text_ = (key: string, fallback: string): string => {

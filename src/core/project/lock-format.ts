@@ -13,7 +13,7 @@
 
 import { LOCK_FILE } from "../config.ts";
 import { decodeAutomationProfile } from "../context.ts";
-import { KilnError } from "../errors.ts";
+import { errorMessage, KilnError } from "../errors.ts";
 import { parseJsonText } from "../json-text.ts";
 import {
   array,
@@ -209,7 +209,7 @@ export function parseLock(text: string): Lock {
   try {
     json = parseJsonText(text);
   } catch (error) {
-    throw lockFileError(" is not valid JSON", (error as Error).message);
+    throw lockFileError(" is not valid JSON", errorMessage(error));
   }
   const version = isPlainObject(json) ? json.version : undefined;
   if (typeof version === "number" && Number.isInteger(version) && version > LOCK_VERSION) {

@@ -4,7 +4,7 @@
 // finding a preset by name, URL or file is `src/node/builtin-presets.ts`, on the Node side.
 import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR } from "../config.ts";
 import { DEFAULT_AUTOMATION_PROFILE } from "../context.ts";
-import { KilnError } from "../errors.ts";
+import { errorMessage, KilnError } from "../errors.ts";
 import { parseJsonText } from "../json-text.ts";
 import { ShapeError } from "../shape.ts";
 import type { AutomationProfile } from "../vocabulary.ts";
@@ -47,7 +47,7 @@ export function parsePreset(text: string, reference: string): Preset {
   try {
     json = parseJsonText(text);
   } catch (error) {
-    throw invalidPreset(reference, `not JSON: ${(error as Error).message}`);
+    throw invalidPreset(reference, `not JSON: ${errorMessage(error)}`);
   }
   try {
     return decodePreset(json, "");

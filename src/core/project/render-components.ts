@@ -5,7 +5,9 @@
 // beside the component that caused it. The renderer of one component is the caller's (the CLI
 // renders built-ins in its thread and other items in a sandboxed worker; the dashboard asks the
 // HTTP API), so this module knows no engine, worker or network and runs in the browser.
+
 import type { RenderInput } from "../context.ts";
+import { errorMessage } from "../errors.ts";
 import { checkNoDuplicatePaths, type PlannedFile } from "../plan.ts";
 import type { AutomationProfile } from "../vocabulary.ts";
 import type { PresetComponent } from "./preset-manifest.ts";
@@ -147,7 +149,7 @@ async function renderKeepingError<C extends PresetComponent, R extends Component
     return { index, component, ok: true, files: output.files, output };
   } catch (error) {
     if (options.isFatal?.(error)) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const detail = errorDetail(error);
     return {
       index,

@@ -1,3 +1,4 @@
+import { errorMessage } from "../../../src/core/errors.ts";
 // JSON-valued fields are strings that hold JSON. Editors change the parsed value and write it
 // back in the style the text already had (compact, `", "`-spaced on one line, or indented), so an
 // edit changes only what was edited and an untouched field stays byte-identical.
@@ -65,7 +66,7 @@ export function parseJsonArray(text: string | undefined): Parsed<unknown[]> {
     if (!Array.isArray(value)) return { ok: false, error: "expected a JSON array `[...]`" };
     return { ok: true, value };
   } catch (error) {
-    return { ok: false, error: (error as Error).message };
+    return { ok: false, error: errorMessage(error) };
   }
 }
 
@@ -79,7 +80,7 @@ export function parseJsonObject(text: string | undefined): Parsed<Record<string,
     }
     return { ok: true, value: value as Record<string, unknown> };
   } catch (error) {
-    return { ok: false, error: (error as Error).message };
+    return { ok: false, error: errorMessage(error) };
   }
 }
 

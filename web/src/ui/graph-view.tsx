@@ -4,8 +4,10 @@
 // + / - / Fit buttons and the keyboard (+, -, 0, arrow keys on the focused canvas) do the same.
 // Hover or focus a node to trace what it reaches and what reaches it, click it (Enter, Space) to
 // edit its component. "Export draw.io" downloads the same picture as a .drawio file.
+
 import type { JSX } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { errorMessage } from "../../../src/core/errors.ts";
 import { drawioXml } from "../model/drawio.ts";
 import {
   buildGraph,
@@ -113,7 +115,7 @@ export function GraphView(props: {
     let live = true;
     layoutGraph(graph)
       .then((layout) => live && setPlaced({ graph, layout }))
-      .catch((reason: unknown) => live && setError((reason as Error).message));
+      .catch((reason: unknown) => live && setError(errorMessage(reason)));
     return () => {
       live = false;
     };

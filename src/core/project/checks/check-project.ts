@@ -17,8 +17,8 @@ import {
   PLAYBOOK_NOT_IMPORTED,
   ROLE_NOT_VENDORED,
   SITE_MISSING_PLAYBOOK,
-} from "./automation.ts";
-import { DUPLICATE_PATH, INVALID_JSON, RENDER_ERROR } from "./general.ts";
+} from "./automation-checks.ts";
+import { DUPLICATE_PATH, INVALID_JSON, RENDER_ERROR } from "./general-checks.ts";
 import {
   CHILDREN_CYCLE,
   EMPTY_CHILD_GROUP,
@@ -30,9 +30,9 @@ import {
   HOST_VAR_OVERRIDES_GROUP_VAR,
   HOSTS_SHARE_ADDRESS,
   TWO_INVENTORIES,
-} from "./inventory.ts";
-import { INGRESS_MISSING_SERVICE, SERVICE_SELECTS_NOTHING } from "./kubernetes.ts";
-import { CIDR_OVERLAP } from "./network.ts";
+} from "./inventory-checks.ts";
+import { INGRESS_MISSING_SERVICE, SERVICE_SELECTS_NOTHING } from "./kubernetes-checks.ts";
+import { CIDR_OVERLAP } from "./network-checks.ts";
 import type { Finding as AnyFinding, RuleContext, RuleInfo } from "./rule.ts";
 
 /** Every rule, in the order findings are reported. */

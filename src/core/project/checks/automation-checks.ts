@@ -1,7 +1,7 @@
 // Rules about what the automation runs: plays and the groups they target, the site and the
 // playbooks it imports, and the roles plays use.
 import { hostPatternTargets, type ProjectFacts } from "../facts.ts";
-import { groupHint, inventoryIndexes } from "./inventory.ts";
+import { groupHint, inventoryIndexes } from "./inventory-checks.ts";
 import { aComponent, defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
 
 /** Targets of a host pattern no inventory defines, as a group or as a host. */

@@ -1,5 +1,6 @@
 // Rules that hold for any component, whatever it is: it renders, its JSON-looking fields are
 // JSON, and no two components write one path.
+import { errorMessage } from "../../errors.ts";
 import type { ProjectFacts } from "../facts.ts";
 import { defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
 
@@ -37,7 +38,7 @@ function invalidJson(_facts: ProjectFacts, context: RuleContext): Issue[] {
         JSON.parse(value);
       } catch (error) {
         issues.push({
-          message: `${context.who(index)}: field ${quote(field)} starts with ${quote(first)} but is not valid JSON (${(error as Error).message}), so the template gets it as plain text - fix the JSON`,
+          message: `${context.who(index)}: field ${quote(field)} starts with ${quote(first)} but is not valid JSON (${errorMessage(error)}), so the template gets it as plain text - fix the JSON`,
           components: [index],
         });
       }
