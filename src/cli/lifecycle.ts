@@ -262,7 +262,10 @@ export function fetchUrlsOf(
   return renderer.fetches.settled();
 }
 
-/** The URLs that gave no item: the spec's message for one, each with why in the detail. */
+/**
+ * The URLs that gave no item: for one, the fixed `failed to fetch registry item from <url>`;
+ * each with why in the detail.
+ */
 function urlsMissedError(missed: readonly UrlReport[]): KilnError {
   const [first] = missed as [UrlReport];
   const message =

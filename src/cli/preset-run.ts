@@ -67,9 +67,8 @@ export function renderWith(
 
 /**
  * A component's error with a line naming it in the preset (its place and name), since the
- * specification's messages name only the reference (`--group is required for
- * automation/group-vars`) and a preset may hold several of it. A render stopped by a limit
- * names it already.
+ * fixed messages name only the reference (`--group is required for automation/group-vars`)
+ * and a preset may hold several of it. A render stopped by a limit names it already.
  */
 function inPreset(
   error: unknown,

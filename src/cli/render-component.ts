@@ -127,7 +127,7 @@ export class ComponentRenderer {
     this.cwd = cwd;
   }
 
-  /** The built-in item `reference` names, if it names one (the spec's first rule). */
+  /** The built-in item `reference` names, if it names one (a reference's first lookup). */
   builtin(reference: string): RegistryItem | undefined {
     return builtinFor(reference, builtinRegistry());
   }
@@ -236,9 +236,10 @@ function shellWord(text: string): string {
 }
 
 /**
- * The specification's `--<field> is required for <reference>` names a field, and most fields
- * have no option of that name: the detail says how to pass it (`--set group=<value>`, or the
- * shortcut option when there is one), with the item's example when it is short enough to type.
+ * The fixed message `--<field> is required for <reference>` names a field as an option, and
+ * most fields have no option of that name: the detail says how to pass it
+ * (`--set group=<value>`, or the shortcut option when there is one), with the item's example
+ * when it is short enough to type.
  */
 function withOptionHint(error: unknown, item: RegistryItem | undefined): unknown {
   if (!(error instanceof KilnError) || error instanceof RenderStopped) return error;

@@ -28,7 +28,7 @@ export function reportSteps(output: Output, all: readonly Step[], dryRun: boolea
   }
 }
 
-/** The steps a report lists: all but kiln's bookkeeping (kiln.lock), which the spec's output leaves out. */
+/** The steps a report lists: the files rendered, not kiln's bookkeeping (kiln.lock). */
 function listed(steps: readonly Step[]): Step[] {
   return steps.filter((step) => step.quiet !== true);
 }

@@ -31,7 +31,7 @@ export interface UrlReport {
   reason?: string | undefined;
 }
 
-/** The error of a URL that gave no item, as every fetch failure words it (the spec's message). */
+/** A URL that gave no item: `failed to fetch registry item from <url>`, whatever failed. */
 function notFetchedError(url: string, reason: string): KilnError {
   return new KilnError("invalid_request", `failed to fetch registry item from ${url}`, reason);
 }

@@ -53,9 +53,9 @@ export function jsonValued(value: string, parsedJson?: ReadonlyMap<string, unkno
 }
 
 /**
- * The specification's message for a required field without a value, and where to give it: the
- * `fields` of a preset component or a render request (the CLI says `--set` instead, see
- * `missingRequiredField`).
+ * The fixed message for a required field without a value, `--<field> is required for
+ * <reference>` (the same text in the CLI and the API), and where to give it: the `fields` of a
+ * preset component or a render request (the CLI says `--set` instead, see `missingRequiredField`).
  */
 export function requiredFieldError(field: string, item: RegistryItem): KilnError {
   const example = item.fields.find((candidate) => candidate.name === field)?.example;
@@ -79,7 +79,7 @@ export function missingRequiredField(message: string): string | undefined {
 function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
   // defineProperty for `__proto__` only: there an assignment would change the prototype
   // instead of setting a key. Every other key is assigned: defineProperty turns the object into
-  // a slow dictionary, which costs every render a few microseconds (measured, issue 14).
+  // a slow dictionary, which costs every render a few microseconds (measured).
   if (key === "__proto__") {
     Object.defineProperty(target, key, {
       value,

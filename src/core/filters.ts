@@ -375,7 +375,7 @@ const INI_INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
  * Over-approximates: True/False/None, Ellipsis (`...`), anything signed, and anything starting
  * like a number that could still be one (Python numbers hold at most one `.`, complex sums end
  * in `j`). IPv4 addresses and dotted versions like `1.2.3` stay plain. Written with character
- * codes, not regular expressions and `split`: it runs for every value of an inventory (issue 14).
+ * codes, not regular expressions and `split`: it runs for every value of an inventory.
  */
 function looksLikePythonLiteral(text: string): boolean {
   const first = text.charCodeAt(0);

@@ -1,11 +1,12 @@
 // The registry item: what a component declares (fields) and renders (files). One shape for
 // built-in components, local files and URLs; validated the same way wherever it comes from.
-// Besides the spec's keys an item may carry kiln's catalogue metadata (the `kiln` object and the
-// per-field `editor` and `format` keys): the dashboard stage, the structured editors, and which
-// fields hold the facts the checks and the architecture graph read. It is parsed leniently and
-// never part of the API view, so the spec's readers see exactly what they saw before. Fields
-// (and the name) may also declare what their values must be - a `format`, or a JSON `schema` -
-// read here as the item's `checks` and enforced before rendering by src/core/validate.ts.
+// Besides the standard keys (name, category, title, description, fields, files) an item may
+// carry kiln's catalogue metadata (the `kiln` object and the per-field `editor` and `format`
+// keys): the dashboard stage, the structured editors, and which fields hold the facts the checks
+// and the architecture graph read. It is parsed leniently and never part of the API view, so
+// clients of GET /api/registry and /api/registry/inspect never see it. Fields (and the name)
+// may also declare what their values must be - a `format`, or a JSON `schema` - read here as
+// the item's `checks` and enforced before rendering by src/core/validate.ts.
 import { errorMessage, KilnError } from "./errors.ts";
 import { parseJsonText } from "./json-text.ts";
 import { ShapeError } from "./shape.ts";
@@ -73,8 +74,8 @@ export interface ItemMeta {
   defaults: Record<string, string>;
   /**
    * Automation tool profile → (rendered path → the path written under that profile), e.g.
-   * `{"ansible": {"cm.cfg": "ansible.cfg"}}`: the path templates (and so the API view) stay
-   * the specification's, and a profile renames the file.
+   * `{"ansible": {"cm.cfg": "ansible.cfg"}}`: the path templates (and so the API view) keep
+   * the default `cm` names, and a profile renames the file.
    */
   profilePaths: Record<string, Record<string, string>>;
 }
@@ -222,8 +223,10 @@ export function referenceOf(item: Pick<RegistryItem, "category" | "name">): stri
   return `${item.category}/${item.name}`;
 }
 
-/** The spec's message for what a reference names but is no registry item; `detail` says why. */
-/** A registry item that does not fit the schema or declares what cannot be checked. */
+/**
+ * `<reference> is not a valid registry item` (fixed text), for what a reference names that does
+ * not fit the schema or declares what cannot be checked; `detail` says why.
+ */
 export function invalidItem(reference: string, detail: string): KilnError {
   return new KilnError("invalid_request", `${reference} is not a valid registry item`, detail);
 }

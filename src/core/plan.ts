@@ -1,6 +1,6 @@
-// Write planning: the spec's path rules as pure functions. The CLI asks the plan before it
-// writes anything; the plan never touches the disk itself (the caller passes what exists).
-// No node:path here: the dashboard's browser build applies the same rules to its zip.
+// Write planning: the rules every written path must pass, as pure functions. The CLI asks the plan
+// before it writes anything; the plan never touches the disk itself (the caller passes what
+// exists). No node:path here: the dashboard's browser build applies the same rules to its zip.
 import { JOURNAL_FILE, LOCK_FILE, PROJECT_FILE } from "./config.ts";
 import { KilnError } from "./errors.ts";
 import {
@@ -62,7 +62,7 @@ export function escapesTarget(path: string): boolean {
   return false;
 }
 
-/** The spec's message for a path that leads out of the folder it is written into. */
+/** The refusal of a path that leads out of the folder it is written into (fixed text). */
 export function escapeRefusal(path: string): KilnError {
   return new KilnError(
     "invalid_request",
@@ -249,10 +249,11 @@ export function checkKilnOwnWrites(files: readonly PlannedFile[]): void {
 }
 
 /**
- * Every rule for one rendered path, in order: a NUL byte, an empty path, the spec's absolute and
- * escape rules, names and paths too long for file systems, a path that names a folder (ending
- * in `/` or `\`, `.`, `a/..`) instead of a file, anything in `.git` or `.hg` (in any
- * spelling), and kiln's own files (`kiln.toml`, `kiln.lock`, `.kiln-journal.json`) at any depth.
+ * Every rule for one rendered path, in order: an empty path, a NUL byte, an absolute path, a
+ * path that leads out of the target folder, names and paths too long for file systems, a path
+ * that names a folder (ending in `/` or `\`, `.`, `a/..`) instead of a file, anything in `.git`
+ * or `.hg` (in any spelling), and kiln's own files (`kiln.toml`, `kiln.lock`,
+ * `.kiln-journal.json`) at any depth.
  */
 export function checkRenderedPath(path: string): void {
   if (path === "") {
@@ -278,9 +279,9 @@ export function checkRenderedPath(path: string): void {
 }
 
 /**
- * An output folder from kiln.toml or a preset: the spec's absolute and escape rules (the same
- * messages as for a file), a NUL byte or a name too long, `.git` or `.hg` in any spelling, and
- * a folder named as one of kiln's own files.
+ * An output folder from kiln.toml or a preset: an absolute path or one that leads out of the
+ * project (the same messages as for a file), a NUL byte or a name too long, `.git` or `.hg` in
+ * any spelling, and a folder named as one of kiln's own files.
  */
 export function checkOutputFolder(dir: string): void {
   checkNoNul(dir, "into ");

@@ -74,8 +74,9 @@ export class Registry {
   }
 
   /**
-   * The built-in component with this name (the category is not compared, per the spec). Should
-   * two components share a name, the later one in registry order is found.
+   * The built-in component with this name, whatever its category (a reference is matched on
+   * its last segment only, so `x/deployment` finds `k8s/deployment`). Should two components
+   * share a name, the later one in registry order is found.
    */
   byComponentName(name: string): RegistryItem | undefined {
     for (let index = this.order.length - 1; index >= 0; index--) {

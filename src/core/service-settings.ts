@@ -2,7 +2,7 @@
 // defaults and bounds, in a module light enough for the CLI's command table (which the CLI
 // loads for every command, so it cannot import the server or the render pool).
 
-/** Where the service listens unless told otherwise (the spec's 127.0.0.1:4000). */
+/** Where the service listens unless told otherwise: 127.0.0.1:4000, loopback only. */
 export const DEFAULT_BIND = "127.0.0.1";
 export const DEFAULT_PORT = 4000;
 

@@ -1,5 +1,5 @@
 // Decoding untrusted JSON into typed values, with error messages worded the way serde (Rust's
-// standard deserializer) words them, because the spec and its clients expect exactly those
+// standard deserializer) words them, because the HTTP API's clients expect exactly those
 // texts: "missing field `reference`", "invalid type: integer `5`, expected a string",
 // "invalid value: integer `70000`, expected u16", prefixed by the key's path when nested.
 // Written by hand: schema libraries (zod, ajv, valibot, TypeBox's own checker) have their own
@@ -16,7 +16,7 @@ export class ShapeError extends Error {
   /**
    * The message without string values (`invalid type: string, expected a sequence`), for
    * documents read from files and URLs: a reference may name any file (a key, a token), and an
-   * error must not echo what it holds. Numbers and booleans stay, as the spec words them.
+   * error must not echo what it holds. Numbers and booleans stay, as serde words them.
    */
   readonly messageWithoutStrings: string;
 

@@ -14,7 +14,7 @@ export interface FieldShortcut {
   readonly bits?: 16 | 32;
 }
 
-/** In the order the spec lists them (and the CLI's help and the request's keys follow). */
+/** In a fixed order, which the CLI's help and the render request's keys follow. */
 export const FIELD_SHORTCUTS = [
   { field: "image", option: "image", key: "image" },
   { field: "replicas", option: "replicas", key: "replicas", bits: 32 },

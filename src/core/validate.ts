@@ -3,7 +3,8 @@
 // and, for JSON-valued fields, its JSON `schema` (ajv, draft 2020-12). `renderItem` calls
 // `validateInput` first, so the CLI, the service's workers, presets and the dashboard's renders
 // all get the same refusal. An item that declares nothing is not checked at all: its values
-// reach the templates exactly as the specification says (invalid JSON stays a string).
+// reach the templates unchecked (a value starting with `[` or `{` is parsed as JSON; invalid
+// JSON stays a string).
 //
 // Messages start like the checking filters' refusals, `<reference>: \`<field>...\``, then say
 // where inside a JSON value (`hosts[0].members[1].cm_port`) and what was expected; JSON that
@@ -369,10 +370,10 @@ export function closest(name: string, candidates: readonly string[]): string | u
 }
 
 /**
- * Warnings for supplied fields the item does not declare (the CLI prints them; the values still
- * reach the template, as the specification says): `replica is not a field of k8s/deployment;
- * did you mean replicas?`. None for an item that declares no fields (it takes its values
- * undeclared) or for `namespace`, which every template receives.
+ * Warnings for supplied fields the item does not declare (the CLI prints them; an undeclared
+ * field is no error, and its value still reaches the template): `replica is not a field of
+ * k8s/deployment; did you mean replicas?`. None for an item that declares no fields (it takes
+ * its values undeclared) or for `namespace`, which every template receives.
  */
 export function undeclaredFieldWarnings(
   item: RegistryItem,
@@ -409,7 +410,7 @@ function fieldDetail(field: FieldDefinition): string | undefined {
 const NAME_DETAIL =
   "the name is the component's `name`: `kiln add --name`, a preset component's `name`, or the render request's `name`";
 
-/** A value that starts with `[` or `{` is JSON text, as the specification reads it. */
+/** A value that starts with `[` or `{` is JSON text, as the template context reads it. */
 function looksLikeJson(value: string): boolean {
   const first = value.trimStart()[0];
   return first === "[" || first === "{";
@@ -468,7 +469,7 @@ function checkField(
  * fields and items that declare nothing are never checked.
  *
  * Returns the JSON texts it parsed, by text, so that the context reuses them instead of
- * parsing them again (a 10,000-host inventory's JSON: about 10 ms a parse, issue 14). Neither
+ * parsing them again (a 10,000-host inventory's JSON: about 10 ms a parse, measured). Neither
  * the validator nor the engine changes a parsed value.
  */
 export function validateInput(item: RegistryItem, input: RenderInput): Map<string, unknown> {

@@ -51,7 +51,7 @@ export const FIELD_FORMATS = [
 export type FieldFormat = (typeof FIELD_FORMATS)[number];
 
 /**
- * The automation tool profile: `cm`, the spec's names (`cm_host`, …,
+ * The automation tool profile: `cm`, the fixed names existing clients expect (`cm_host`, …,
  * `cm.cfg`), by default; `ansible`, the names the real tool reads (`ansible_host`, …,
  * `ansible.cfg`). Templates read it as `automation_profile`; an item maps paths per profile in
  * its metadata (`kiln.profilePaths`).

@@ -1,4 +1,4 @@
-// The service's request-parsing errors, worded as the spec fixes them (text/plain bodies, with
+// The service's request-parsing errors, in fixed words clients match (text/plain bodies, with
 // the status each carries): a body that is not JSON, of the wrong media type or too large, a
 // body of the wrong shape, a bad query string. Raised wherever a request is decoded - on the
 // thread that serves HTTP, or in a render worker that parses a large body - and answered as

@@ -340,8 +340,8 @@ export const RENDER_REQUEST = named(
       fields: Type.Optional(map(Type.String())),
       labels: Type.Optional(Type.Array(LABEL)),
       defaultNamespace: Type.Optional(Type.String()),
-      // kiln's own key (the spec ignores unknown keys, so clients that never send it get the
-      // spec's output): the automation tool profile, `cm` or `ansible`
+      // kiln's own key (a request's unknown keys are ignored, so clients that never send it get
+      // the output they always got, `cm`'s names): the automation tool profile, `cm` or `ansible`
       automationProfile: Type.Optional(
         Type.Enum(AUTOMATION_PROFILES, {
           description:

@@ -55,14 +55,14 @@ export interface RenderedForLock {
   /** The reference as typed. */
   reference: string;
   item: RegistryItem;
-  /** The item is a built-in (the spec's first rule matched). */
+  /** The item is a built-in: the reference's last segment named one (looked up first). */
   builtin: boolean;
   input: RenderInput;
   /** The rendered files with their paths from the project root, in the item's file order. */
   files: readonly PlannedFile[];
 }
 
-/** What the lock records of the item `reference` resolved to (`builtin`: the spec's first rule). */
+/** What the lock records of the item `reference` resolved to (`builtin`: it named a built-in). */
 export function itemRecord(reference: string, item: RegistryItem, builtin: boolean): ItemRecord {
   return {
     component: referenceOf(item),

@@ -1,5 +1,5 @@
-// Component reference → registry item, in the spec's order: built-in name (the part after the
-// last `/`), URL, existing local file, error.
+// Component reference → registry item, tried in this order, the first match winning: built-in
+// name (the part after the last `/`), URL, existing local file; anything else is an error.
 //
 // Local files are read only when they are regular files: the path is looked at with stat first,
 // so a device, FIFO or socket is never opened (opening some devices does something: /dev/ptmx

@@ -169,7 +169,7 @@ function loadMiniJinja(maxPages: number): MiniJinjaModule {
 /**
  * Four of the glue's functions, written for fewer slow calls: every value that crosses between
  * WASM and JavaScript (each context value, each filter argument and result) goes through them,
- * tens of thousands of times for a large inventory. Measured in a profile (issue 14), they
+ * tens of thousands of times for a large inventory. Measured in a profile, they
  * were the largest JavaScript costs of a render:
  * - `getDataViewMemory0` read `wasm.memory.buffer` (a call into the engine's C++ side) on
  *   every use to see whether the memory had grown; the glue's Uint8Array view already notices

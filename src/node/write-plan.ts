@@ -1,14 +1,14 @@
 // Planning a write of rendered files into the user's tree: every rule is checked for the whole
 // run before the first write (write-commit.ts then writes the plan, all or nothing).
 //
-// The plan: the spec's path
-//    rules and kiln's own (the core's planWrites: names that are no file, too long, in `.git`
-//    or `.hg`), an output folder that leads out of the project through a link, symbolic links
-//    that lead out of the target, `.git` or `.hg` in the real path, something in the way (a file
-//    where a folder is needed, a folder, FIFO, socket or device where a file goes), files other
-//    tools run as code (only with --allow-exec-paths). What is on the disk is looked up first (each destination,
-//    then the bytes of the files that exist), and the statuses (new, overwrite, unchanged)
-//    are computed from what was read, by the core's pure planStatuses.
+// The plan: the path rules (no absolute path, none that leads out of its target folder) and
+// kiln's own (the core's planWrites: names that are no file, too long, in `.git` or `.hg`), an
+// output folder that leads out of the project through a link, symbolic links that lead out of
+// the target, `.git` or `.hg` in the real path, something in the way (a file where a folder is
+// needed, a folder, FIFO, socket or device where a file goes), files other tools run as code
+// (only with --allow-exec-paths). What is on the disk is looked up first (each destination,
+// then the bytes of the files that exist), and the statuses (new, overwrite, unchanged) are
+// computed from what was read, by the core's pure planStatuses.
 import { lstatSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { KilnError } from "../core/errors.ts";
@@ -444,7 +444,7 @@ function readOriginals(
 
 /**
  * Checks every rule for every file of the run and returns the steps in order. Nothing is
- * written. Throws the first rule that fails, with the spec's message; the order is: each
+ * written. Throws the first rule that fails, with that rule's message; the order is: each
  * group's rendered paths (duplicates, absolute, `..`, names, `.git`, `.hg`), its output
  * folder, then each file on the disk (links, things in the way, `.git` or `.hg` in the real
  * path), then files other tools run as code (all of them in one message), then existing files

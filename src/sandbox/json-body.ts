@@ -1,7 +1,7 @@
-// Parsing a JSON request body: UTF-8 and JSON syntax, each failure a 400 with the spec's
-// text/plain message and serde's `line L column C`. Runs on the thread that serves HTTP for a
-// small body and in a render worker for a large one (src/sandbox/render-worker.ts), with the
-// same texts either way.
+// Parsing a JSON request body: UTF-8 and JSON syntax, each failure a 400 with the fixed
+// text/plain message clients match (`Failed to parse the request body as JSON: ...`) and
+// serde's `line L column C`. Runs on the thread that serves HTTP for a small body and in a
+// render worker for a large one (src/sandbox/render-worker.ts), with the same texts either way.
 import { isUtf8 } from "node:buffer";
 import { FrameworkError, MESSAGES } from "../core/wire-errors.ts";
 

@@ -183,8 +183,8 @@ async function drain(): Promise<void> {
  * waits, and the next request finds a ready engine (only its item's templates are compiled
  * again). Two kinds of growth stay otherwise: a big inventory grows the engine's WASM memory,
  * which never shrinks, by tens of MiB (below the recycle threshold); and under load V8 grows
- * the worker's heap (its young generation up to 16 MiB a semi-space) and keeps it. Measured
- * (issue 14): RSS after unique renders and a quiet period 191 MiB without this, 153 MiB with
+ * the worker's heap (its young generation up to 16 MiB a semi-space) and keeps it. Measured:
+ * RSS after unique renders and a quiet period 191 MiB without this, 153 MiB with
  * it (103 MiB at start). A worker that grew less than IDLE_GROWTH_BYTES keeps its engine and
  * its compiled templates.
  */

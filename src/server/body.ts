@@ -1,10 +1,11 @@
 // Reading a JSON request body: the content-type check (415) and a size cap (413), each answered
-// with the spec's text/plain message; its UTF-8 and JSON syntax (400) are checked where it is
-// parsed (src/sandbox/json-body.ts: here, or in a render worker for a large body).
+// with its fixed text/plain message (MESSAGES, src/core/wire-errors.ts); its UTF-8 and JSON
+// syntax (400) are checked where it is parsed (src/sandbox/json-body.ts: here, or in a render
+// worker for a large body).
 import type { IncomingMessage } from "node:http";
 import { FrameworkError, MESSAGES } from "../core/wire-errors.ts";
 
-/** The spec's body limit: 2 MiB. */
+/** The largest request body read by default: 2 MiB (a larger one is 413). */
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 /** `application/json` with or without parameters, or any `application/*+json`. */

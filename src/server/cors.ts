@@ -1,4 +1,4 @@
-// Cross-origin rules of the spec (all endpoints):
+// Cross-origin rules, the same for all endpoints:
 // - with no configured origins, any origin whose host is exactly `localhost`, `127.0.0.1` or
 //   `[::1]` is allowed, any scheme and port; `null`, `http://localhost.evil.com` are not;
 // - with configured origins, exactly those (whole-string match) and nothing else;

@@ -1,5 +1,9 @@
-// The endpoints: the spec's eight, and kiln's catalogue metadata (GET /api/registry/meta). Each takes the parsed request and returns a Reply; errors are thrown
-// (KilnError → JSON `{code, error}`, FrameworkError → text) and mapped in one place.
+// The endpoints: the eight that clients depend on (GET /api/health, /api/components,
+// /api/registry, /api/config, /api/presets, /api/presets/{name}, /api/registry/inspect; POST
+// /api/render) and two of kiln's own (GET /api/registry/meta, /api/openapi.json); kiln's third,
+// POST /api/lock/bases, is in lock-bases.ts. Each takes the parsed request and returns a Reply;
+// errors are thrown (KilnError → JSON `{code, error}`, FrameworkError → text) and mapped in one
+// place.
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LRUCache } from "lru-cache";
@@ -228,8 +232,9 @@ export const inspect: Handler = async (ctx, services) => {
 /**
  * GET /api/registry/meta: kiln's catalogue metadata of every built-in (stage, editors, what each
  * component is for the checks), for the dashboard; with `?ref=`, of one item, resolved as
- * inspect resolves it. Not in the spec: an addition, so the registry's own answers keep exactly
- * the spec's keys. A stranger's item is parsed in a worker, never on this thread.
+ * inspect resolves it. kiln's own route, so that GET /api/registry and /api/registry/inspect
+ * keep exactly the keys clients expect. A stranger's item is parsed in a worker, never on this
+ * thread.
  */
 export const registryMeta: Handler = async (ctx, services) => {
   if (!ctx.query.has("ref")) return registryMetaReply(services.catalogue.registry());

@@ -1,9 +1,9 @@
 // Error → HTTP, mapped once: a KilnError's kind gives the status and the `code` of the JSON
 // body `{code, error}`, plus `detail` (kiln's own key, after them) when the error has one: what
 // exactly was wrong and what to do, such as why an item is invalid or a fetch failed. Errors
-// without a detail answer exactly the spec's two keys. Request-parsing failures are "framework" errors and answer text/plain
-// with the spec's fixed messages (FrameworkError, src/core/wire-errors.ts, carries the exact
-// reply).
+// without a detail answer exactly the two keys clients expect. Request-parsing failures are
+// "framework" errors and answer text/plain with fixed messages that clients match byte for byte
+// (FrameworkError, src/core/wire-errors.ts, carries the exact reply).
 import { type ErrorKind, isKilnError } from "../core/errors.ts";
 import { FrameworkError } from "../core/wire-errors.ts";
 import { json, type Reply, text } from "./reply.ts";
@@ -14,8 +14,8 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   not_initialized: 404,
   already_exists: 409,
   internal: 500,
-  // kiln's own (not in the spec): heavy requests past their bound on work under way
-  // (heavy-bodies.ts), lock bases that waited too long for a worker
+  // kiln's own, added to the five kinds clients know: heavy requests past their bound on work
+  // under way (heavy-bodies.ts), lock bases that waited too long for a worker
   overloaded: 503,
 };
 

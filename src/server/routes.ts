@@ -1,7 +1,9 @@
-// The route table: the spec's eight routes and kiln's /api/registry/meta, /api/openapi.json and
-// /api/lock/bases, matched on the raw
-// path. GET routes also answer HEAD; another method on a known path is 405 with `allow`; an
-// unknown path is 404 with an empty body.
+// The route table: eleven routes, the eight that clients depend on (GET /api/health,
+// /api/components, /api/registry, /api/config, /api/presets, /api/presets/{name},
+// /api/registry/inspect; POST /api/render) and kiln's own three (GET /api/registry/meta,
+// /api/openapi.json; POST /api/lock/bases), matched on the raw path. GET routes also answer
+// HEAD; another method on a known path is 405 with `allow`; an unknown path is 404 with an
+// empty body.
 
 import type { Handler } from "./handlers.ts";
 import * as handlers from "./handlers.ts";

@@ -1,7 +1,7 @@
-// The HTTP service. Built on node:http directly: eight routes, exact status lines, header
-// names and text bodies are the whole requirement, and a framework would add its own defaults
-// (headers, error bodies, body parsing) that we would then have to undo. The pieces live in
-// their own modules: routes, cors, host-guard, body, errors, render-pool.
+// The HTTP service. Built on node:http directly: eleven routes (routes.ts), exact status lines,
+// header names and text bodies are the whole requirement, and a framework would add its own
+// defaults (headers, error bodies, body parsing) that we would then have to undo. The pieces
+// live in their own modules: routes, cors, host-guard, body, http-errors, render-pool.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -20,7 +20,7 @@ export type FieldView = RegistryItemView["fields"][number];
 /** POST /api/render's body, as the dashboard holds it (labels as a map). */
 export interface RenderRequest extends PresetComponent {
   defaultNamespace: string;
-  /** The project's automation tool profile; sent only when it is not the spec's `cm`. */
+  /** The project's automation tool profile; sent only when it is not the default `cm`. */
   automationProfile?: AutomationProfile | undefined;
 }
 

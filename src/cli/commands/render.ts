@@ -40,8 +40,8 @@ and values, so --name, --set, --label and the shortcut options are for component
 
 /**
  * Is `reference` a preset (rather than a component)? --preset says so; otherwise a built-in
- * component comes first (the spec's first rule for references), then a built-in template name,
- * then a file or URL whose name ends in `.preset.json`.
+ * component comes first (any reference's last segment is first looked up as a built-in name),
+ * then a built-in template name, then a file or URL whose name ends in `.preset.json`.
  */
 export function isPresetReference(reference: string, forced: boolean): boolean {
   if (forced) return true;

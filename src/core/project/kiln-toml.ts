@@ -32,7 +32,7 @@ export function serializeProjectConfig(config: ProjectConfig): string {
       name: config.name,
       default_namespace: config.defaultNamespace,
       output_dir: config.outputDir,
-      // only when set, so a project on the spec's names has the spec's three keys
+      // only when not `cm`, so a project on the default names has just the three keys above
       ...(profile === DEFAULT_AUTOMATION_PROFILE ? {} : { automation_profile: profile }),
     },
   }).replace(/\n*$/, "\n");

@@ -264,7 +264,7 @@ export function urlForLock(url: string): string {
   return url.replace(/^(https?:\/\/)[^/?#@]*@/i, "$1");
 }
 
-/** What `reference` resolved to, as the lock records it (`isBuiltin`: the spec's first rule). */
+/** What `reference` resolved to, as the lock records it (`isBuiltin`: it named a built-in). */
 export function lockSource(reference: string, isBuiltin: boolean, kilnVersion: string): LockSource {
   if (isBuiltin) return { type: "builtin", kiln: kilnVersion };
   if (/^https?:\/\//.test(reference)) return { type: "url", url: urlForLock(reference) };
