@@ -1,5 +1,5 @@
-// Fetching registry items and presets from URLs, with the limits of decisions section 4: http
-// and https only, at most 5 redirects, one overall deadline, a cap on the body size. A caller
+// Fetching registry items and presets from URLs, with these limits: http and https only, at
+// most 5 redirects, one overall deadline (10 s), a cap on the body size (10 MiB). A caller
 // may add its own stop (the client that asked has gone) and a check of every address the
 // fetch goes to, redirects included (the service refuses to fetch itself).
 import { errorMessage, KilnError } from "../core/errors.ts";
@@ -43,8 +43,8 @@ export function isUrl(reference: string): boolean {
 export class FetchFailure extends Error {}
 
 /**
- * A reference that is a URL kiln could not fetch (a registry item, a preset): the message the
- * spec fixes, `failed to fetch <what> from <url>`, and why as the detail. Anything that is not
+ * A reference that is a URL kiln could not fetch (a registry item, a preset): the fixed message
+ * clients match, `failed to fetch <what> from <url>`, and why as the detail. Anything that is not
  * a FetchFailure is not a fetch's failure and is returned as it is.
  */
 export function fetchFailed(
