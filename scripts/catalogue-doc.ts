@@ -19,7 +19,7 @@ const cell = (text: string | null): string =>
   text === null || text === "" ? "" : text.replaceAll("|", "\\|").replaceAll("\n", " ");
 const code = (text: string | null): string => (text === null ? "" : `\`${cell(text)}\``);
 
-/** What the tables cannot say: how values are written, and choices where the spec is silent. */
+/** What the tables cannot say: how values are written, and the choices kiln makes on its own. */
 const NOTES = `
 ## How values are written
 
@@ -59,7 +59,7 @@ nothing is written. They take the field's name for the message, as in
 
 The rules per format and the refusal mechanism: [security.md](security.md#values-in-built-in-templates).
 
-Choices where the specification is silent:
+Choices kiln makes on its own (no fixed rule covers them):
 
 - \`replicas\`, \`port\` and \`count\` are written as typed when they are whole numbers, and
   refused otherwise (before rendering, by their declared format; the template's \`integer\`
