@@ -32,8 +32,8 @@ import {
   progressBuffer,
   type WorkerData,
   type WorkerReady,
-  type WorkerShrunk,
   type WorkerReply,
+  type WorkerShrunk,
 } from "./render-protocol.ts";
 import { workerEntry } from "./worker-entry.ts";
 import { WorkerSlot } from "./worker-slot.ts";

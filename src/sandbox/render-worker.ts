@@ -27,8 +27,8 @@ import {
   PROGRESS_STARTED_LOW,
   type WorkerData,
   type WorkerReply,
-  type WorkerShrunk,
   type WorkerRequest,
+  type WorkerShrunk,
 } from "./render-protocol.ts";
 
 const data = workerData as WorkerData;
