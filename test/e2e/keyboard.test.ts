@@ -128,6 +128,9 @@ describe("the main flow by keyboard alone", { skip: skipBrowser }, () => {
     assert.equal(item.testId, "item-k8s/service", "Tab went into the dialog, not behind it");
     await page.keyboard.press("Enter");
     await page.waitForSelector('[data-testid="new-name"]');
+    await page.waitForFunction(
+      () => document.activeElement?.getAttribute("data-testid") === "new-name",
+    );
     assert.equal((await focused(page)).testId, "new-name", "the name field has the focus");
     await page.keyboard.press("ControlOrMeta+A");
     await page.keyboard.type("admin");
@@ -137,6 +140,11 @@ describe("the main flow by keyboard alone", { skip: skipBrowser }, () => {
     await page.keyboard.press("Control+Enter");
     await page.waitForSelector('[data-testid="add-dialog"]', { state: "detached" });
     await page.waitForSelector('[data-testid="component-item"][data-name="admin"]');
+    // the dialog gives the focus back once it has gone (on its next frame): wait for that, with
+    // the page's own time-out as the fail-safe, rather than look at the moment it detaches
+    await page.waitForFunction(
+      () => document.activeElement?.getAttribute("data-testid") === "add-deploy",
+    );
     assert.equal((await focused(page)).testId, "add-deploy", "the focus is back where it was");
 
     // the architecture: zoom with the keys of the focused canvas, open a node with Enter
