@@ -301,3 +301,27 @@ export const FIFO_PROBE_SKIP =
   process.platform === "linux" && existsSync("/proc/self/wchan")
     ? false
     : "the FIFO probe reads /proc/<pid>/wchan (Linux)";
+
+/**
+ * A preset of one component from a local item file (`items/evil.json`) that writes `paths`,
+ * each holding "x\n", with the preset's project settings (`outputDir`, ...); its file name. The
+ * item renders in the sandbox's worker, as a stranger's does.
+ */
+export function presetOf(
+  dir: string,
+  paths: string[],
+  projectSettings?: Record<string, string>,
+  presetFile = "run.preset.json",
+): string {
+  itemFile(
+    dir,
+    "items/evil.json",
+    paths.map((path) => ({ path, template: "x\n" })),
+  );
+  writeJson(dir, presetFile, {
+    name: presetFile.replace(/\.preset\.json$/, ""),
+    ...(projectSettings ? { project: projectSettings } : {}),
+    components: [{ reference: "items/evil.json", name: "c" }],
+  });
+  return presetFile;
+}

@@ -27,6 +27,7 @@ import {
   ensureBuilt,
   itemFile,
   kiln,
+  presetOf,
   project,
   type Run,
   tempDir,
@@ -584,23 +585,9 @@ describe("kiln's own files: no item, preset or --into writes them", () => {
     assert.deepEqual(snapshot(dir), before, "nothing was written");
   }
 
-  function presetWith(dir: string, paths: string[], projectSettings?: Record<string, string>) {
-    itemFile(
-      dir,
-      "items/evil.json",
-      paths.map((path) => ({ path, template: "x\n" })),
-    );
-    writeJson(dir, "evil.preset.json", {
-      name: "evil",
-      ...(projectSettings ? { project: projectSettings } : {}),
-      components: [{ reference: "items/evil.json", name: "c" }],
-    });
-    return "evil.preset.json";
-  }
-
   it("apply --into deploy of a preset with a journal (the old way to plant one)", () => {
     const dir = tempDir();
-    const preset = presetWith(dir, ["ok.yaml", JOURNAL]);
+    const preset = presetOf(dir, ["ok.yaml", JOURNAL], undefined, "evil.preset.json");
     refused(dir, ["apply", preset, "--into", "deploy"], own(JOURNAL, JOURNAL, JOURNAL));
     refused(dir, ["apply", preset, "--into", "deploy", "--force"], own(JOURNAL, JOURNAL, JOURNAL));
   });
@@ -624,17 +611,17 @@ describe("kiln's own files: no item, preset or --into writes them", () => {
     const dir = tempDir();
     refused(
       dir,
-      ["setup", presetWith(dir, ["kiln.lock"], { outputDir: "." }), "--force"],
+      ["setup", presetOf(dir, ["kiln.lock"], { outputDir: "." }, "evil.preset.json"), "--force"],
       own("kiln.lock", "kiln.lock", "kiln.lock"),
     );
     refused(
       dir,
-      ["setup", presetWith(dir, ["a.yaml"], { outputDir: "deploy/kiln.toml" })],
+      ["setup", presetOf(dir, ["a.yaml"], { outputDir: "deploy/kiln.toml" }, "evil.preset.json")],
       `refusing to write into \`deploy/kiln.toml\` - \`kiln.toml\` is a file kiln keeps for itself (kiln.toml); an item or preset cannot write it`,
     );
     refused(
       dir,
-      ["apply", presetWith(dir, ["a.yaml"]), "--into", "kiln.lock"],
+      ["apply", presetOf(dir, ["a.yaml"], undefined, "evil.preset.json"), "--into", "kiln.lock"],
       "refusing to write into `kiln.lock` - `kiln.lock` is a file kiln keeps for itself (kiln.lock); an item or preset cannot write it",
     );
   });

@@ -24,6 +24,7 @@ import {
   cleanUp,
   ensureBuilt,
   itemFile,
+  presetOf,
   project,
   type Run,
   tempDir,
@@ -67,21 +68,6 @@ function kiln(args: string[], cwd: string): Run {
   });
   if (result.error) assert.fail(`kiln ${args.join(" ")} did not finish: ${result.error.message}`);
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** A preset of one local item writing `paths` (each file holds `x`). */
-function presetOf(dir: string, paths: string[], projectSettings?: Record<string, string>): string {
-  itemFile(
-    dir,
-    "items/evil.json",
-    paths.map((path) => ({ path, template: "x\n" })),
-  );
-  writeJson(dir, "run.preset.json", {
-    name: "run",
-    ...(projectSettings ? { project: projectSettings } : {}),
-    components: [{ reference: "items/evil.json", name: "c" }],
-  });
-  return "run.preset.json";
 }
 
 /** A git repository's folder as `git init` leaves it, with a config worth protecting. */
