@@ -141,7 +141,13 @@ describe("1. never inside .git", () => {
     for (const [index, outputDir] of spellings.entries()) {
       const dir = tempDir();
       withGitFolder(dir);
-      const preset = presetOf(dir, ["config"], { outputDir });
+      // a built-in component: what is refused is the output folder, whatever writes into it
+      // (and a built-in renders in kiln's own thread, without a worker to start)
+      const preset = writeJson(dir, "builtin.preset.json", {
+        name: "builtin",
+        project: { outputDir },
+        components: [{ reference: "k8s/service", name: "config" }],
+      });
       refused(dir, ["setup", preset, "--force", "--allow-exec-paths"], NEVER_GIT);
       if (index === 0) refused(dir, ["setup", preset, "--force"], NEVER_GIT);
     }

@@ -138,11 +138,19 @@ export function ansibleHostVars(file: string, host: string): Record<string, unkn
  * `playbook` is relative to `dir`. Returns the output; throws with it when the check fails.
  */
 export function ansibleSyntaxCheck(dir: string, playbook: string): AnsibleRun {
+  return ansibleSyntaxCheckAll(dir, [playbook]);
+}
+
+/**
+ * `ansibleSyntaxCheck` of several playbooks in one run of the tool (it checks each it is given
+ * and fails when any fails, naming it): one start of the tool instead of one a playbook.
+ */
+export function ansibleSyntaxCheckAll(dir: string, playbooks: readonly string[]): AnsibleRun {
   const root = resolve(dir);
   const config = join(root, "cm.cfg");
   return run(
     "ansible-playbook",
-    ["--syntax-check", playbook],
+    ["--syntax-check", ...playbooks],
     root,
     existsSync(config) ? config : undefined,
   );
