@@ -5,7 +5,7 @@
 // the tools.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -73,5 +73,59 @@ describe("the test summary names the real-tool tests skipped for a missing tool"
   it("not when the tools are there", { skip: toolsHereSkip() }, () => {
     const lines = runTests({});
     assert.ok(!lines.some((line) => line.includes("skipped:")), lines.join("\n"));
+  });
+});
+
+describe("npm test's static checks run beside the test files and fail the run like a test", () => {
+  /** A folder whose package.json has the given typecheck and deadcode scripts, and one test. */
+  function projectWithChecks(typecheck: string, deadcode: string): string {
+    const folder = mkdtempSync(join(tmpdir(), "kiln-static-checks-"));
+    writeFileSync(
+      join(folder, "package.json"),
+      JSON.stringify({ name: "stand-in", scripts: { typecheck, deadcode } }),
+    );
+    symlinkSync(join(REPO, "node_modules"), join(folder, "node_modules"));
+    writeFileSync(
+      join(folder, "passes.test.mjs"),
+      'import { test } from "node:test";\ntest("passes", () => {});\n',
+    );
+    return folder;
+  }
+
+  function runWithChecks(folder: string) {
+    return spawnSync(
+      process.execPath,
+      [join(REPO, "scripts/run-tests.mjs"), "--with-static-checks", "passes.test.mjs"],
+      { cwd: folder, encoding: "utf8", env: { ...process.env, KILN_TEST_NO_BUILD: "1" } },
+    );
+  }
+
+  it("a failing check fails the run, and its output is printed after the tests", () => {
+    const folder = projectWithChecks("echo src/a.ts: error TS2322 && exit 2", "echo ok");
+    try {
+      const result = runWithChecks(folder);
+      assert.equal(result.status, 1, result.stdout + result.stderr);
+      const lines = result.stdout.split("\n");
+      const error = lines.indexOf("src/a.ts: error TS2322");
+      assert.ok(error > lines.findIndex((line) => line.includes("test file in")), result.stdout);
+      assert.match(
+        result.stdout,
+        /npm run typecheck: FAILED \(exit 2\) in [\d.]+ s, beside the tests/,
+      );
+      assert.match(result.stdout, /npm run deadcode: passed in [\d.]+ s, beside the tests/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("passing checks and tests pass the run", () => {
+    const folder = projectWithChecks("true", "true");
+    try {
+      const result = runWithChecks(folder);
+      assert.equal(result.status, 0, result.stdout + result.stderr);
+      assert.match(result.stdout, /npm run typecheck: passed in [\d.]+ s, beside the tests/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
