@@ -304,28 +304,32 @@ describe("queued renders", () => {
   test("a render that waited longer than the queue deadline is dropped with a clear error", async () => {
     const service = await startFixtureServer({
       render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 3_000, queueTimeoutMs: 300 },
+      // closing stops the slow render at once instead of letting it spin to its deadline
+      timeouts: { shutdownGraceMs: 50 },
     });
+    const slow = itemFile("slow", slowTemplate);
+    const blocking = postJson(service.url, { reference: slow, name: "x" }).catch(() => {});
     try {
-      const slow = itemFile("slow", slowTemplate);
-      const blocking = postJson(service.url, { reference: slow, name: "x" });
       await new Promise((resolve) => setTimeout(resolve, 100));
       const waiting = await postJson(service.url, { reference: "test/echo", name: "y" });
       assert.equal(waiting.status, 500);
       // dropped by the queue's deadline (300 ms), long before the render's own (3 s)
       assert.match(waiting.body, /the service is busy: the render waited 300 ms for a worker/);
-      await blocking;
     } finally {
       await service.close();
+      await blocking;
     }
   });
 
   test("a queued render is dropped when its client disconnects", async () => {
     const service = await startFixtureServer({
       render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 3_000 },
+      // closing stops the slow render at once instead of letting it spin to its deadline
+      timeouts: { shutdownGraceMs: 50 },
     });
+    const slow = itemFile("slow2", slowTemplate);
+    const blocking = postJson(service.url, { reference: slow, name: "x" }).catch(() => {});
     try {
-      const slow = itemFile("slow2", slowTemplate);
-      const blocking = postJson(service.url, { reference: slow, name: "x" });
       await new Promise((resolve) => setTimeout(resolve, 100));
       const url = new URL(service.url);
       const gone = httpRequest({
@@ -343,9 +347,9 @@ describe("queued renders", () => {
       gone.destroy();
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(service.pool.stats().queued, 0, "the job left the queue with its client");
-      await blocking;
     } finally {
       await service.close();
+      await blocking;
     }
   });
 

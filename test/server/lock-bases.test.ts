@@ -207,6 +207,8 @@ describe("POST /api/lock/bases in the render pool's words", () => {
       port: 0,
       log: () => {},
       render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 2_000, queueTimeoutMs: 300 },
+      // closing stops the slow render at once instead of letting it spin to its deadline
+      timeouts: { shutdownGraceMs: 50 },
     });
     const postTo = (server: RunningServer, body: string) =>
       raw(server.url, {
@@ -215,13 +217,14 @@ describe("POST /api/lock/bases in the render pool's words", () => {
         headers: { "content-type": "application/json" },
         body,
       });
+    let blocking: Promise<unknown> = Promise.resolve();
     try {
-      const blocking = raw(pooled.url, {
+      blocking = raw(pooled.url, {
         method: "POST",
         path: "/api/render",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ reference: slow, name: "x" }),
-      });
+      }).catch(() => {});
       await until(() => pooled.pool.stats().heavy > 0);
       const waited = await postTo(pooled, JSON.stringify({ contents: ["a: 1\n"] }));
       assert.equal(waited.status, 503, waited.body);
@@ -230,9 +233,9 @@ describe("POST /api/lock/bases in the render pool's words", () => {
         error:
           "the service is busy: the texts waited 300 ms for a worker and were dropped - try again in a moment",
       });
-      await blocking;
     } finally {
       await pooled.close();
+      await blocking;
       rmSync(folder, { recursive: true, force: true });
     }
     // a deadline shorter than the compression of 10,000 texts
