@@ -183,6 +183,21 @@ describe("kiln update --profile", () => {
     assert.deepEqual(tree(dir), before);
   });
 
+  it("an untouched file whose name changes is moved: written at its new name, its old one removed", () => {
+    const dir = tempDir();
+    assert.equal(kiln(["setup", "multi-tier-platform"], dir).status, 0);
+    const config = read(dir, "infra/cm.cfg");
+    const run = kiln(["update", "--profile", "ansible"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^moved {5}infra\/cm\.cfg -> infra\/ansible\.cfg$/m);
+    assert.equal(read(dir, "infra/ansible.cfg"), config);
+    assert.equal(existsSync(join(dir, "infra", "cm.cfg")), false);
+    // kiln.toml had no automation_profile key: it gets one, after the others
+    assert.ok(
+      read(dir, "kiln.toml").endsWith('output_dir = "infra"\nautomation_profile = "ansible"\n'),
+    );
+  });
+
   it("takes no component names, and only a profile kiln knows", () => {
     const dir = editedPlatform();
     const named = kiln(["update", "platform", "--profile", "ansible"], dir);

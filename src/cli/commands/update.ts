@@ -372,7 +372,11 @@ function report(output: Output, updates: ComponentUpdate[], resolution: Conflict
   const counts = new Map<string, number>();
   for (const update of updates) {
     for (const outcome of update.outcomes) {
-      const word = WORDS[outcome.action];
+      // a file that only changes its name (cm.cfg -> ansible.cfg) is moved, not unchanged
+      const word =
+        outcome.action === "unchanged" && outcome.from !== undefined
+          ? "moved"
+          : WORDS[outcome.action];
       counts.set(word, (counts.get(word) ?? 0) + 1);
       const colour =
         outcome.action === "conflict"
