@@ -71,6 +71,8 @@ export function withAutomationProfile(text: string, profile: AutomationProfile):
     const table = parse(text) as Record<string, unknown>;
     const project = (table.project ?? {}) as Record<string, unknown>;
     rewritten = patch(text, { ...table, project: { ...project, automation_profile: profile } });
+    // a file that ended its last line (or was empty) still does
+    if ((text === "" || text.endsWith("\n")) && !rewritten.endsWith("\n")) rewritten += "\n";
   } catch (error) {
     throw profileRewriteError(profile, errorMessage(error));
   }
