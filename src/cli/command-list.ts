@@ -13,6 +13,7 @@ import {
   DEFAULT_RENDER_FUEL,
 } from "../core/service-settings.ts";
 import { FIELD_SHORTCUTS, shortcutMax } from "../core/shortcuts.ts";
+import { AUTOMATION_PROFILES } from "../core/vocabulary.ts";
 import type { CommandDecl, Completion, OptionDecl } from "./options.ts";
 
 const COMPONENTS: Completion = { builtins: ["components"], paths: "json" };
@@ -224,6 +225,14 @@ export const UPDATE: CommandDecl = {
     SET,
     LABEL,
     ...shortcutOptions("the recorded namespace"),
+    {
+      name: "profile",
+      type: "string",
+      value: "<profile>",
+      description:
+        "render every component under this automation tool profile (cm, ansible): files renamed, edits kept, kiln.toml and kiln.lock record it",
+      complete: { words: AUTOMATION_PROFILES },
+    },
     {
       name: "conflicts",
       type: "string",

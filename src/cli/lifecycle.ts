@@ -22,6 +22,7 @@ import type { Lock, LockedComponent } from "../core/project/lock-format.ts";
 import type { ConflictResolution } from "../core/project/merge.ts";
 import { type ComponentRender, renderCollectingErrors } from "../core/project/render-components.ts";
 import { versionControlFolderOf, versionControlSegmentIn } from "../core/sensitive-paths.ts";
+import type { AutomationProfile } from "../core/vocabulary.ts";
 import { lockEntry, readLock, recordedBase } from "../node/lock-on-disk.ts";
 import { isFolderInsideProject, readProject } from "../node/project-config.ts";
 import { ProjectFiles } from "../node/project-files.ts";
@@ -79,6 +80,8 @@ export interface Changes {
   name?: string | undefined;
   fields: Record<string, string>;
   labels: Record<string, string>;
+  /** The automation tool profile every component is rendered with (update --profile). */
+  automationProfile?: AutomationProfile | undefined;
 }
 
 /** The render input of a recorded component, with `changes` on top. */
@@ -88,7 +91,7 @@ export function recordedInput(entry: LockedComponent, changes?: Changes): Render
     fields: { ...entry.fields, ...changes?.fields },
     labels: { ...entry.labels, ...changes?.labels },
     defaultNamespace: entry.namespace,
-    automationProfile: entry.automationProfile,
+    automationProfile: changes?.automationProfile ?? entry.automationProfile,
   };
 }
 

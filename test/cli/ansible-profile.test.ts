@@ -4,7 +4,8 @@
 // ping`, run from the output folder with no environment variable pointing anywhere, really
 // connects: to Debian's openssh-server on 127.0.0.1 and a non-default port, as a generated user
 // with a generated key. Under the spec's default profile the same files steer nothing: the
-// tool reads neither cm.cfg nor the cm_ variables.
+// tool reads neither cm.cfg nor the cm_ variables, until `kiln update --profile ansible`
+// switches the project.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
@@ -114,6 +115,26 @@ describe("the automation tool profile", { skip }, () => {
     const direct = ansible(["-i", "lab-inventory.ini", "box", "-m", "ping"], folder);
     assert.notEqual(direct.status, 0);
     assert.match(`${direct.stdout}${direct.stderr}`, /UNREACHABLE|Could not resolve hostname box/);
+  });
+
+  it("a project set up under the default profile, switched with `kiln update --profile ansible`, connects with `ansible all -m ping`", () => {
+    const dir = tempDir();
+    writeJson(dir, "ping.preset.json", preset(undefined, server));
+    const setup = kiln(["setup", "./ping.preset.json"], dir);
+    assert.equal(setup.status, 0, setup.stderr);
+    const folder = join(dir, "infra");
+    // the user's own line in the tool's config moves with it
+    appendFileSync(join(folder, "cm.cfg"), "timeout = 30\n");
+    const update = kiln(["update", "--profile", "ansible"], dir);
+    assert.equal(update.status, 0, update.stderr);
+    assert.equal(
+      readFileSync(join(folder, "ansible.cfg"), "utf8"),
+      "[defaults]\ninventory = lab-inventory.ini\nroles_path = roles\ntimeout = 30\n",
+    );
+    assert.match(readFileSync(join(dir, "kiln.toml"), "utf8"), /^automation_profile = "ansible"$/m);
+    const ping = ansible(["all", "-m", "ping"], folder);
+    assert.equal(ping.status, 0, `${ping.stdout}\n${ping.stderr}`);
+    assert.match(ping.stdout, /box \| SUCCESS/);
   });
 
   it("kiln add reads the profile from kiln.toml, and refuses one it does not know", () => {

@@ -8,7 +8,12 @@ import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
 import { layoutProject } from "../../core/project/layout.ts";
 import { setupLock } from "../../core/project/lock-entry.ts";
 import { serializeLock } from "../../core/project/lock-format.ts";
-import { presetConfig, presetRenderSettings } from "../../core/project/preset-manifest.ts";
+import {
+  presetAutomationProfile,
+  presetConfig,
+  presetRenderSettings,
+} from "../../core/project/preset-manifest.ts";
+import { defaultProfileHint } from "../../core/project/profile-switch.ts";
 import { loadPreset } from "../../node/builtin-presets.ts";
 import { NODE_LOCK_CODEC } from "../../node/lock-compression.ts";
 import { itemRecord } from "../../node/lock-on-disk.ts";
@@ -113,5 +118,10 @@ export async function run(argv: string[], output: Output): Promise<number> {
   output.line(
     `set up ${presetLabel(preset, reference)}: ${plural(files.length, "file")} in ${outputDir}/ and ${PROJECT_FILE} - next: review the files, then \`kiln add <reference> --name <name>\` to add more`,
   );
+  const hint = defaultProfileHint(
+    presetAutomationProfile(preset),
+    components.map(({ output }) => output.item),
+  );
+  if (hint !== undefined) output.line(hint);
   return 0;
 }

@@ -1,7 +1,9 @@
 // kiln status: what happened to the vendored files since kiln wrote them - per component and
 // file, the file on disk against kiln.lock (unchanged, modified, missing, conflicted) and the
 // newest item rendered with the recorded values against what kiln wrote (changed upstream);
-// then the files in the output folder that no component owns, and the URLs it fetched. Writes
+// then the files in the output folder that no component owns, and the URLs it fetched; and,
+// when kiln.toml's automation profile is not the one the files were rendered with, the command
+// that switches them. Writes
 // nothing; exits 0, or 1 after the report when a path breaks the rules of a write (`refused`:
 // never read or hashed, see project-files.ts).
 
@@ -15,6 +17,12 @@ import {
   pairFiles,
 } from "../../core/project/file-outcomes.ts";
 import type { LockedComponent } from "../../core/project/lock-format.ts";
+import {
+  type ProfileDisagreement,
+  profileDisagreement,
+  profileDisagreementLine,
+  switchCommand,
+} from "../../core/project/profile-switch.ts";
 import { sha256Hex } from "../../node/lock-compression.ts";
 import { ProjectFiles, type Refusal, refusedPathsError } from "../../node/project-files.ts";
 import { flag } from "../args.ts";
@@ -38,7 +46,8 @@ export function help(): string {
 wrote (unchanged, modified, missing, conflicted: markers from \`kiln update --conflicts=markers\`
 not yet resolved) and renders the newest item (this kiln's built-ins, the URL, the file) with
 the recorded values to see whether it changed upstream. Lists the files in the output folder
-that no component owns, and each URL it fetched (each once; at most ${RUN_FETCH_LIMITS.maxUrls}, ${RUN_FETCH_LIMITS.concurrency} at a time,
+that no component owns, says when the automation_profile of kiln.toml is not the profile the
+files were rendered with (and that \`kiln update --profile <profile>\` switches them), and each URL it fetched (each once; at most ${RUN_FETCH_LIMITS.maxUrls}, ${RUN_FETCH_LIMITS.concurrency} at a time,
 ${RUN_FETCH_LIMITS.deadlineMs / 1000} s in all). A path that breaks the rules of a write (outside the project, through a link that
 leads out, in .git, not a regular file, over ${MAX_VENDORED_FILE_BYTES / 1024 / 1024} MiB) is never read: it is listed as refused, and the
 command exits 1 after the report. Writes nothing; exits 0 otherwise.`,
@@ -151,16 +160,33 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const unowned = filesBelow(cwd, project.config.outputDir).filter(
     (path) => !owned.has(path) && path !== LOCK_FILE && path !== "kiln.toml",
   );
+  const profile = profileDisagreement(project.config, project.lock);
   if (flag(parsed, "json")) {
-    // `urls` only when the lock names any, as in `kiln diff` and `kiln check`
-    const answer = urls.length === 0 ? { components, unowned } : { components, unowned, urls };
+    // `urls` only when the lock names any, as in `kiln diff` and `kiln check`; `profile` only
+    // when kiln.toml and kiln.lock disagree
+    const answer = {
+      components,
+      unowned,
+      ...(urls.length === 0 ? {} : { urls }),
+      ...(profile === undefined ? {} : { profile: profileJson(profile) }),
+    };
     output.line(JSON.stringify(answer, null, 2));
   } else {
     report(output, components, unowned, urls);
+    if (profile !== undefined) output.line(output.out.yellow(profileDisagreementLine(profile)));
   }
   const refused = components.flatMap((component) => component.refused);
   if (refused.length > 0) throw refusedPathsError(refused);
   return 0;
+}
+
+/** A disagreement as `--json` gives it: both sides and the command that switches. */
+function profileJson(profile: ProfileDisagreement) {
+  return {
+    project: profile.project,
+    lock: profile.lock,
+    command: switchCommand(profile.project),
+  };
 }
 
 function report(

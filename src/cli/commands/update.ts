@@ -4,9 +4,13 @@
 // and each file merged three ways (src/core/project/file-outcomes.ts): base = what kiln wrote last
 // time (kept in kiln.lock), ours = the file on disk, theirs = the new render. Files and lock are
 // written in one all-or-nothing run; a conflict stops the run before anything is written,
-// unless --conflicts=markers or --ours/--theirs says how to settle it.
+// unless --conflicts=markers or --ours/--theirs says how to settle it. --profile renders every
+// component under another automation tool profile and records it in kiln.toml too, in the
+// same write.
 
-import { LOCK_FILE } from "../../core/config.ts";
+import { join } from "node:path";
+import { LOCK_FILE, PROJECT_FILE } from "../../core/config.ts";
+import { isAutomationProfile } from "../../core/context.ts";
 import { KilnError } from "../../core/errors.ts";
 import { MAX_EDIT_LINES } from "../../core/line-diff.ts";
 import { checkPlannedPaths } from "../../core/plan.ts";
@@ -14,7 +18,10 @@ import { plural } from "../../core/plural.ts";
 import type { FileOutcome } from "../../core/project/file-outcomes.ts";
 import { type Lock, serializeLock } from "../../core/project/lock-format.ts";
 import type { ConflictResolution } from "../../core/project/merge.ts";
+import { withAutomationProfile } from "../../core/project/profile-switch.ts";
+import type { AutomationProfile } from "../../core/vocabulary.ts";
 import { refusedPathsError } from "../../node/project-files.ts";
+import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "../../node/read-regular-file.ts";
 import { commit } from "../../node/write-commit.ts";
 import { planRemovals, planRun, type WriteGroup } from "../../node/write-plan.ts";
 import { flag, type Parsed, stringOption, UsageError } from "../args.ts";
@@ -47,9 +54,14 @@ records the files as conflicted until you resolve them; --ours or --theirs takes
 each conflicting region. A file too different to merge line by line (more than ${MAX_EDIT_LINES} lines
 inserted and deleted on a side), or whose base in ${LOCK_FILE} cannot be used, stops the run;
 --ours or --theirs then takes that side for the whole file. Files and ${LOCK_FILE} are written
-all or nothing.`,
+all or nothing.
+
+--profile ansible (or cm) switches the project's automation tool profile: every component is
+rendered again under it, files whose names change move (cm.cfg -> ansible.cfg) with your edits,
+and ${LOCK_FILE} and the automation_profile key of ${PROJECT_FILE} record it, in the same write.`,
     examples: [
       "kiln update",
+      "kiln update --profile ansible",
       "kiln update api --image ghcr.io/acme/api:1.5",
       "kiln update api --conflicts=markers",
       "kiln update --theirs",
@@ -99,6 +111,35 @@ function changesOf(parsed: Parsed, names: readonly string[]): Changes | undefine
     throw new UsageError("--name renames one component: name just that one");
   }
   return changes;
+}
+
+/**
+ * The profile --profile switches to. The profile is the project's: every component is rendered
+ * under it, so the option takes no component names.
+ */
+function profileOf(parsed: Parsed, names: readonly string[]): AutomationProfile | undefined {
+  const profile = stringOption(parsed, "profile");
+  if (profile === undefined) return undefined;
+  if (!isAutomationProfile(profile)) {
+    throw new UsageError(`--profile must be \`cm\` or \`ansible\`, got \`${profile}\``);
+  }
+  if (names.length > 0) {
+    throw new UsageError(
+      `--profile switches every component of the project: run it without component names, e.g. kiln update --profile ${profile}`,
+    );
+  }
+  return profile;
+}
+
+/**
+ * kiln.toml after a switch to `profile`, only its automation_profile key rewritten; undefined
+ * when it names that profile already.
+ */
+function projectFileFor(cwd: string, profile: AutomationProfile): string | undefined {
+  const text = readRegularFile(join(cwd, PROJECT_FILE), PROJECT_FILE, MAX_PROJECT_FILE_BYTES);
+  if (text === undefined) return undefined;
+  const rewritten = withAutomationProfile(text, profile);
+  return rewritten === text ? undefined : rewritten;
 }
 
 /** A new name must not be another component's of the same item (their files would collide). */
@@ -196,12 +237,18 @@ const WORDS: Record<FileOutcome["action"], string> = {
 export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed, args: names } = parseCommand(argv, UPDATE);
   const resolution = resolutionOf(parsed);
-  const changes = changesOf(parsed, names);
+  const profile = profileOf(parsed, names);
+  const valueChanges = changesOf(parsed, names);
+  const changes =
+    profile === undefined
+      ? valueChanges
+      : { fields: {}, labels: {}, ...valueChanges, automationProfile: profile };
   const cwd = process.cwd();
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
   recoverInterruptedRun(cwd, output);
   const project = readLockedProject(cwd);
   checkRename(project.lock, names, changes);
+  const projectFile = profile === undefined ? undefined : projectFileFor(cwd, profile);
   const { updates } = await planUpdates(project, names, { resolution, changes });
   const outcomes = updates.flatMap((update) => update.outcomes);
   // a path that breaks the rules of a write was not read, and is not touched: nothing is
@@ -221,8 +268,12 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const recorded = new Set(
     project.lock.components.flatMap((entry) => entry.files.map((f) => f.path)),
   );
+  // a file that moves is written at its new path even when its content stays the same (an
+  // untouched or kept cm.cfg becomes ansible.cfg): its old path is removed below
   const written = outcomes.filter(
-    (outcome) => outcome.content !== undefined && outcome.content !== outcome.before,
+    (outcome) =>
+      outcome.content !== undefined &&
+      (outcome.content !== outcome.before || outcome.from !== undefined),
   );
   const moved = new Set(outcomes.flatMap((outcome) => (outcome.from ? [outcome.from] : [])));
   const isKnown = (path: string) => recorded.has(path) && !moved.has(path);
@@ -249,6 +300,18 @@ export async function run(argv: string[], output: Output): Promise<number> {
       quiet: true,
       kilnOwn: true,
     },
+    ...(projectFile === undefined
+      ? []
+      : [
+          {
+            root: cwd,
+            files: [{ path: PROJECT_FILE, content: projectFile }],
+            project: cwd,
+            force: true,
+            quiet: true,
+            kilnOwn: true,
+          },
+        ]),
   ];
   const steps = planRun(groups, {
     force: flag(parsed, "force"),
@@ -270,6 +333,11 @@ export async function run(argv: string[], output: Output): Promise<number> {
   );
   commit(steps, removals);
   report(output, updates, resolution);
+  if (profile !== undefined) {
+    output.line(
+      `automation profile: \`${profile}\` - ${LOCK_FILE} and ${PROJECT_FILE} record it${projectFile === undefined ? ` (${PROJECT_FILE} said so already)` : ""}`,
+    );
+  }
   return 0;
 }
 
@@ -304,7 +372,11 @@ function report(output: Output, updates: ComponentUpdate[], resolution: Conflict
   const counts = new Map<string, number>();
   for (const update of updates) {
     for (const outcome of update.outcomes) {
-      const word = WORDS[outcome.action];
+      // a file that only changes its name (cm.cfg -> ansible.cfg) is moved, not unchanged
+      const word =
+        outcome.action === "unchanged" && outcome.from !== undefined
+          ? "moved"
+          : WORDS[outcome.action];
       counts.set(word, (counts.get(word) ?? 0) + 1);
       const colour =
         outcome.action === "conflict"
