@@ -10,6 +10,8 @@
 // rules of a write: outside the project, through a link that leads out, a special file) is
 // `refused`, and its file is never asked for.
 //
+// A file edited on both sides is merged by its structure when it has one (structure-merge.ts:
+// YAML, INI), else line by line (merge.ts).
 // A file's base is read (from kiln.lock: inflated and checked against its hash) only when a merge
 // needs it, one file at a time; a file that cannot be merged line by line - too different (the
 // merge's bound, src/core/line-diff.ts), or its base unusable - is `unmerged`: --ours/--theirs
@@ -25,6 +27,7 @@ import {
   mergeWithinBound,
   tooDifferentError,
 } from "./merge.ts";
+import { mergeByStructure } from "./structure-merge.ts";
 
 /**
  * The most bytes of one vendored file kiln reads back: from the project (the file on disk) and
@@ -200,7 +203,10 @@ function mergeOrRefuse(
     if (!isKilnError(error)) throw error;
     return { reason: "base-refused", error };
   }
-  const merged = mergeWithinBound(baseText, ours, theirs, resolution);
+  // by structure first (YAML, INI); a file without one, or a side that does not parse, by line
+  const merged =
+    mergeByStructure(path, baseText, ours, theirs, resolution) ??
+    mergeWithinBound(baseText, ours, theirs, resolution);
   return merged ?? { reason: "too-different", error: tooDifferentError(path) };
 }
 
@@ -210,10 +216,15 @@ function updateOne(old: RecordedFile, file: NewFile, input: UpdateFilesInput): F
   const theirs = file.content;
   const from = old.path === file.path ? undefined : old.path;
   const record = { path: file.path, template: file.template, content: theirs, conflicted: false };
-  const outcome = (action: FileAction, content: string, conflicts: Conflict[] = []) => {
+  const outcome = (
+    action: FileAction,
+    content: string,
+    conflicts: Conflict[] = [],
+    written = conflicts.length,
+  ) => {
     const markers = action === "conflict" && input.resolution === "markers";
-    // the marker-like pairs of the file's own lines: those of the text less the one per conflict
-    const ownMarkerPairs = markers ? markerPairs(content) - conflicts.length : 0;
+    // the marker-like pairs of the file's own lines: those of the text less the ones kiln wrote
+    const ownMarkerPairs = markers ? markerPairs(content) - written : 0;
     return {
       action,
       path: file.path,
@@ -247,7 +258,7 @@ function updateOne(old: RecordedFile, file: NewFile, input: UpdateFilesInput): F
     return { ...outcome("unmerged", ours, whole), unmerged: merged, record: undefined };
   }
   if (merged.conflicts.length === 0) return outcome("merged", merged.text);
-  return outcome("conflict", merged.text, merged.conflicts);
+  return outcome("conflict", merged.text, merged.conflicts, merged.markers);
 }
 
 /** The outcome of a path the caller will not read or write. */
