@@ -296,12 +296,20 @@ function lineOf(value: Value | undefined, lines: LineCounter): number {
   return start === undefined ? 0 : lines.linePos(start).line;
 }
 
-/** Pairs the documents of the three sides: by `kind/metadata.name`, else by position. */
+/**
+ * Pairs the documents of the three sides: by `kind/metadata.name` in a file of several, else by
+ * position (a file of one document on every side, or documents without those keys).
+ */
 function documentEntries(sides: readonly ParsedSide[]): Entry<Document.Parsed>[][] | undefined {
+  // one document a side: the same document, even when its name changed
+  const single = sides.every((side) => side.docs.length === 1);
   const byIdentity = sides.map((side) =>
     side.docs.map((doc) => ({ id: documentId(doc) ?? "", item: doc })),
   );
-  if (byIdentity.every((entries) => entries.every((e) => e.id !== "") && uniqueIds(entries))) {
+  const identified = byIdentity.every(
+    (entries) => entries.every((e) => e.id !== "") && uniqueIds(entries),
+  );
+  if (identified && !single) {
     return byIdentity;
   }
   const count = sides[0]?.docs.length;
