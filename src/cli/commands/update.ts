@@ -14,6 +14,7 @@ import { plural } from "../../core/plural.ts";
 import type { FileOutcome } from "../../core/project/file-outcomes.ts";
 import { type Lock, serializeLock } from "../../core/project/lock-format.ts";
 import type { ConflictResolution } from "../../core/project/merge.ts";
+import { mergeByStructure } from "../../core/project/structure-merge.ts";
 import { refusedPathsError } from "../../node/project-files.ts";
 import { commit } from "../../node/write-commit.ts";
 import { planRemovals, planRun, type WriteGroup } from "../../node/write-plan.ts";
@@ -210,7 +211,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   recoverInterruptedRun(cwd, output);
   const project = readLockedProject(cwd);
   checkRename(project.lock, names, changes);
-  const { updates } = await planUpdates(project, names, { resolution, changes });
+  const { updates } = await planUpdates(project, names, { resolution, changes, mergeByStructure });
   const outcomes = updates.flatMap((update) => update.outcomes);
   // a path that breaks the rules of a write was not read, and is not touched: nothing is
   const refused = outcomes.flatMap((outcome) =>

@@ -27,7 +27,6 @@ import {
   mergeWithinBound,
   tooDifferentError,
 } from "./merge.ts";
-import { mergeByStructure } from "./structure-merge.ts";
 
 /**
  * The most bytes of one vendored file kiln reads back: from the project (the file on disk) and
@@ -143,7 +142,21 @@ export interface UpdateFilesInput {
    */
   refused?: ((path: string) => string | undefined) | undefined;
   resolution: ConflictResolution;
+  /**
+   * The merge by structure tried before the line merge (structure-merge.ts's mergeByStructure):
+   * given by the commands that merge, so the others do not load the YAML library.
+   */
+  mergeByStructure?: StructureMerge | undefined;
 }
+
+/** A merge by structure: undefined when the file is to be merged line by line. */
+export type StructureMerge = (
+  path: string,
+  base: string,
+  ours: string,
+  theirs: string,
+  resolution: ConflictResolution,
+) => MergeResult | undefined;
 
 /** The error for a file still holding the markers of the last update. */
 export function unresolvedConflictError(path: string): KilnError {
@@ -193,9 +206,10 @@ function mergeOrRefuse(
   base: RecordedBase,
   ours: string,
   theirs: string,
-  resolution: ConflictResolution,
+  input: UpdateFilesInput,
   path: string,
 ): MergeResult | Unmerged {
+  const { resolution } = input;
   let baseText: string;
   try {
     baseText = base.read();
@@ -205,7 +219,7 @@ function mergeOrRefuse(
   }
   // by structure first (YAML, INI); a file without one, or a side that does not parse, by line
   const merged =
-    mergeByStructure(path, baseText, ours, theirs, resolution) ??
+    input.mergeByStructure?.(path, baseText, ours, theirs, resolution) ??
     mergeWithinBound(baseText, ours, theirs, resolution);
   return merged ?? { reason: "too-different", error: tooDifferentError(path) };
 }
@@ -247,7 +261,7 @@ function updateOne(old: RecordedFile, file: NewFile, input: UpdateFilesInput): F
   const base = typeof old.base === "string" ? contentBase(old.base) : old.base;
   if (base.isContent(ours)) return outcome("replaced", theirs);
   if (base.isContent(theirs)) return outcome("kept", ours);
-  const merged = mergeOrRefuse(base, ours, theirs, input.resolution, old.path);
+  const merged = mergeOrRefuse(base, ours, theirs, input, old.path);
   if ("reason" in merged) {
     // taking a whole side needs neither the base nor a diff
     const whole = [wholeFileConflict(ours, theirs)];
