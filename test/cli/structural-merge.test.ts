@@ -100,6 +100,33 @@ describe("kiln update merges YAML by structure", () => {
     assert.ok(read(dir, API).includes(`          image: ghcr.io/example/api:2.4.0\n${ENV_BLOCK}`));
   });
 
+  it("--theirs on a file merged line by line prints the lines it dropped, at most 10 of them", () => {
+    const dir = project();
+    const template = `# notes\n${Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join("\n")}\nend\n`;
+    writeJson(dir, "items/note.json", {
+      name: "note",
+      category: "test",
+      fields: [],
+      files: [{ path: "{{ name }}.md", template }],
+    });
+    assert.equal(kiln(["add", "items/note.json", "--name", "n"], dir).status, 0);
+    write(dir, "k8s/n.md", template.replace(/line (\d+)/g, "mine $1"));
+    writeJson(dir, "items/note.json", {
+      name: "note",
+      category: "test",
+      fields: [],
+      files: [{ path: "{{ name }}.md", template: template.replace(/line (\d+)/g, "new $1") }],
+    });
+    const run = kiln(["update", "--theirs"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    const shown = Array.from({ length: 10 }, (_, i) => `      | mine ${i + 1}\n`).join("");
+    assert.equal(
+      run.stdout,
+      `conflict  k8s/n.md  (1 conflict settled with the new lines)\n    dropped your lines 2-13:\n${shown}      ... (2 more lines)\nupdated 1 component: 1 conflict - kiln.lock records the new state\n`,
+    );
+    assert.equal(read(dir, "k8s/n.md"), template.replace(/line (\d+)/g, "new $1"));
+  });
+
   it("--conflicts=markers marks the smallest block and exits 1; status and diff --exit-code hold until resolved", () => {
     const dir = webAppWithEnv();
     write(dir, API, read(dir, API).replace("api:1.0.0", "api:hand"));

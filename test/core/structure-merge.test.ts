@@ -162,6 +162,14 @@ describe("when the merge by structure steps aside", () => {
     assert.equal(mergeYaml(MANIFEST, anchored, MANIFEST, "ours"), undefined);
     assert.equal(mergeYaml(MANIFEST, `${MANIFEST}  bad: [\n`, MANIFEST, "ours"), undefined);
     assert.equal(mergeByStructure("notes.md", "a\n", "b\n", "c\n", "stop"), undefined);
+    // spacing the Document API would not write back: the user's formatting is never rewritten
+    const spaced = MANIFEST.replace("  replicas: 2\n", "  replicas:    2\n");
+    assert.equal(
+      mergeYaml(MANIFEST, spaced, MANIFEST.replace("busybox:1.36", "busybox:1.37"), "ours"),
+      undefined,
+    );
+    const lineMerged = mergeByStructure("k.yaml", MANIFEST, spaced, MANIFEST, "stop");
+    assert.equal(lineMerged, undefined);
   });
 
   test("an INI file merges by section and key; a repeated key steps aside", () => {
