@@ -186,3 +186,33 @@ describe("when the merge by structure steps aside", () => {
     assert.equal(mergeIni(base, `${base}web\n`, theirs, "ours"), undefined);
   });
 });
+
+describe("documents of a multi-document file", () => {
+  const deployment = "kind: Deployment\nmetadata:\n  name: api\nspec:\n  replicas: 2\n";
+  const service = "kind: Service\nmetadata:\n  name: api\nspec:\n  port: 80\n";
+  const base = `${deployment}---\n${service}`;
+
+  test("a document removed upstream and edited by the user is a conflict named by its kind and name", () => {
+    const ours = base.replace("port: 80", "port: 81");
+    const theirs = deployment;
+    const taken = (pick: "ours" | "theirs" | "base") => mergeYaml(base, ours, theirs, pick);
+    assert.deepEqual(
+      taken("ours")?.conflicts.map((c) => c.keyPath),
+      ["Service/api"],
+    );
+    assert.equal(taken("ours")?.text, ours);
+    assert.equal(taken("theirs")?.text, deployment);
+    assert.equal(taken("base")?.text, base);
+    assert.match(
+      mergeByStructure("k.yaml", base, ours, theirs, "markers")?.text ?? "",
+      /^<<<<<<< yours\n---\nkind: Service\n[\s\S]*port: 81\n=======\n>>>>>>> kiln update\n$/m,
+    );
+  });
+
+  test("a document added upstream goes after the one before it upstream; one the user added stays", () => {
+    const extra = "kind: ConfigMap\nmetadata:\n  name: cfg\n";
+    const mine = "kind: Secret\nmetadata:\n  name: mine\n";
+    const merged = mergeYaml(base, `${base}---\n${mine}`, `${base}---\n${extra}`, "ours");
+    assert.equal(merged?.text, `${base}---\n${extra}---\n${mine}`);
+  });
+});

@@ -364,8 +364,8 @@ export function mergeYaml(
         theirsDoc?.contents,
       );
       if (kept === undefined) return undefined;
-      if (oursDoc) return oursDoc;
-      return kept === baseDoc.contents ? baseDoc : (theirsDoc ?? baseDoc);
+      // the whole document of the side taken
+      return pick === "ours" ? oursDoc : pick === "theirs" ? theirsDoc : baseDoc;
     },
   };
   const merged = mergeEntries(baseDocs, oursDocs, theirsDocs, rules).map((entry) => entry.item);
