@@ -244,6 +244,10 @@ export const UPDATE: CommandDecl = {
     flag("ours", "in each conflicting region, keep your lines"),
     flag("theirs", "in each conflicting region, take the new render's lines"),
     flag("force", "overwrite files in the way that kiln.lock does not record"),
+    flag(
+      "json",
+      'print {"files": [...]}: each file\'s action, conflicts and what a side taken dropped',
+    ),
     ALLOW_EXEC_PATHS,
   ],
 };

@@ -13,6 +13,7 @@ import {
   type FileOutcome,
   type NewFile,
   type RecordedFile,
+  type StructureMerge,
   updateFiles,
 } from "../core/project/file-outcomes.ts";
 import type { ProjectConfig } from "../core/project/kiln-toml.ts";
@@ -212,6 +213,7 @@ export async function planComponentUpdate(
     resolution: ConflictResolution;
     changes?: Changes | undefined;
     files: ProjectFiles;
+    mergeByStructure?: StructureMerge | undefined;
   },
 ): Promise<ComponentUpdate> {
   const rendered = await rerender(renderer, project, entry, options.changes);
@@ -221,6 +223,7 @@ export async function planComponentUpdate(
     refused: (path) => options.files.refusal(path),
     disk: (path) => options.files.read(path),
     resolution: options.resolution,
+    mergeByStructure: options.mergeByStructure,
   });
   return { ...rendered, outcomes };
 }
@@ -234,7 +237,11 @@ export async function planComponentUpdate(
 export async function planUpdates(
   project: LockedProject,
   names: readonly string[],
-  options: { resolution: ConflictResolution; changes?: Changes | undefined },
+  options: {
+    resolution: ConflictResolution;
+    changes?: Changes | undefined;
+    mergeByStructure?: StructureMerge | undefined;
+  },
 ): Promise<{ updates: ComponentUpdate[]; urls: UrlReport[] }> {
   const selected = selectComponents(project.lock, names);
   const files = new ProjectFiles(project.cwd);

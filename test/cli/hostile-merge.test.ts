@@ -315,7 +315,13 @@ describe("an item's lines that look like kiln's conflict markers", () => {
     const mine = template.replace("setting: 1", "setting: mine");
     write(dir, NOTE, mine);
     noteItem(dir, template.replace("setting: 1", "setting: 2"));
-    succeeds(kiln(["update", "--conflicts=markers"], dir));
+    // markers written: exit 1, as git merge does, with the files to resolve
+    const marked = kiln(["update", "--conflicts=markers"], dir);
+    assert.equal(marked.status, 1, marked.stderr);
+    assert.match(
+      marked.stderr,
+      /^error: 1 conflict in 1 file written with markers - resolve them\n/,
+    );
     const written = read(dir, NOTE);
     assert.match(
       written,

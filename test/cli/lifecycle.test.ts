@@ -354,12 +354,23 @@ describe("kiln update", () => {
     assert.equal(treeHash(dir), before);
   });
 
-  it("--conflicts=markers writes git-style markers and records the file as conflicted", () => {
+  it("--conflicts=markers writes git-style markers, records the file as conflicted and exits 1", () => {
     const dir = fileItemProject(NOTE_V1);
     write(dir, "k8s/notes/n.md", "# T\nline a\nline b (mine)\nline c\nline d\n");
     changeItem(dir, NOTE_V1.replace("line b", "line b (new)"));
     const run = kiln(["update", "--conflicts=markers"], dir);
-    assert.equal(run.status, 0, run.stderr);
+    // like git merge: the files are written, and the run says there is work left
+    assert.equal(run.status, 1);
+    assert.equal(
+      run.stdout,
+      "conflict  k8s/notes/n.md  (1 conflict: markers written - resolve them)\nupdated 1 component: 1 conflict - kiln.lock records the new state\n",
+    );
+    assert.equal(
+      run.stderr,
+      "error: 1 conflict in 1 file written with markers - resolve them\n" +
+        "  k8s/notes/n.md\n" +
+        "  keep what you want between `<<<<<<< yours` and `>>>>>>> kiln update` and delete the marker lines; `kiln status` lists the files as conflicted until then\n",
+    );
     assert.equal(
       tree(dir)["k8s/notes/n.md"],
       "# T\nline a\n<<<<<<< yours\nline b (mine)\n=======\nline b (new)\n>>>>>>> kiln update\nline c\nline d\n",
@@ -377,10 +388,10 @@ describe("kiln update", () => {
     assert.equal(tree(dir)["k8s/notes/n.md"], "# T\nline a\nline b (both)\nline c\nline d\n");
   });
 
-  it("--ours and --theirs take one side in each conflicting region, the rest merged", () => {
-    for (const [option, line] of [
-      ["--ours", "line b (mine)"],
-      ["--theirs", "line b (new)"],
+  it("--ours and --theirs take one side in each conflicting region, the rest merged, and print what they dropped", () => {
+    for (const [option, line, dropped] of [
+      ["--ours", "line b (mine)", "    dropped the new render's line 3:\n      | line b (new)\n"],
+      ["--theirs", "line b (new)", "    dropped your line 3:\n      | line b (mine)\n"],
     ] as const) {
       const dir = fileItemProject(NOTE_V1);
       write(dir, "k8s/notes/n.md", "# T\nline a\nline b (mine)\nline c\nline d\nmine too\n");
@@ -390,6 +401,11 @@ describe("kiln update", () => {
       );
       const run = kiln(["update", option], dir);
       assert.equal(run.status, 0, run.stderr);
+      // every hunk of the side not taken is named, with its lines
+      assert.equal(
+        run.stdout,
+        `conflict  k8s/notes/n.md  (1 conflict settled with ${option === "--ours" ? "your" : "the new"} lines)\n${dropped}updated 1 component: 1 conflict - kiln.lock records the new state\n`,
+      );
       assert.equal(
         tree(dir)["k8s/notes/n.md"],
         `# T!\nline a\n${line}\nline c\nline d\nmine too\n`,

@@ -9,6 +9,7 @@ import { LOCK_FILE } from "../../core/config.ts";
 import { MAX_EDIT_LINES, splitLines, unifiedDiff } from "../../core/line-diff.ts";
 import { plural } from "../../core/plural.ts";
 import type { FileOutcome } from "../../core/project/file-outcomes.ts";
+import { mergeByStructure } from "../../core/project/structure-merge.ts";
 import { readLock } from "../../node/lock-on-disk.ts";
 import { refusedPathsError } from "../../node/project-files.ts";
 import { flag, UsageError } from "../args.ts";
@@ -132,7 +133,11 @@ async function updateDiffs(
   names: readonly string[],
 ): Promise<{ files: FileDiff[]; urls: UrlReport[] }> {
   const project = readLockedProject(process.cwd());
-  const { updates, urls } = await planUpdates(project, names, { resolution: "markers" });
+  // the file shown as `kiln update` would merge it: by structure first
+  const { updates, urls } = await planUpdates(project, names, {
+    resolution: "markers",
+    mergeByStructure,
+  });
   const files = updates.flatMap((update) =>
     update.outcomes.flatMap((outcome): FileDiff[] => {
       const owner = { component: update.entry.component, name: update.entry.name };

@@ -19,6 +19,7 @@ import type { FileOutcome } from "../../core/project/file-outcomes.ts";
 import { type Lock, serializeLock } from "../../core/project/lock-format.ts";
 import type { ConflictResolution } from "../../core/project/merge.ts";
 import { withAutomationProfile } from "../../core/project/profile-switch.ts";
+import { mergeByStructure } from "../../core/project/structure-merge.ts";
 import type { AutomationProfile } from "../../core/vocabulary.ts";
 import { refusedPathsError } from "../../node/project-files.ts";
 import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "../../node/read-regular-file.ts";
@@ -35,6 +36,7 @@ import {
   readLockedProject,
   updatedEntry,
 } from "../lifecycle.ts";
+import { discardedLines, discardedOf, keyPathConflictLine, updateJson } from "../merge-report.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 
@@ -45,13 +47,15 @@ export function help(): string {
 again with the newest item (this kiln's built-ins, the URL fetched again, the file read again)
 and the values recorded in ${LOCK_FILE}, changed only by --set, --label and the shortcut options
 (which need a name). Each file is merged three ways: what kiln wrote last time, the file on
-disk, the new render. An untouched file is replaced, edits on other lines are kept, a file that
-moves (a new name) takes your edits along, a missing file is written again.
+disk, the new render: a YAML file by its mappings and lists, an INI file (an inventory, the
+tool's config) by sections and keys, any other file line by line. An untouched file is replaced,
+your edits elsewhere are kept, a file that moves (a new name) takes your edits along, a missing
+file is written again.
 
 Conflicts (you and the new render changed the same lines) are never silent: by default nothing
 is written and each conflict is listed; --conflicts=markers writes git-style markers and
-records the files as conflicted until you resolve them; --ours or --theirs takes that side in
-each conflicting region. A file too different to merge line by line (more than ${MAX_EDIT_LINES} lines
+records the files as conflicted until you resolve them (and exits 1); --ours or --theirs takes
+that side in each conflicting region and prints every hunk of the other side it dropped. A file too different to merge line by line (more than ${MAX_EDIT_LINES} lines
 inserted and deleted on a side), or whose base in ${LOCK_FILE} cannot be used, stops the run;
 --ours or --theirs then takes that side for the whole file. Files and ${LOCK_FILE} are written
 all or nothing.
@@ -179,6 +183,11 @@ function conflictError(conflicted: FileOutcome[]): KilnError {
   const lines: string[] = [];
   for (const outcome of conflicted) {
     for (const conflict of outcome.conflicts) {
+      // merged by structure: the key path and both values say it all
+      if (conflict.keyPath !== undefined) {
+        lines.push(keyPathConflictLine(outcome.path, conflict));
+        continue;
+      }
       lines.push(`${outcome.path}: yours ${range(conflict.ours)}, new ${range(conflict.theirs)}`);
       for (const line of excerpt(conflict.ours.lines)) lines.push(`    yours | ${line}`);
       for (const line of excerpt(conflict.theirs.lines)) lines.push(`    new   | ${line}`);
@@ -249,7 +258,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const project = readLockedProject(cwd);
   checkRename(project.lock, names, changes);
   const projectFile = profile === undefined ? undefined : projectFileFor(cwd, profile);
-  const { updates } = await planUpdates(project, names, { resolution, changes });
+  const { updates } = await planUpdates(project, names, { resolution, changes, mergeByStructure });
   const outcomes = updates.flatMap((update) => update.outcomes);
   // a path that breaks the rules of a write was not read, and is not touched: nothing is
   const refused = outcomes.flatMap((outcome) =>
@@ -332,13 +341,32 @@ export async function run(argv: string[], output: Output): Promise<number> {
     cwd,
   );
   commit(steps, removals);
-  report(output, updates, resolution);
-  if (profile !== undefined) {
-    output.line(
-      `automation profile: \`${profile}\` - ${LOCK_FILE} and ${PROJECT_FILE} record it${projectFile === undefined ? ` (${PROJECT_FILE} said so already)` : ""}`,
-    );
+  if (flag(parsed, "json")) output.line(JSON.stringify(updateJson(updates, resolution), null, 2));
+  else {
+    report(output, updates, resolution);
+    if (profile !== undefined) {
+      output.line(
+        `automation profile: \`${profile}\` - ${LOCK_FILE} and ${PROJECT_FILE} record it${projectFile === undefined ? ` (${PROJECT_FILE} said so already)` : ""}`,
+      );
+    }
   }
+  // like git merge: markers left in the files are work to finish, not a success
+  const marked = resolution === "markers" ? conflicted : [];
+  if (marked.length > 0) throw markersWrittenError(marked);
   return 0;
+}
+
+/** The error after an update that wrote conflict markers: the files to resolve. */
+function markersWrittenError(marked: FileOutcome[]): KilnError {
+  const count = marked.reduce((sum, outcome) => sum + outcome.conflicts.length, 0);
+  return new KilnError(
+    "invalid_request",
+    `${plural(count, "conflict")} in ${plural(marked.length, "file")} written with markers - resolve them`,
+    [
+      ...marked.map((outcome) => outcome.path),
+      "keep what you want between `<<<<<<< yours` and `>>>>>>> kiln update` and delete the marker lines; `kiln status` lists the files as conflicted until then",
+    ].join("\n"),
+  );
 }
 
 /** What the report says after a file's path: how its conflicts were settled, why it was left. */
@@ -389,6 +417,8 @@ function report(output: Output, updates: ComponentUpdate[], resolution: Conflict
       const where = outcome.from ? `${outcome.from} -> ${outcome.path}` : outcome.path;
       const note = noteOf(outcome, resolution, style);
       output.line(`${colour(word.padEnd(9))} ${where}${note}`);
+      // a side taken drops the other's hunks: each is named, never lost without a word
+      for (const line of discardedLines(discardedOf(outcome, resolution))) output.line(line);
     }
   }
   const summary = [...counts].map(([word, count]) => `${count} ${word}`).join(", ");

@@ -10,6 +10,8 @@
 // rules of a write: outside the project, through a link that leads out, a special file) is
 // `refused`, and its file is never asked for.
 //
+// A file edited on both sides is merged by its structure when it has one (structure-merge.ts:
+// YAML, INI), else line by line (merge.ts).
 // A file's base is read (from kiln.lock: inflated and checked against its hash) only when a merge
 // needs it, one file at a time; a file that cannot be merged line by line - too different (the
 // merge's bound, src/core/line-diff.ts), or its base unusable - is `unmerged`: --ours/--theirs
@@ -140,7 +142,21 @@ export interface UpdateFilesInput {
    */
   refused?: ((path: string) => string | undefined) | undefined;
   resolution: ConflictResolution;
+  /**
+   * The merge by structure tried before the line merge (structure-merge.ts's mergeByStructure):
+   * given by the commands that merge, so the others do not load the YAML library.
+   */
+  mergeByStructure?: StructureMerge | undefined;
 }
+
+/** A merge by structure: undefined when the file is to be merged line by line. */
+export type StructureMerge = (
+  path: string,
+  base: string,
+  ours: string,
+  theirs: string,
+  resolution: ConflictResolution,
+) => MergeResult | undefined;
 
 /** The error for a file still holding the markers of the last update. */
 export function unresolvedConflictError(path: string): KilnError {
@@ -190,9 +206,10 @@ function mergeOrRefuse(
   base: RecordedBase,
   ours: string,
   theirs: string,
-  resolution: ConflictResolution,
+  input: UpdateFilesInput,
   path: string,
 ): MergeResult | Unmerged {
+  const { resolution } = input;
   let baseText: string;
   try {
     baseText = base.read();
@@ -200,7 +217,10 @@ function mergeOrRefuse(
     if (!isKilnError(error)) throw error;
     return { reason: "base-refused", error };
   }
-  const merged = mergeWithinBound(baseText, ours, theirs, resolution);
+  // by structure first (YAML, INI); a file without one, or a side that does not parse, by line
+  const merged =
+    input.mergeByStructure?.(path, baseText, ours, theirs, resolution) ??
+    mergeWithinBound(baseText, ours, theirs, resolution);
   return merged ?? { reason: "too-different", error: tooDifferentError(path) };
 }
 
@@ -210,10 +230,15 @@ function updateOne(old: RecordedFile, file: NewFile, input: UpdateFilesInput): F
   const theirs = file.content;
   const from = old.path === file.path ? undefined : old.path;
   const record = { path: file.path, template: file.template, content: theirs, conflicted: false };
-  const outcome = (action: FileAction, content: string, conflicts: Conflict[] = []) => {
+  const outcome = (
+    action: FileAction,
+    content: string,
+    conflicts: Conflict[] = [],
+    written = conflicts.length,
+  ) => {
     const markers = action === "conflict" && input.resolution === "markers";
-    // the marker-like pairs of the file's own lines: those of the text less the one per conflict
-    const ownMarkerPairs = markers ? markerPairs(content) - conflicts.length : 0;
+    // the marker-like pairs of the file's own lines: those of the text less the ones kiln wrote
+    const ownMarkerPairs = markers ? markerPairs(content) - written : 0;
     return {
       action,
       path: file.path,
@@ -236,7 +261,7 @@ function updateOne(old: RecordedFile, file: NewFile, input: UpdateFilesInput): F
   const base = typeof old.base === "string" ? contentBase(old.base) : old.base;
   if (base.isContent(ours)) return outcome("replaced", theirs);
   if (base.isContent(theirs)) return outcome("kept", ours);
-  const merged = mergeOrRefuse(base, ours, theirs, input.resolution, old.path);
+  const merged = mergeOrRefuse(base, ours, theirs, input, old.path);
   if ("reason" in merged) {
     // taking a whole side needs neither the base nor a diff
     const whole = [wholeFileConflict(ours, theirs)];
@@ -247,7 +272,7 @@ function updateOne(old: RecordedFile, file: NewFile, input: UpdateFilesInput): F
     return { ...outcome("unmerged", ours, whole), unmerged: merged, record: undefined };
   }
   if (merged.conflicts.length === 0) return outcome("merged", merged.text);
-  return outcome("conflict", merged.text, merged.conflicts);
+  return outcome("conflict", merged.text, merged.conflicts, merged.markers);
 }
 
 /** The outcome of a path the caller will not read or write. */

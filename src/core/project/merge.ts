@@ -19,12 +19,20 @@ export interface Conflict {
   ours: { start: number; end: number; lines: string[] };
   /** The lines of the new render in conflict. */
   theirs: { start: number; end: number; lines: string[] };
+  /**
+   * Where in the file's structure, for a conflict the structural merge found (yaml-merge.ts,
+   * ini-merge.ts): `spec.template.spec.containers[name=api].image`; then `lines` are each
+   * side's value there.
+   */
+  keyPath?: string | undefined;
 }
 
 export interface MergeResult {
   /** The merged text: with markers for each conflict unless settled by `ours`/`theirs`. */
   text: string;
   conflicts: Conflict[];
+  /** The pairs of markers written, when not one per conflict (a structural merge's). */
+  markers?: number | undefined;
 }
 
 /** The labels of git-style markers kiln writes. */
