@@ -3,6 +3,8 @@
 // bytes, which the dashboard's zip gives too) is the core's (src/core/project/lock-entry.ts);
 // the format is src/core/project/lock-format.ts.
 import { join } from "node:path";
+import semverGreaterThan from "semver/functions/gt.js";
+import semverValid from "semver/functions/valid.js";
 import { LOCK_FILE } from "../core/config.ts";
 import type { RenderInput } from "../core/context.ts";
 import type { RegistryItem } from "../core/item.ts";
@@ -20,6 +22,7 @@ import {
   type LockedComponent,
   type LockedFile,
   lockSource,
+  olderKilnError,
   parseLock,
 } from "../core/project/lock-format.ts";
 import { decodeBaseText, NODE_LOCK_CODEC, sha256Hex } from "./lock-compression.ts";
@@ -83,4 +86,36 @@ export function lockEntry(rendered: RenderedForLock, old?: LockedComponent): Loc
     NODE_LOCK_CODEC,
     old,
   );
+}
+
+/**
+ * The newest kiln version the lock records, by semver order: each built-in's `source.kiln` is
+ * the kiln that rendered and recorded it, so the lock was written by that kiln or a later one.
+ * Undefined when it records none (no built-in, or no version semver can read).
+ */
+function newestKilnOf(lock: Lock): string | undefined {
+  let newest: string | undefined;
+  for (const entry of lock.components) {
+    if (entry.source.type !== "builtin" || semverValid(entry.source.kiln) === null) continue;
+    if (newest === undefined || semverGreaterThan(entry.source.kiln, newest)) {
+      newest = entry.source.kiln;
+    }
+  }
+  return newest;
+}
+
+/** The version of the newer kiln that wrote `lock`, or undefined when this kiln is as new. */
+export function newerKilnOf(lock: Lock): string | undefined {
+  const newest = newestKilnOf(lock);
+  return newest !== undefined && semverGreaterThan(newest, readVersion()) ? newest : undefined;
+}
+
+/**
+ * Refuses to go on with a lock a newer kiln wrote, unless `allowOlderKiln` (the user's
+ * --allow-older-kiln): the commands that write kiln.lock call it before anything is planned.
+ */
+export function refuseNewerLock(lock: Lock | undefined, allowOlderKiln: boolean): void {
+  if (lock === undefined || allowOlderKiln) return;
+  const newer = newerKilnOf(lock);
+  if (newer !== undefined) throw olderKilnError(newer, readVersion());
 }
