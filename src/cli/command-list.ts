@@ -33,6 +33,11 @@ const ALLOW_EXEC_PATHS = flag(
   "also write files other tools run or load as code (each is named)",
 );
 
+const ALLOW_OLDER_KILN = flag(
+  "allow-older-kiln",
+  "write kiln.lock even when a newer kiln wrote it (its built-ins become this kiln's)",
+);
+
 const SET: OptionDecl = {
   name: "set",
   type: "string",
@@ -117,6 +122,7 @@ export const ADD: CommandDecl = {
     FORCE,
     DRY_RUN,
     ALLOW_EXEC_PATHS,
+    ALLOW_OLDER_KILN,
   ],
 };
 
@@ -142,6 +148,7 @@ export const SETUP: CommandDecl = {
     flag("force", `overwrite ${PROJECT_FILE} and files that already exist`),
     DRY_RUN,
     ALLOW_EXEC_PATHS,
+    ALLOW_OLDER_KILN,
   ],
 };
 
@@ -249,6 +256,7 @@ export const UPDATE: CommandDecl = {
       'print {"files": [...]}: each file\'s action, conflicts and what a side taken dropped',
     ),
     ALLOW_EXEC_PATHS,
+    ALLOW_OLDER_KILN,
   ],
 };
 
@@ -256,7 +264,7 @@ export const REMOVE: CommandDecl = {
   name: "remove",
   summary: "delete a component's files and its kiln.lock entry",
   positionals: [{ name: "name" }],
-  options: [flag("force", "also remove files edited since kiln wrote them")],
+  options: [flag("force", "also remove files edited since kiln wrote them"), ALLOW_OLDER_KILN],
 };
 
 export const PRESET: CommandDecl = {

@@ -211,6 +211,12 @@ export class Output {
     this.buffer = [];
   }
 
+  /** `warning: <message>` on stderr, after the lines before it; changes no exit status. */
+  warning(message: string): void {
+    this.flush();
+    writeFd(2, `${forTerminal(`${this.err.yellow("warning:")} ${message}`)}\n`);
+  }
+
   /** `error: <message>` on stderr, then each line of `detail` indented. */
   error(message: string, detail?: string): void {
     this.flush();

@@ -8,9 +8,15 @@ const DONE = { new: "created", overwrite: "overwrote", unchanged: "unchanged" } 
 /**
  * One line per file: what the run did (or, with --dry-run, would do) to it. A file other tools
  * run or load as code (written because of --allow-exec-paths) says so on its line, and a last
- * line names them all again.
+ * line names them all again; so does a file kiln.lock tracks that was edited by hand since kiln
+ * wrote it and is overwritten (`edited`: those steps), since the run discards the edits.
  */
-export function reportSteps(output: Output, all: readonly Step[], dryRun: boolean): void {
+export function reportSteps(
+  output: Output,
+  all: readonly Step[],
+  dryRun: boolean,
+  edited: readonly Step[] = [],
+): void {
   const style = output.out;
   const steps = listed(all);
   for (const step of steps) {
@@ -18,12 +24,20 @@ export function reportSteps(output: Output, all: readonly Step[], dryRun: boolea
     const colour =
       step.status === "new" ? style.green : step.status === "overwrite" ? style.yellow : style.dim;
     const exec = step.execRule ? `  ${style.yellow(`(run as code: ${step.execRule.runBy})`)}` : "";
-    output.line(`${colour(word.padEnd(9))} ${step.display}${exec}`);
+    const discarded = edited.includes(step)
+      ? `  ${style.yellow(`(edited since kiln wrote it: the edits ${dryRun ? "would be" : "were"} discarded)`)}`
+      : "";
+    output.line(`${colour(word.padEnd(9))} ${step.display}${discarded}${exec}`);
   }
   const exec = steps.filter((step) => step.execRule !== undefined);
   if (exec.length > 0) {
     output.line(
       `${style.yellow("note:")} ${plural(exec.length, "file")} other tools run or load as code ${dryRun ? "would be" : "were"} written (--allow-exec-paths): ${exec.map((step) => step.display).join(", ")} - read ${exec.length === 1 ? "it" : "them"} before you run those tools`,
+    );
+  }
+  if (edited.length > 0) {
+    output.line(
+      `${style.yellow("note:")} ${dryRun ? "would discard" : "discarded"} the hand edits of ${plural(edited.length, "file")} kiln.lock tracks: ${edited.map((step) => step.display).join(", ")}${dryRun ? " - `kiln update <component>/<name>` keeps them" : ""}`,
     );
   }
 }
@@ -40,9 +54,13 @@ export function countSteps(all: readonly Step[]): string {
   return `${count("new")} new, ${count("overwrite")} overwrite, ${count("unchanged")} unchanged`;
 }
 
-/** The closing line of a dry run: nothing was written, and how to do it for real. */
-export function reportDryRun(output: Output, steps: readonly Step[]): void {
+/**
+ * The closing line of a dry run: nothing was written, and how to do it for real (`needsForce`:
+ * the real run would refuse to overwrite without --force, and the error follows).
+ */
+export function reportDryRun(output: Output, steps: readonly Step[], needsForce = false): void {
+  const how = needsForce ? "with --force and " : "";
   output.line(
-    `dry run: nothing was written (${countSteps(steps)}) - run again without --dry-run to write`,
+    `dry run: nothing was written (${countSteps(steps)}) - run again ${how}without --dry-run to write`,
   );
 }

@@ -1,19 +1,23 @@
 // kiln add: renders one component into the project's output folder (from kiln.toml).
 import { resolve } from "node:path";
 import { LOCK_FILE } from "../../core/config.ts";
+import { KilnError } from "../../core/errors.ts";
 import { referenceOf } from "../../core/item.ts";
+import { alreadyExists, type PlannedFile } from "../../core/plan.ts";
 import { projectFileError } from "../../core/project/kiln-toml.ts";
 import { pathInside } from "../../core/project/layout.ts";
 import {
   emptyLock,
+  type Lock,
   recordComponent,
   sameComponent,
   serializeLock,
 } from "../../core/project/lock-format.ts";
-import { lockEntry, readLock } from "../../node/lock-on-disk.ts";
+import { lockEntry, readLock, refuseNewerLock } from "../../node/lock-on-disk.ts";
 import { isFolderInsideProject, readProject } from "../../node/project-config.ts";
+import { ProjectFiles } from "../../node/project-files.ts";
 import { commit } from "../../node/write-commit.ts";
-import { planRun } from "../../node/write-plan.ts";
+import { displayPath, planRun, type Step } from "../../node/write-plan.ts";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { ADD } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
@@ -22,6 +26,12 @@ import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { renderComponent } from "../render-component.ts";
 import { reportDryRun, reportSteps } from "../report.ts";
+import {
+  componentAddress,
+  editedFilesOverwritten,
+  isEditedByHand,
+  trackedFile,
+} from "../tracked-edits.ts";
 
 export function help(): string {
   return commandHelp(ADD, {
@@ -64,6 +74,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   }
   // kiln.lock is read before anything else happens: a lock from a newer kiln stops the run
   const lock = readLock(cwd) ?? emptyLock();
+  refuseNewerLock(lock, flag(parsed, "allow-older-kiln"));
   const input = {
     name,
     fields,
@@ -88,23 +99,72 @@ export async function run(argv: string[], output: Output): Promise<number> {
     },
     lock.components.find((old) => sameComponent(old, component)),
   );
-  const steps = planRun(
-    [
-      { root: resolve(cwd, project.outputDir), files: result.files, project: cwd },
-      {
-        root: cwd,
-        files: [{ path: LOCK_FILE, content: serializeLock(recordComponent(lock, entry)) }],
-        project: cwd,
-        force: true,
-        quiet: true,
-        kilnOwn: true,
-      },
-    ],
-    { force: flag(parsed, "force"), cwd, allowExecPaths: flag(parsed, "allow-exec-paths") },
+  const root = resolve(cwd, project.outputDir);
+  const force = flag(parsed, "force");
+  const steps = withTrackedFileHint(lock, project.outputDir, cwd, root, result.files, () =>
+    planRun(
+      [
+        { root, files: result.files, project: cwd },
+        {
+          root: cwd,
+          files: [{ path: LOCK_FILE, content: serializeLock(recordComponent(lock, entry)) }],
+          project: cwd,
+          force: true,
+          quiet: true,
+          kilnOwn: true,
+        },
+      ],
+      { force, cwd, allowExecPaths: flag(parsed, "allow-exec-paths") },
+    ),
   );
   const dryRun = flag(parsed, "dry-run");
+  // the output folder's steps come first, in the order of the rendered files
+  const edited = editedFilesOverwritten(
+    steps.slice(0, result.files.length),
+    project.outputDir,
+    lock,
+  );
   if (!dryRun) commit(steps);
-  reportSteps(output, steps, dryRun);
+  reportSteps(output, steps, dryRun, edited);
   if (dryRun) reportDryRun(output, steps);
   return 0;
+}
+
+/**
+ * Plans the run; when a file in the way stops it and kiln.lock tracks that file, the refusal
+ * (unchanged) gets a line naming the command that changes a tracked file and keeps its hand
+ * edits - `kiln update <component>/<name>` - since --force, the only way the refusal names,
+ * discards them.
+ */
+function withTrackedFileHint(
+  lock: Lock,
+  outputDir: string,
+  cwd: string,
+  root: string,
+  files: readonly PlannedFile[],
+  plan: () => Step[],
+): Step[] {
+  try {
+    return plan();
+  } catch (error) {
+    if (!(error instanceof KilnError) || error.kind !== "already_exists") throw error;
+    for (const file of files) {
+      if (error.message !== alreadyExists(displayPath(cwd, root, file.path)).message) continue;
+      const tracked = trackedFile(lock, pathInside(outputDir, file.path));
+      if (tracked === undefined) break;
+      const address = componentAddress(tracked.owner);
+      const disk = new ProjectFiles(cwd);
+      const onDisk = disk.refusal(tracked.path) === undefined ? disk.read(tracked.path) : undefined;
+      const hint =
+        onDisk !== undefined && isEditedByHand(tracked, onDisk)
+          ? `kiln.lock tracks it as a file of ${address}, edited since kiln wrote it: \`kiln update ${address}\` (the new values as its options) merges into it and keeps your edits; --force overwrites them`
+          : `kiln.lock tracks it as a file of ${address}: \`kiln update ${address}\` (the new values as its options) renders it again`;
+      throw new KilnError(
+        error.kind,
+        error.message,
+        error.detail ? `${error.detail}\n${hint}` : hint,
+      );
+    }
+    throw error;
+  }
 }

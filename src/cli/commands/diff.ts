@@ -16,6 +16,7 @@ import { flag, UsageError } from "../args.ts";
 import { DIFF } from "../command-list.ts";
 import { EXIT_FAILED, EXIT_OK } from "../exit.ts";
 import { planUpdates, readLockedProject } from "../lifecycle.ts";
+import { warnOfNewerLock } from "../newer-lock.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import { forTerminal, type Output } from "../output.ts";
 import { planPresetDiff } from "../preset-diff.ts";
@@ -131,8 +132,10 @@ function readsAsPreset(args: readonly string[], forced: boolean): boolean {
  */
 async function updateDiffs(
   names: readonly string[],
+  output: Output,
 ): Promise<{ files: FileDiff[]; urls: UrlReport[] }> {
   const project = readLockedProject(process.cwd());
+  warnOfNewerLock(output, project.lock);
   // the file shown as `kiln update` would merge it: by structure first
   const { updates, urls } = await planUpdates(project, names, {
     resolution: "markers",
@@ -188,7 +191,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const preset = readsAsPreset(args, flag(parsed, "preset"));
   const { files, notInPreset, urls } = preset
     ? { ...(await presetDiffs(args[0] as string)), urls: undefined }
-    : { ...(await updateDiffs(args)), notInPreset: undefined };
+    : { ...(await updateDiffs(args, output)), notInPreset: undefined };
   const refused = files.filter((file) => file.action === "refused");
   const differs = files.length > refused.length;
   const status = flag(parsed, "exit-code") && differs ? EXIT_FAILED : EXIT_OK;

@@ -9,6 +9,7 @@ import { KilnError } from "../../core/errors.ts";
 import { plural } from "../../core/plural.ts";
 import { serializeLock, withoutComponents } from "../../core/project/lock-format.ts";
 import { sha256Hex } from "../../node/lock-compression.ts";
+import { refuseNewerLock } from "../../node/lock-on-disk.ts";
 import { ProjectFiles, refusedPathsError } from "../../node/project-files.ts";
 import { commit } from "../../node/write-commit.ts";
 import { planRemovals, planRun } from "../../node/write-plan.ts";
@@ -36,6 +37,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
   recoverInterruptedRun(cwd, output);
   const project = readLockedProject(cwd);
+  refuseNewerLock(project.lock, flag(parsed, "allow-older-kiln"));
   const selected = selectComponents(project.lock, [name]);
   const disk = new ProjectFiles(cwd);
   const files = selected.flatMap((entry) => entry.files);

@@ -2,12 +2,13 @@
 // then kiln.toml (written last, so a failed run leaves no project file behind).
 import { resolve } from "node:path";
 import { DEFAULT_OUTPUT_DIR, LOCK_FILE, PROJECT_FILE } from "../../core/config.ts";
+import type { KilnError } from "../../core/errors.ts";
 import { alreadyExists } from "../../core/plan.ts";
 import { plural } from "../../core/plural.ts";
 import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
 import { layoutProject } from "../../core/project/layout.ts";
 import { setupLock } from "../../core/project/lock-entry.ts";
-import { serializeLock } from "../../core/project/lock-format.ts";
+import { emptyLock, recordComponent, serializeLock } from "../../core/project/lock-format.ts";
 import {
   presetAutomationProfile,
   presetConfig,
@@ -16,10 +17,10 @@ import {
 import { defaultProfileHint } from "../../core/project/profile-switch.ts";
 import { loadPreset } from "../../node/builtin-presets.ts";
 import { NODE_LOCK_CODEC } from "../../node/lock-compression.ts";
-import { itemRecord } from "../../node/lock-on-disk.ts";
+import { itemRecord, readLock, refuseNewerLock } from "../../node/lock-on-disk.ts";
 import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "../../node/read-regular-file.ts";
 import { commit } from "../../node/write-commit.ts";
-import { planRun } from "../../node/write-plan.ts";
+import { planRun, type Step } from "../../node/write-plan.ts";
 import { flag } from "../args.ts";
 import { SETUP } from "../command-list.ts";
 import { recoverInterruptedRun } from "../journal-notice.ts";
@@ -27,6 +28,7 @@ import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
 import { reportDryRun, reportSteps } from "../report.ts";
+import { editedFilesOverwritten } from "../tracked-edits.ts";
 import { defaultProjectName } from "./init.ts";
 
 export function help(): string {
@@ -57,9 +59,13 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const cwd = process.cwd();
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
   recoverInterruptedRun(cwd, output);
+  // a lock from a newer kiln stops the run before anything else happens
+  const oldLock = readLock(cwd);
+  refuseNewerLock(oldLock, flag(parsed, "allow-older-kiln"));
   // the cheapest refusal first, before rendering: an existing project is not set up again by
-  // accident - unless its kiln.toml is exactly what this preset gives (setup again is idempotent)
-  if (!force) {
+  // accident - unless its kiln.toml is exactly what this preset gives (setup again is idempotent).
+  // A dry run shows the whole plan first and refuses after it (projectRefusal)
+  if (!force && !dryRun) {
     const existing = readRegularFile(
       resolve(cwd, PROJECT_FILE),
       PROJECT_FILE,
@@ -72,10 +78,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
           presetConfig(await loadPreset(reference, { cwd }), defaultProjectName(cwd)),
         )
     ) {
-      throw alreadyExists(
-        PROJECT_FILE,
-        "this folder is already a kiln project: `kiln apply <preset>` adds a preset's files without touching it",
-      );
+      throw projectRefusal();
     }
   }
   const { preset, files, components } = await renderWholePreset(reference, cwd);
@@ -85,8 +88,10 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const layout = layoutProject(presetConfig(preset, defaultProjectName(cwd)), files);
   const { outputDir } = layout;
   // kiln.lock: every component with what it rendered, written with the files and kiln.toml
-  // (the dashboard's zip builds the same lock with the same core function)
-  const lock = setupLock(
+  // (the dashboard's zip builds the same lock with the same core function); in a project, the
+  // components the preset does not hold keep their entries (added after setup, they are still
+  // on disk)
+  const presetLock = setupLock(
     components.map(({ component, output }) => ({
       component,
       item: itemRecord(component.reference, output.item, output.builtin),
@@ -95,6 +100,9 @@ export async function run(argv: string[], output: Output): Promise<number> {
     { outputDir, ...presetRenderSettings(preset) },
     NODE_LOCK_CODEC,
   );
+  const lock = presetLock.components.reduce(recordComponent, oldLock ?? emptyLock());
+  // a dry run plans as --force would, so it can show every file; it refuses afterwards where
+  // the real run would
   const steps = planRun(
     [
       { root: resolve(cwd, outputDir), files: layout.files, project: cwd },
@@ -107,13 +115,24 @@ export async function run(argv: string[], output: Output): Promise<number> {
         kilnOwn: true,
       },
     ],
-    { force, cwd, allowExecPaths: flag(parsed, "allow-exec-paths"), unchangedWithoutForce: true },
+    {
+      force: force || dryRun,
+      cwd,
+      allowExecPaths: flag(parsed, "allow-exec-paths"),
+      unchangedWithoutForce: true,
+    },
   );
+  // the output folder's steps come first, in the order of its files
+  const edited = editedFilesOverwritten(steps.slice(0, layout.files.length), outputDir, oldLock);
   if (!dryRun) commit(steps);
-  reportSteps(output, steps, dryRun);
+  reportSteps(output, steps, dryRun, edited);
   if (dryRun) {
-    reportDryRun(output, steps);
-    return 0;
+    const needsForce = force ? undefined : firstNeedingForce(steps);
+    reportDryRun(output, steps, needsForce !== undefined);
+    if (needsForce === undefined) return 0;
+    throw needsForce.display === PROJECT_FILE
+      ? projectRefusal()
+      : alreadyExists(needsForce.display);
   }
   output.line(
     `set up ${presetLabel(preset, reference)}: ${plural(files.length, "file")} in ${outputDir}/ and ${PROJECT_FILE} - next: review the files, then \`kiln add <reference> --name <name>\` to add more`,
@@ -124,4 +143,21 @@ export async function run(argv: string[], output: Output): Promise<number> {
   );
   if (hint !== undefined) output.line(hint);
   return 0;
+}
+
+/** The refusal of setup in a kiln project, before anything is rendered. */
+function projectRefusal(): KilnError {
+  return alreadyExists(
+    PROJECT_FILE,
+    "this folder is already a kiln project: `kiln apply <preset>` adds a preset's files without touching it",
+  );
+}
+
+/**
+ * The file the real run without --force would stop at: kiln.toml, checked first, else the
+ * first file it would overwrite (kiln.lock is kiln's record and always rewritten).
+ */
+function firstNeedingForce(steps: readonly Step[]): Step | undefined {
+  const overwrites = steps.filter((step) => step.status === "overwrite" && step.quiet !== true);
+  return overwrites.find((step) => step.display === PROJECT_FILE) ?? overwrites[0];
 }

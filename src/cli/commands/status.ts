@@ -9,6 +9,7 @@
 
 import { LOCK_FILE } from "../../core/config.ts";
 import { isKilnError } from "../../core/errors.ts";
+import type { RegistryItem } from "../../core/item.ts";
 import { plural } from "../../core/plural.ts";
 import {
   type LocalState,
@@ -16,6 +17,7 @@ import {
   MAX_VENDORED_FILE_BYTES,
   pairFiles,
 } from "../../core/project/file-outcomes.ts";
+import { itemFingerprint } from "../../core/project/lock-entry.ts";
 import type { LockedComponent } from "../../core/project/lock-format.ts";
 import {
   type ProfileDisagreement,
@@ -25,6 +27,7 @@ import {
 } from "../../core/project/profile-switch.ts";
 import { sha256Hex } from "../../node/lock-compression.ts";
 import { ProjectFiles, type Refusal, refusedPathsError } from "../../node/project-files.ts";
+import { readVersion } from "../../node/version.ts";
 import { flag } from "../args.ts";
 import { STATUS } from "../command-list.ts";
 import {
@@ -34,6 +37,7 @@ import {
   readLockedProject,
   rerender,
 } from "../lifecycle.ts";
+import { warnOfNewerLock } from "../newer-lock.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { ComponentRenderer } from "../render-component.ts";
@@ -81,6 +85,12 @@ interface ComponentStatus {
    * write: never read or hashed (a recorded one is also in `files`, as `refused`).
    */
   refused: Refusal[];
+  /**
+   * The item itself against what kiln.lock records of it (its fingerprint): `changed` when the
+   * newest item differs - a built-in whose template changed between the kiln that recorded it
+   * and this one - even where the files it renders with the recorded values do not.
+   */
+  upstream: "changed" | "unchanged" | "unknown";
   /** Why the newest item could not be rendered (offline, file gone); upstream is then unknown. */
   error?: string | undefined;
 }
@@ -110,9 +120,11 @@ async function componentStatus(
     files,
     added: [],
     refused,
+    upstream: "unknown",
   };
   try {
     const rendered = await rerender(renderer, project, entry);
+    status.upstream = itemChanged(entry, rendered.render.item) ? "changed" : "unchanged";
     const { pairs, dropped } = pairFiles(entry.files, rendered.files);
     for (const [old, file] of pairs) {
       // a new path is checked like a recorded one: status names it, and only when it may
@@ -138,10 +150,27 @@ async function componentStatus(
   return status;
 }
 
+/** Does the newest item differ from the one kiln.lock records (by the item's fingerprint)? */
+function itemChanged(entry: LockedComponent, item: RegistryItem): boolean {
+  return itemFingerprint(item, sha256Hex) !== entry.fingerprint;
+}
+
+/**
+ * What the component's line adds when its item changed upstream: for a built-in, the kiln that
+ * recorded it and this one, whose built-in differs.
+ */
+function itemChangeNote(component: ComponentStatus): string {
+  if (component.upstream !== "changed") return "";
+  return component.source.type === "builtin"
+    ? `changed upstream: the built-in of kiln ${component.source.kiln} differs from kiln ${readVersion()}'s`
+    : "changed upstream: the item differs from the one kiln.lock records";
+}
+
 export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed } = parseCommand(argv, STATUS);
   const cwd = process.cwd();
   const project = readLockedProject(cwd);
+  warnOfNewerLock(output, project.lock);
   const disk = new ProjectFiles(cwd);
   const renderer = new ComponentRenderer(cwd);
   const components: ComponentStatus[] = [];
@@ -207,7 +236,12 @@ function report(
   const count = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   for (const component of components) {
     const from = component.reference === component.component ? "" : ` (${component.reference})`;
-    output.line(`${style.bold(component.name)} ${component.component}${from}`);
+    const itemNote = itemChangeNote(component);
+    // a changed item counts once, where none of its files says so already
+    let upstreamCounted = false;
+    output.line(
+      `${style.bold(component.name)} ${component.component}${from}${itemNote === "" ? "" : `  ${style.yellow(`(${itemNote})`)}`}`,
+    );
     for (const file of component.files) {
       count(file.local);
       const upstream =
@@ -218,7 +252,10 @@ function report(
             : file.upstream === "removed"
               ? "removed upstream"
               : "";
-      if (upstream !== "") count("upstream");
+      if (upstream !== "") {
+        count("upstream");
+        upstreamCounted = true;
+      }
       const why = file.reason === undefined ? "" : `  (${file.reason})`;
       output.line(
         `  ${colour[file.local](file.local.padEnd(10))} ${file.path}${why}${upstream ? `  ${style.yellow(`(${upstream})`)}` : ""}`,
@@ -226,6 +263,7 @@ function report(
     }
     for (const path of component.added) {
       count("upstream");
+      upstreamCounted = true;
       output.line(
         `  ${style.green("new".padEnd(10))} ${path}  ${style.yellow("(added upstream)")}`,
       );
@@ -237,6 +275,7 @@ function report(
         `  ${style.red("refused".padEnd(10))} ${refusal.path}  (from the newest item: ${refusal.reason})`,
       );
     }
+    if (itemNote !== "" && !upstreamCounted) count("upstream");
     if (component.error !== undefined) {
       output.line(`  ${style.yellow(`upstream unknown: ${component.error}`)}`);
     }

@@ -21,6 +21,7 @@ import type { ConflictResolution } from "../../core/project/merge.ts";
 import { withAutomationProfile } from "../../core/project/profile-switch.ts";
 import { mergeByStructure } from "../../core/project/structure-merge.ts";
 import type { AutomationProfile } from "../../core/vocabulary.ts";
+import { refuseNewerLock } from "../../node/lock-on-disk.ts";
 import { refusedPathsError } from "../../node/project-files.ts";
 import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "../../node/read-regular-file.ts";
 import { commit } from "../../node/write-commit.ts";
@@ -256,6 +257,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
   recoverInterruptedRun(cwd, output);
   const project = readLockedProject(cwd);
+  refuseNewerLock(project.lock, flag(parsed, "allow-older-kiln"));
   checkRename(project.lock, names, changes);
   const projectFile = profile === undefined ? undefined : projectFileFor(cwd, profile);
   const { updates } = await planUpdates(project, names, { resolution, changes, mergeByStructure });

@@ -201,6 +201,19 @@ export function newerLockError(version: number): KilnError {
 }
 
 /**
+ * The error for a lock in a format this kiln reads but written by a newer kiln (`recorded`):
+ * writing it back would silently replace what that kiln recorded (a newer built-in's files and
+ * fingerprint) with this older kiln's, so the commands that write refuse unless told.
+ */
+export function olderKilnError(recorded: string, current: string): KilnError {
+  return new KilnError(
+    "invalid_request",
+    `${LOCK_FILE} was written by kiln ${recorded} - upgrade kiln, or pass --allow-older-kiln`,
+    `this is kiln ${current}: writing ${LOCK_FILE} would record this kiln's older built-ins over kiln ${recorded}'s; --allow-older-kiln writes it anyway`,
+  );
+}
+
+/**
  * Parses kiln.lock's text: the version first (a newer one is refused with the upgrade message,
  * before its shape is looked at), then every key. Errors say where, never what the file holds.
  */
