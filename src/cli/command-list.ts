@@ -166,7 +166,9 @@ export const APPLY: CommandDecl = {
 export const CHECK: CommandDecl = {
   name: "check",
   summary: "check a preset's components against each other",
-  positionals: [{ name: "preset", count: "optional", complete: PRESETS }],
+  // one preset, or components of the project's kiln.lock (`kiln check deployment/api`): the
+  // command tells them apart as `kiln diff` does
+  positionals: [{ name: "preset|component", count: "any", complete: PRESETS }],
   options: [flag("json", 'print {"findings": [...], "errors": <n>, "warnings": <n>}')],
 };
 
@@ -194,7 +196,7 @@ export const RENDER: CommandDecl = {
 export const STATUS: CommandDecl = {
   name: "status",
   summary: "show what changed in the vendored files, here and upstream",
-  positionals: [],
+  positionals: [{ name: "component", count: "any" }],
   options: [flag("json", 'print {"components": [...], "unowned": [...]} (see docs/cli.md)')],
 };
 
@@ -202,7 +204,7 @@ export const DIFF: CommandDecl = {
   name: "diff",
   summary: "show what kiln update (or a preset) would change, as a unified diff",
   // component names, or one preset (`kiln diff k8s-web-app`): the command tells them apart
-  positionals: [{ name: "name", count: "any", complete: PRESETS }],
+  positionals: [{ name: "component", count: "any", complete: PRESETS }],
   options: [
     flag("preset", "read the argument as a preset, whatever its name"),
     flag("json", 'print {"differs": <bool>, "files": [...]} (see docs/cli.md)'),
@@ -213,7 +215,7 @@ export const DIFF: CommandDecl = {
 export const UPDATE: CommandDecl = {
   name: "update",
   summary: "merge upstream changes and new values into the vendored files",
-  positionals: [{ name: "name", count: "any" }],
+  positionals: [{ name: "component", count: "any" }],
   options: [
     {
       name: "name",
@@ -221,6 +223,10 @@ export const UPDATE: CommandDecl = {
       value: "<new-name>",
       description: "rename the component: its files move, your edits with them",
     },
+    flag(
+      "no-follow",
+      "with --name: refuse, listing them, rather than change the components that point at it",
+    ),
     SET,
     LABEL,
     ...shortcutOptions("the recorded namespace"),
@@ -242,7 +248,7 @@ export const UPDATE: CommandDecl = {
 export const REMOVE: CommandDecl = {
   name: "remove",
   summary: "delete a component's files and its kiln.lock entry",
-  positionals: [{ name: "name" }],
+  positionals: [{ name: "component" }],
   options: [flag("force", "also remove files edited since kiln wrote them")],
 };
 

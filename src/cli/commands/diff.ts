@@ -8,6 +8,7 @@
 import { LOCK_FILE } from "../../core/config.ts";
 import { MAX_EDIT_LINES, splitLines, unifiedDiff } from "../../core/line-diff.ts";
 import { plural } from "../../core/plural.ts";
+import { componentsAt } from "../../core/project/component-address.ts";
 import type { FileOutcome } from "../../core/project/file-outcomes.ts";
 import { readLock } from "../../node/lock-on-disk.ts";
 import { refusedPathsError } from "../../node/project-files.ts";
@@ -120,7 +121,7 @@ function readsAsPreset(args: readonly string[], forced: boolean): boolean {
   const [argument] = args;
   if (args.length !== 1 || argument === undefined) return false;
   const lock = readLock(process.cwd());
-  if (lock?.components.some((entry) => entry.name === argument)) return false;
+  if (lock !== undefined && componentsAt(lock.components, argument).length > 0) return false;
   return namesAPreset(argument);
 }
 

@@ -25,6 +25,7 @@ import {
   type LockedProject,
   readLockedProject,
   rerender,
+  selectComponents,
 } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
@@ -130,9 +131,11 @@ async function componentStatus(
 }
 
 export async function run(argv: string[], output: Output): Promise<number> {
-  const { parsed } = parseCommand(argv, STATUS);
+  const { parsed, args } = parseCommand(argv, STATUS);
   const cwd = process.cwd();
   const project = readLockedProject(cwd);
+  // the components named (`api`, `deployment/api`), all when none is
+  const selected = selectComponents(project.lock, args);
   const disk = new ProjectFiles(cwd);
   const renderer = new ComponentRenderer(cwd);
   const components: ComponentStatus[] = [];
@@ -140,8 +143,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   try {
     // every URL at once, within the run's bounds; one that gives no item leaves its
     // component's upstream unknown, and the report names it
-    urls = await fetchUrlsOf(renderer, project.lock.components);
-    for (const entry of project.lock.components) {
+    urls = await fetchUrlsOf(renderer, selected);
+    for (const entry of selected) {
       components.push(await componentStatus(renderer, project, entry, disk));
     }
   } finally {

@@ -11,8 +11,11 @@ import { KilnError } from "../../core/errors.ts";
 import { MAX_EDIT_LINES } from "../../core/line-diff.ts";
 import { checkPlannedPaths } from "../../core/plan.ts";
 import { plural } from "../../core/plural.ts";
+import { checkProject } from "../../core/project/checks/check-project.ts";
+import { exactAddresses } from "../../core/project/component-address.ts";
 import type { FileOutcome } from "../../core/project/file-outcomes.ts";
-import { type Lock, serializeLock } from "../../core/project/lock-format.ts";
+import type { ProjectConfig } from "../../core/project/kiln-toml.ts";
+import { type Lock, type LockedComponent, serializeLock } from "../../core/project/lock-format.ts";
 import type { ConflictResolution } from "../../core/project/merge.ts";
 import { refusedPathsError } from "../../node/project-files.ts";
 import { commit } from "../../node/write-commit.ts";
@@ -24,8 +27,11 @@ import { recoverInterruptedRun } from "../journal-notice.ts";
 import {
   type Changes,
   type ComponentUpdate,
+  followedLines,
+  lockCheckProject,
   planUpdates,
   readLockedProject,
+  selectComponents,
   updatedEntry,
 } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
@@ -101,11 +107,24 @@ function changesOf(parsed: Parsed, names: readonly string[]): Changes | undefine
   return changes;
 }
 
-/** A new name must not be another component's of the same item (their files would collide). */
+/**
+ * A rename selects exactly one component (a bare name shared by several is refused with the
+ * spelling of each), and the new name must not be another component's of the same item (their
+ * files would collide).
+ */
 function checkRename(lock: Lock, names: readonly string[], changes: Changes | undefined): void {
   const newName = changes?.name;
-  if (newName === undefined || newName === names[0]) return;
-  for (const entry of lock.components.filter((old) => old.name === names[0])) {
+  if (newName === undefined) return;
+  const selected = selectComponents(lock, names);
+  if (selected.length > 1) {
+    const spellings = exactAddresses(selected, lock.components);
+    throw new KilnError(
+      "invalid_request",
+      `\`${names[0]}\` names ${selected.length} components - --name renames one: name it as ${spellings.join(", ")}`,
+      `e.g. kiln update ${spellings[0]} --name ${newName}`,
+    );
+  }
+  for (const entry of selected.filter((old) => old.name !== newName)) {
     const taken = lock.components.find(
       (other) => other.name === newName && other.component === entry.component,
     );
@@ -202,7 +221,11 @@ export async function run(argv: string[], output: Output): Promise<number> {
   recoverInterruptedRun(cwd, output);
   const project = readLockedProject(cwd);
   checkRename(project.lock, names, changes);
-  const { updates } = await planUpdates(project, names, { resolution, changes });
+  const { updates, followed } = await planUpdates(project, names, {
+    resolution,
+    changes,
+    follow: !flag(parsed, "no-follow"),
+  });
   const outcomes = updates.flatMap((update) => update.outcomes);
   // a path that breaks the rules of a write was not read, and is not touched: nothing is
   const refused = outcomes.flatMap((outcome) =>
@@ -227,8 +250,10 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const moved = new Set(outcomes.flatMap((outcome) => (outcome.from ? [outcome.from] : [])));
   const isKnown = (path: string) => recorded.has(path) && !moved.has(path);
   let lock: Lock = project.lock;
+  const updatedEntries: LockedComponent[] = [];
   for (const update of updates) {
     const entry = updatedEntry(update);
+    updatedEntries.push(entry);
     lock = {
       ...lock,
       components: lock.components.map((old) => (old === update.entry ? entry : old)),
@@ -270,7 +295,34 @@ export async function run(argv: string[], output: Output): Promise<number> {
   );
   commit(steps, removals);
   report(output, updates, resolution);
+  const [renamed] = selectComponents(project.lock, names);
+  if (followed.length > 0 && renamed !== undefined && changes?.name !== undefined) {
+    output.line(`followed the rename in ${plural(followed.length, "link")}:`);
+    for (const line of followedLines(followed, renamed, changes.name)) output.line(`  ${line}`);
+  }
+  reportFindings(output, project.config, lock, updatedEntries);
   return 0;
+}
+
+/**
+ * The checks of `kiln check` on the project as the update left it, for the findings that
+ * involve a component it updated: what an update breaks (a service's target port the new
+ * container port no longer matches) is said at once, as a warning - the files are written.
+ */
+function reportFindings(
+  output: Output,
+  config: ProjectConfig,
+  lock: Lock,
+  updated: readonly LockedComponent[],
+): void {
+  const findings = checkProject(lockCheckProject(config, lock.components)).filter((finding) =>
+    finding.components.some(({ index }) =>
+      updated.includes(lock.components[index] as LockedComponent),
+    ),
+  );
+  for (const finding of findings) {
+    output.line(output.out.yellow(`warning[${finding.rule}] ${finding.message}`));
+  }
 }
 
 /** What the report says after a file's path: how its conflicts were settled, why it was left. */
