@@ -33,7 +33,9 @@ export function help(): string {
     title: "check a preset's components against each other",
     about: `<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file.
 Without <preset>, checks the project in the current folder: the components kiln.lock records,
-rendered with their recorded values (\`kiln check\` in CI).
+rendered with their recorded values (\`kiln check\` in CI). With components of that lock
+(\`kiln check ingress/api\`, \`kiln check api\`), the whole project is checked and the findings
+that involve them are reported.
 Renders every component (nothing is written) and reports what no single template can see:
 a play aimed at a group no inventory defines, a role used but not vendored, two components
 writing one path, and more. Exits 1 when any finding is an error, 0 otherwise (warnings
@@ -45,6 +47,7 @@ ${CHECK_RULES.map((rule) => `  ${rule.id.padEnd(width)}  ${rule.severity.padEnd(
       "kiln check ./shop.preset.json",
       "kiln check ./shop.preset.json --json | jq -r '.findings[].message'",
       "kiln check    # the project in this folder: the components of kiln.lock",
+      "kiln check deployment/api",
     ],
   });
 }

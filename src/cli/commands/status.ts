@@ -35,7 +35,7 @@ import { RUN_FETCH_LIMITS, type UrlReport, urlLines } from "../url-fetches.ts";
 export function help(): string {
   return commandHelp(STATUS, {
     title: "show what changed in the vendored files, here and upstream",
-    about: `Reads ${LOCK_FILE} and, for every component and file, compares the file on disk with what kiln
+    about: `Reads ${LOCK_FILE} and, for every component (or those named: \`api\`, \`deployment/api\`) and file, compares the file on disk with what kiln
 wrote (unchanged, modified, missing, conflicted: markers from \`kiln update --conflicts=markers\`
 not yet resolved) and renders the newest item (this kiln's built-ins, the URL, the file) with
 the recorded values to see whether it changed upstream. Lists the files in the output folder
@@ -43,7 +43,11 @@ that no component owns, and each URL it fetched (each once; at most ${RUN_FETCH_
 ${RUN_FETCH_LIMITS.deadlineMs / 1000} s in all). A path that breaks the rules of a write (outside the project, through a link that
 leads out, in .git, not a regular file, over ${MAX_VENDORED_FILE_BYTES / 1024 / 1024} MiB) is never read: it is listed as refused, and the
 command exits 1 after the report. Writes nothing; exits 0 otherwise.`,
-    examples: ["kiln status", "kiln status --json | jq '.components[].files[]'"],
+    examples: [
+      "kiln status",
+      "kiln status service/api",
+      "kiln status --json | jq '.components[].files[]'",
+    ],
   });
 }
 

@@ -40,10 +40,16 @@ import type { Output } from "../output.ts";
 export function help(): string {
   return commandHelp(UPDATE, {
     title: "bring upstream changes and new values into the vendored files, keeping your edits",
-    about: `<name>... are components of ${LOCK_FILE} (all of them when none is given). Each is rendered
-again with the newest item (this kiln's built-ins, the URL fetched again, the file read again)
-and the values recorded in ${LOCK_FILE}, changed only by --set, --label and the shortcut options
-(which need a name). Each file is merged three ways: what kiln wrote last time, the file on
+    about: `<component>... are components of ${LOCK_FILE} (all of them when none is given): a bare name
+(\`api\`) every component of that name, \`deployment/api\` or \`k8s/deployment/api\` exactly one.
+A field given goes only to the components whose item declares it; one none declares is an
+error. --name renames one component and follows the links to it (a service's selector, an
+ingress's service, a playbook's roles, a site's imports), listed after the summary;
+--no-follow refuses such a rename instead.
+
+Each component is rendered again with the newest item (this kiln's built-ins, the URL fetched
+again, the file read again) and the values recorded in ${LOCK_FILE}, changed only by --set,
+--label and the shortcut options (which need a name). Each file is merged three ways: what kiln wrote last time, the file on
 disk, the new render. An untouched file is replaced, edits on other lines are kept, a file that
 moves (a new name) takes your edits along, a missing file is written again.
 
@@ -53,10 +59,12 @@ records the files as conflicted until you resolve them; --ours or --theirs takes
 each conflicting region. A file too different to merge line by line (more than ${MAX_EDIT_LINES} lines
 inserted and deleted on a side), or whose base in ${LOCK_FILE} cannot be used, stops the run;
 --ours or --theirs then takes that side for the whole file. Files and ${LOCK_FILE} are written
-all or nothing.`,
+all or nothing. Then the checks of \`kiln check\` run on the result, and the findings that
+involve a component the update changed are printed as warnings.`,
     examples: [
       "kiln update",
       "kiln update api --image ghcr.io/acme/api:1.5",
+      "kiln update deployment/api --name backend",
       "kiln update api --conflicts=markers",
       "kiln update --theirs",
     ],
