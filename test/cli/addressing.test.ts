@@ -249,6 +249,20 @@ describe("component addressing", () => {
     );
   });
 
+  it("after an update, a finding it caused on a component it did not change is printed too", () => {
+    const dir = webApp();
+    const run = kiln(["update", "deployment/api", "--label", "app=other"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(
+      run.stdout.split("\n").at(-2),
+      "warning[service-selects-nothing] k8s/service `api` selects pods labelled app=api, tier=backend in namespace `web`, and no deployment of the project has those labels - add a k8s/deployment named `api` (same labels) or rename the service",
+    );
+    // a finding the project had before, on components the update did not touch, is not repeated
+    const again = kiln(["update", "deployment/frontend", "--replicas", "3"], dir);
+    assert.equal(again.status, 0, again.stderr);
+    assert.doesNotMatch(again.stdout, /warning/);
+  });
+
   it("status, diff and remove take the exact forms too; an address that selects nothing is an error listing the spellings", () => {
     const dir = webApp();
     const status = kiln(["status", "service/api"], dir);

@@ -59,8 +59,8 @@ records the files as conflicted until you resolve them; --ours or --theirs takes
 each conflicting region. A file too different to merge line by line (more than ${MAX_EDIT_LINES} lines
 inserted and deleted on a side), or whose base in ${LOCK_FILE} cannot be used, stops the run;
 --ours or --theirs then takes that side for the whole file. Files and ${LOCK_FILE} are written
-all or nothing. Then the checks of \`kiln check\` run on the result, and the findings that
-involve a component the update changed are printed as warnings.`,
+all or nothing. Then the checks of \`kiln check\` run on the result; the findings that
+involve a component the update changed, or that are new, are printed as warnings.`,
     examples: [
       "kiln update",
       "kiln update api --image ghcr.io/acme/api:1.5",
@@ -308,29 +308,41 @@ export async function run(argv: string[], output: Output): Promise<number> {
     output.line(`followed the rename in ${plural(followed.length, "link")}:`);
     for (const line of followedLines(followed, renamed, changes.name)) output.line(`  ${line}`);
   }
-  reportFindings(output, project.config, lock, updatedEntries);
+  reportFindings(output, project.config, project.lock, lock, updatedEntries);
   return 0;
 }
 
 /**
- * The checks of `kiln check` on the project as the update left it, for the findings that
- * involve a component it updated: what an update breaks (a service's target port the new
- * container port no longer matches) is said at once, as a warning - the files are written.
+ * The checks of `kiln check` on the project as the update left it: each finding that involves
+ * a component it updated, or that the project before the update did not have (a service that
+ * selected the relabelled deployment), is printed as a warning - what an update breaks is said
+ * at once, and the files are written.
  */
 function reportFindings(
   output: Output,
   config: ProjectConfig,
-  lock: Lock,
+  before: Lock,
+  after: Lock,
   updated: readonly LockedComponent[],
 ): void {
-  const findings = checkProject(lockCheckProject(config, lock.components)).filter((finding) =>
-    finding.components.some(({ index }) =>
-      updated.includes(lock.components[index] as LockedComponent),
-    ),
+  const earlier = new Set(
+    checkProject(lockCheckProject(config, before.components)).map(findingKey),
+  );
+  const findings = checkProject(lockCheckProject(config, after.components)).filter(
+    (finding) =>
+      !earlier.has(findingKey(finding)) ||
+      finding.components.some(({ index }) =>
+        updated.includes(after.components[index] as LockedComponent),
+      ),
   );
   for (const finding of findings) {
     output.line(output.out.yellow(`warning[${finding.rule}] ${finding.message}`));
   }
+}
+
+/** A finding as it reads: the same rule and message is the same finding. */
+function findingKey(finding: { rule: string; message: string }): string {
+  return `${finding.rule}\u0000${finding.message}`;
 }
 
 /** What the report says after a file's path: how its conflicts were settled, why it was left. */
