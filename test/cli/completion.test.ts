@@ -12,7 +12,7 @@ import { COMMAND_LIST } from "../../src/cli/command-list.ts";
 import { builtinPresets } from "../../src/node/builtin-presets.ts";
 import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { toolsRequired } from "../tools/ansible.ts";
-import { BIN, cleanUp, ensureBuilt, kiln, tempDir, write } from "./helpers.ts";
+import { BIN, cleanUp, ensureBuilt, kiln, tempDir, tree, write } from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -188,7 +188,15 @@ describe("kiln completion zsh", { skip: shellSkip("zsh") }, () => {
     // as an expression) marks where the completion's output ends. Each line is typed only once
     // the prompt is back: keys typed before the line editor has the terminal are read as a plain
     // line, TAB and all
-    const lines = ["kiln ad", "kiln setup ", "kiln apply --in", "kiln render --name web k8s/dep"];
+    const lines = [
+      "kiln ad",
+      "kiln setup ",
+      "kiln apply --in",
+      "kiln render --name web k8s/dep",
+      "kiln update service/",
+    ];
+    // the components of a kiln.lock in the folder: a k8s-web-app project's
+    write(dir, "kiln.lock", tree(k8sWebApp())["kiln.lock"] as string);
     const driver = write(
       dir,
       "drive.zsh",
@@ -225,6 +233,9 @@ zpty -d z
     assert.equal(setup.includes("notes.txt"), false);
     assert.match(blocks.get("kiln apply --in") ?? "", /--into/);
     assert.match(blocks.get("kiln render --name web k8s/dep") ?? "", /k8s\/deployment/);
+    const locked = blocks.get("kiln update service/") ?? "";
+    assert.match(locked, /service\/api/);
+    assert.match(locked, /service\/frontend/);
   });
 });
 
