@@ -385,9 +385,10 @@ export function followedLines(
   const spelling = (entry: LockedComponent) =>
     shortAddress(entry === renamed ? { ...entry, name: newName } : entry);
   return followed.map(({ entry, edit, target }) => {
-    const value = edit.to.length > 60 ? `${edit.to.slice(0, 57)}...` : edit.to;
     const verb = edit.kind === "label" ? "selects" : edit.key === "service" ? "routes to" : "uses";
-    return `${spelling(entry)}: ${edit.kind} ${edit.key}=${value} (${verb} ${spelling(target)})`;
+    // a JSON list of plays or imports is named, not printed: the target says what changed in it
+    const change = /^\s*[[{]/.test(edit.to) ? edit.key : `${edit.key}=${edit.to}`;
+    return `${spelling(entry)}: ${edit.kind} ${change} (${verb} ${spelling(target)})`;
   });
 }
 

@@ -2,9 +2,12 @@
 // deployment, a service and an ingress all named `api`): `deployment/api` and
 // `k8s/deployment/api` select one, a bare `api` all three; a field goes only to the components
 // that declare it; a rename follows the links to the renamed component; and the checks an
-// update can break run after it. Each scenario asserts file bytes, kiln.lock and exit codes.
+// update can break run after it. Each scenario asserts file bytes, kiln.lock and exit codes; a
+// renamed role is checked with the real automation tool (ansible-playbook --syntax-check).
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { ansibleSkip, ansibleSyntaxCheck } from "../tools/ansible.ts";
 import { cleanUp, ensureBuilt, kiln, tempDir, tree } from "./helpers.ts";
 
 before(ensureBuilt);
@@ -261,6 +264,39 @@ describe("component addressing", () => {
     const again = kiln(["update", "deployment/frontend", "--replicas", "3"], dir);
     assert.equal(again.status, 0, again.stderr);
     assert.doesNotMatch(again.stdout, /warning/);
+  });
+
+  it("a renamed role moves whole and the plays that use it follow: the real tool still reads the site", {
+    skip: ansibleSkip(),
+  }, () => {
+    const dir = tempDir();
+    assert.equal(kiln(["setup", "multi-tier-platform"], dir).status, 0);
+    const before = tree(dir);
+    const run = kiln(["update", "role/nginx", "--name", "proxy"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      /\nfollowed the rename in 1 link:\n {2}playbook\/app: field plays \(uses role\/proxy\)\n/,
+    );
+    const after = tree(dir);
+    // the role's files move with their content, none is lost on the way
+    for (const part of ["tasks", "defaults", "handlers", "meta"]) {
+      assert.equal(after[`infra/roles/nginx/${part}/main.yml`], undefined, part);
+      assert.equal(
+        after[`infra/roles/proxy/${part}/main.yml`],
+        before[`infra/roles/nginx/${part}/main.yml`],
+        part,
+      );
+    }
+    assert.equal(
+      after["infra/playbooks/app.yml"],
+      (before["infra/playbooks/app.yml"] as string).replace("    - nginx\n", "    - proxy\n"),
+    );
+    assert.equal(
+      kiln(["check"], dir).stdout,
+      "checked the project (kiln.lock): 35 components, no findings\n",
+    );
+    ansibleSyntaxCheck(join(dir, "infra"), "site.yml");
   });
 
   it("status, diff and remove take the exact forms too; an address that selects nothing is an error listing the spellings", () => {

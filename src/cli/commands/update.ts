@@ -252,8 +252,12 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const recorded = new Set(
     project.lock.components.flatMap((entry) => entry.files.map((f) => f.path)),
   );
+  // a file that moves is written at its new path even when its content stays the same (a
+  // renamed role's tasks): its old path is removed below
   const written = outcomes.filter(
-    (outcome) => outcome.content !== undefined && outcome.content !== outcome.before,
+    (outcome) =>
+      outcome.content !== undefined &&
+      (outcome.content !== outcome.before || outcome.from !== undefined),
   );
   const moved = new Set(outcomes.flatMap((outcome) => (outcome.from ? [outcome.from] : [])));
   const isKnown = (path: string) => recorded.has(path) && !moved.has(path);
