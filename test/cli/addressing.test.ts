@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ansibleSkip, ansibleSyntaxCheck } from "../tools/ansible.ts";
-import { cleanUp, ensureBuilt, kiln, tempDir, tree } from "./helpers.ts";
+import { cleanUp, ensureBuilt, kiln, project, tempDir, tree, writeJson } from "./helpers.ts";
 
 before(ensureBuilt);
 after(cleanUp);
@@ -150,6 +150,23 @@ describe("component addressing", () => {
       ].join("\n"),
     );
     assert.deepEqual(tree(dir), before);
+  });
+
+  it("a component whose item declares no fields takes any field, as kiln add gives it any", () => {
+    const dir = project();
+    writeJson(dir, "items/note.json", {
+      name: "note",
+      category: "custom",
+      files: [{ path: "{{ name }}.md", template: "# {{ title }}\n" }],
+    });
+    assert.equal(
+      kiln(["add", "./items/note.json", "--name", "n", "--set", "title=A"], dir).status,
+      0,
+    );
+    const run = kiln(["update", "note/n", "--set", "title=B"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(tree(dir)["k8s/n.md"], "# B\n");
+    assert.deepEqual(entryOf(dir, "custom/note", "n")?.fields, { title: "B" });
   });
 
   it("--name on a bare name several components share is refused with the spelling of each", () => {
