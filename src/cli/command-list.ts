@@ -18,6 +18,10 @@ import type { CommandDecl, Completion, OptionDecl } from "./options.ts";
 
 const COMPONENTS: Completion = { builtins: ["components"], paths: "json" };
 const PRESETS: Completion = { builtins: ["presets"], paths: "json" };
+/** The project's components (`api`, `deployment/api`), read from kiln.lock as you type. */
+const LOCKED: Completion = { locked: true };
+/** One preset, or the project's components (`kiln diff`, `kiln check`). */
+const PRESETS_OR_LOCKED: Completion = { ...PRESETS, locked: true };
 const FOLDERS: Completion = { paths: "folders" };
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -174,7 +178,9 @@ export const APPLY: CommandDecl = {
 export const CHECK: CommandDecl = {
   name: "check",
   summary: "check a preset's components against each other",
-  positionals: [{ name: "preset", count: "optional", complete: PRESETS }],
+  // one preset, or components of the project's kiln.lock (`kiln check deployment/api`): the
+  // command tells them apart as `kiln diff` does
+  positionals: [{ name: "preset|component", count: "any", complete: PRESETS_OR_LOCKED }],
   options: [flag("json", 'print {"findings": [...], "errors": <n>, "warnings": <n>}')],
 };
 
@@ -202,7 +208,7 @@ export const RENDER: CommandDecl = {
 export const STATUS: CommandDecl = {
   name: "status",
   summary: "show what changed in the vendored files, here and upstream",
-  positionals: [],
+  positionals: [{ name: "component", count: "any", complete: LOCKED }],
   options: [flag("json", 'print {"components": [...], "unowned": [...]} (see docs/cli.md)')],
 };
 
@@ -210,7 +216,7 @@ export const DIFF: CommandDecl = {
   name: "diff",
   summary: "show what kiln update (or a preset) would change, as a unified diff",
   // component names, or one preset (`kiln diff k8s-web-app`): the command tells them apart
-  positionals: [{ name: "name", count: "any", complete: PRESETS }],
+  positionals: [{ name: "component", count: "any", complete: PRESETS_OR_LOCKED }],
   options: [
     flag("preset", "read the argument as a preset, whatever its name"),
     flag("json", 'print {"differs": <bool>, "files": [...]} (see docs/cli.md)'),
@@ -221,7 +227,7 @@ export const DIFF: CommandDecl = {
 export const UPDATE: CommandDecl = {
   name: "update",
   summary: "merge upstream changes and new values into the vendored files",
-  positionals: [{ name: "name", count: "any" }],
+  positionals: [{ name: "component", count: "any", complete: LOCKED }],
   options: [
     {
       name: "name",
@@ -229,6 +235,10 @@ export const UPDATE: CommandDecl = {
       value: "<new-name>",
       description: "rename the component: its files move, your edits with them",
     },
+    flag(
+      "no-follow",
+      "with --name: refuse, listing them, rather than change the components that point at it",
+    ),
     SET,
     LABEL,
     ...shortcutOptions("the recorded namespace"),
@@ -263,7 +273,7 @@ export const UPDATE: CommandDecl = {
 export const REMOVE: CommandDecl = {
   name: "remove",
   summary: "delete a component's files and its kiln.lock entry",
-  positionals: [{ name: "name" }],
+  positionals: [{ name: "component", complete: LOCKED }],
   options: [flag("force", "also remove files edited since kiln wrote them"), ALLOW_OLDER_KILN],
 };
 

@@ -67,9 +67,19 @@ function bashActions(completion: Completion, model: CompletionModel): string {
   const actions: string[] = [];
   const words = builtinWords(completion, model);
   if (words.length > 0) actions.push(`_kiln_words ${words.map(quote).join(" ")}`);
+  if (completion.locked) actions.push("_kiln_locked");
   if (completion.paths) actions.push(`_kiln_paths ${completion.paths}`);
   return actions.join("; ");
 }
+
+/**
+ * An awk program that prints each component of the kiln.lock it reads as its name and its
+ * exact spelling (`api`, `deployment/api`). kiln writes the lock as JSON with sorted keys and
+ * two-space indentation, so a component's `component` comes before its `name`, both six spaces
+ * in; a shell has no JSON parser to do better, and starting kiln on every TAB would be slow.
+ */
+const LOCKED_AWK = `/^      "component": "/ { c = $0; sub(/^[^:]*: "/, "", c); sub(/",?$/, "", c); sub(/.*\\//, "", c) }
+/^      "name": "/ { n = $0; sub(/^[^:]*: "/, "", n); sub(/",?$/, "", n); print n; print c "/" n }`;
 
 /** `'add 0') action ;;` lines of a `case "$1 $2" in`. */
 function bashCase(branches: [string[], string][]): string {
@@ -121,6 +131,15 @@ _kiln_words() {
   for word in "$@"; do
     [[ $word == "$_kiln_cur"* ]] && COMPREPLY+=("$word")
   done
+}
+
+# Offers the components of ./kiln.lock: each name and its exact spelling (deployment/api).
+_kiln_locked() {
+  [[ -f kiln.lock ]] || return 0
+  local word
+  while IFS= read -r word; do
+    [[ $word == "$_kiln_cur"* ]] && COMPREPLY+=("$word")
+  done < <(awk ${quote(LOCKED_AWK)} kiln.lock | sort -u)
 }
 
 # Offers folders and, with \`json\`, JSON files.
@@ -234,6 +253,7 @@ export function zshScript(model: CompletionModel): string {
         const what = completion.builtins?.length ? "built-in" : "value";
         alternatives.push(`builtins:${what}:(${words.join(" ")})`);
       }
+      if (completion.locked) alternatives.push("locked:component of kiln.lock:_kiln_locked");
       if (completion.paths === "json") alternatives.push(`files:JSON file:_files -g '*.json'`);
       if (completion.paths === "folders") alternatives.push("folders:folder:_files -/");
       entry = {
@@ -303,6 +323,14 @@ ${branches.join("\n")}
 
 ${[...functions.values()].map(({ name, body }) => `${name}() {\n${body}\n}`).join("\n\n")}
 
+# The components of ./kiln.lock: each name and its exact spelling (deployment/api).
+_kiln_locked() {
+  [[ -f kiln.lock ]] || return 1
+  local -a words
+  words=(\${(f)"$(awk ${quote(LOCKED_AWK)} kiln.lock | sort -u)"})
+  compadd -a words
+}
+
 if [[ $funcstack[1] == _kiln ]]; then
   _kiln "$@"
 else
@@ -329,6 +357,9 @@ function fishArguments(completion: Completion, model: CompletionModel, what: str
   }
   if (completion.words?.length) {
     args.push(`-a ${fishQuote(completion.words.join(" "))} -d ${fishQuote(what)}`);
+  }
+  if (completion.locked) {
+    args.push(`-a ${fishQuote("(__kiln_locked)")} -d ${fishQuote("component of kiln.lock")}`);
   }
   if (completion.paths) args.push(`-a ${fishQuote(FISH_PATHS[completion.paths])}`);
   return args;
@@ -434,6 +465,12 @@ function __kiln_paths
             echo $path
         end
     end
+end
+
+# the components of ./kiln.lock: each name and its exact spelling (deployment/api)
+function __kiln_locked
+    test -f kiln.lock; or return 0
+    awk ${fishQuote(LOCKED_AWK)} kiln.lock | sort -u
 end
 
 # files only where an argument takes them

@@ -8,7 +8,15 @@ import { join } from "node:path";
 import { LOCK_FILE } from "../core/config.ts";
 import type { RenderInput } from "../core/context.ts";
 import { KilnError } from "../core/errors.ts";
+import { toItemMetaView } from "../core/item.ts";
 import { checkOutputFolder } from "../core/plan.ts";
+import { plural } from "../core/plural.ts";
+import {
+  exactAddresses,
+  selectAddressed,
+  shortAddress,
+} from "../core/project/component-address.ts";
+import type { CheckComponent, CheckProject } from "../core/project/facts.ts";
 import {
   type FileOutcome,
   type NewFile,
@@ -21,9 +29,12 @@ import { projectFileError } from "../core/project/kiln-toml.ts";
 import { pathInside } from "../core/project/layout.ts";
 import type { Lock, LockedComponent } from "../core/project/lock-format.ts";
 import type { ConflictResolution } from "../core/project/merge.ts";
+import { type FollowEdit, renameFollowers } from "../core/project/rename-references.ts";
 import { type ComponentRender, renderCollectingErrors } from "../core/project/render-components.ts";
+import { type FieldTarget, scopeFields } from "../core/project/scoped-fields.ts";
 import { versionControlFolderOf, versionControlSegmentIn } from "../core/sensitive-paths.ts";
 import type { AutomationProfile } from "../core/vocabulary.ts";
+import { builtinRegistry } from "../node/builtin-registry.ts";
 import { lockEntry, readLock, recordedBase } from "../node/lock-on-disk.ts";
 import { isFolderInsideProject, readProject } from "../node/project-config.ts";
 import { ProjectFiles } from "../node/project-files.ts";
@@ -57,22 +68,13 @@ export function readLockedProject(cwd: string): LockedProject {
   return { cwd, config, lock };
 }
 
-/** The components the command names (all when it names none); an unknown name is an error. */
+/**
+ * The components the command names (all when it names none): a bare name selects every
+ * component of that name, `deployment/api` or `k8s/deployment/api` exactly one
+ * (src/core/project/component-address.ts); an address that selects none is an error.
+ */
 export function selectComponents(lock: Lock, names: readonly string[]): LockedComponent[] {
-  if (names.length === 0) return lock.components;
-  for (const name of names) {
-    if (!lock.components.some((entry) => entry.name === name)) {
-      const known = [...new Set(lock.components.map((entry) => entry.name))].sort();
-      throw new KilnError(
-        "invalid_request",
-        `no component named \`${name}\` in ${LOCK_FILE}`,
-        known.length === 0
-          ? "the lock records no components"
-          : `its components: ${known.join(", ")}`,
-      );
-    }
-  }
-  return lock.components.filter((entry) => names.includes(entry.name));
+  return selectAddressed(lock.components, names);
 }
 
 /** What the command changes in a component's values (update's --name, --set, --label, shortcuts). */
@@ -228,11 +230,22 @@ export async function planComponentUpdate(
   return { ...rendered, outcomes };
 }
 
+/** A component a rename changes because it points at the renamed one (or the renamed itself). */
+export interface Followed {
+  entry: LockedComponent;
+  edit: FollowEdit;
+  /** The component the link leads to. */
+  target: LockedComponent;
+}
+
 /**
  * What updating the components named (all when none is) would do, planned with one renderer
  * that is closed afterwards: `kiln diff` shows it, `kiln update` writes it. The components' URLs
  * are fetched first, all at once within the run's bounds (url-fetches.ts); when any gives no
- * item, the error names every one of them.
+ * item, the error names every one of them. A field the command sets goes only to the components
+ * whose item declares it (one no component declares is an error); a rename also changes the
+ * components that point at the renamed one (`followed`), unless `follow` is false, which
+ * refuses the rename when there are any.
  */
 export async function planUpdates(
   project: LockedProject,
@@ -241,8 +254,9 @@ export async function planUpdates(
     resolution: ConflictResolution;
     changes?: Changes | undefined;
     mergeByStructure?: StructureMerge | undefined;
+    follow?: boolean;
   },
-): Promise<{ updates: ComponentUpdate[]; urls: UrlReport[] }> {
+): Promise<{ updates: ComponentUpdate[]; urls: UrlReport[]; followed: Followed[] }> {
   const selected = selectComponents(project.lock, names);
   const files = new ProjectFiles(project.cwd);
   const renderer = new ComponentRenderer(project.cwd);
@@ -251,13 +265,158 @@ export async function planUpdates(
     const urls = await fetchUrlsOf(renderer, selected);
     const missed = urls.filter((url) => url.state !== "fetched");
     if (missed.length > 0) throw urlsMissedError(missed);
-    for (const entry of selected) {
-      updates.push(await planComponentUpdate(renderer, project, entry, { ...options, files }));
+    const targets = await scopedChanges(renderer, selected, options.changes);
+    const followed =
+      options.changes?.name === undefined
+        ? []
+        : followRename(project, targets, options.follow ?? true);
+    for (const { entry, changes } of targets) {
+      updates.push(
+        await planComponentUpdate(renderer, project, entry, { ...options, changes, files }),
+      );
     }
-    return { updates, urls };
+    return { updates, urls, followed };
   } finally {
     await renderer.close();
   }
+}
+
+interface UpdateTarget {
+  entry: LockedComponent;
+  changes?: Changes | undefined;
+}
+
+/**
+ * Each selected component with the part of `changes` it takes: the fields its item declares
+ * (src/core/project/scoped-fields.ts), every label, the new name.
+ */
+async function scopedChanges(
+  renderer: ComponentRenderer,
+  selected: readonly LockedComponent[],
+  changes: Changes | undefined,
+): Promise<UpdateTarget[]> {
+  if (changes === undefined) return selected.map((entry) => ({ entry }));
+  const addresses = exactAddresses(selected);
+  const targets: FieldTarget[] = [];
+  for (const [index, entry] of selected.entries()) {
+    const item = await renderer.item(entry.reference);
+    targets.push({
+      address: addresses[index] as string,
+      declared: item.fields.map((field) => field.name),
+    });
+  }
+  const fields = scopeFields(targets, changes.fields);
+  return selected.map((entry, index) => ({
+    entry,
+    changes: { ...changes, fields: fields[index] ?? {} },
+  }));
+}
+
+/**
+ * The project's components as the checks read them: the lock's values, the namespace each was
+ * rendered in, its recorded paths from the output folder, the built-ins' catalogue metadata.
+ */
+export function lockCheckProject(
+  config: ProjectConfig,
+  components: readonly LockedComponent[],
+): CheckProject {
+  const prefix =
+    config.outputDir === "." || config.outputDir === ""
+      ? ""
+      : `${config.outputDir.replace(/\/+$/, "")}/`;
+  return {
+    namespace: config.defaultNamespace,
+    components: components.map((entry) => ({
+      reference: entry.reference,
+      name: entry.name,
+      fields: { namespace: entry.namespace, ...entry.fields },
+      labels: entry.labels,
+      files: entry.files.map((file) =>
+        file.path.startsWith(prefix) ? file.path.slice(prefix.length) : file.path,
+      ),
+    })),
+    catalogue: builtinRegistry().items.map(toItemMetaView),
+  };
+}
+
+/**
+ * The rename among `targets` (one component) followed into the components that point at it:
+ * their changes join the targets (the renamed one's own, when it keeps a link, merge into its
+ * changes). With `follow` false, any such component refuses the rename, each listed.
+ */
+function followRename(
+  project: LockedProject,
+  targets: UpdateTarget[],
+  follow: boolean,
+): Followed[] {
+  const [renamed] = targets;
+  const changes = renamed?.changes;
+  if (renamed === undefined || changes?.name === undefined) return [];
+  const components = project.lock.components;
+  const index = components.indexOf(renamed.entry);
+  const checked = lockCheckProject(project.config, components);
+  const input = recordedInput(renamed.entry, changes);
+  const edits = renameFollowers(checked, index, {
+    ...(checked.components[index] as CheckComponent),
+    name: input.name,
+    fields: { namespace: renamed.entry.namespace, ...input.fields },
+    labels: input.labels ?? {},
+  });
+  const followed = edits.map((edit) => ({
+    entry: components[edit.index] as LockedComponent,
+    edit,
+    target: components[edit.target] as LockedComponent,
+  }));
+  if (followed.length === 0) return [];
+  if (!follow) throw unfollowedError(renamed.entry, changes.name, followed);
+  for (const { entry, edit } of followed) {
+    let target = targets.find((candidate) => candidate.entry === entry);
+    if (target === undefined) {
+      target = { entry, changes: { fields: {}, labels: {} } };
+      targets.push(target);
+    }
+    const own = target.changes ?? { fields: {}, labels: {} };
+    target.changes = {
+      ...own,
+      fields: edit.kind === "field" ? { ...own.fields, [edit.key]: edit.to } : own.fields,
+      labels: edit.kind === "label" ? { ...own.labels, [edit.key]: edit.to } : own.labels,
+    };
+  }
+  // lock order, so the report and the lock read in the order of kiln.lock
+  targets.sort((a, b) => components.indexOf(a.entry) - components.indexOf(b.entry));
+  return followed;
+}
+
+/** One line per followed link: `service/api: label app=backend (selects deployment/backend)`. */
+export function followedLines(
+  followed: readonly Followed[],
+  renamed: LockedComponent,
+  newName: string,
+): string[] {
+  const spelling = (entry: LockedComponent) =>
+    shortAddress(entry === renamed ? { ...entry, name: newName } : entry);
+  return followed.map(({ entry, edit, target }) => {
+    const verb = edit.kind === "label" ? "selects" : edit.key === "service" ? "routes to" : "uses";
+    // a JSON list of plays or imports is named, not printed: the target says what changed in it
+    const change = /^\s*[[{]/.test(edit.to) ? edit.key : `${edit.key}=${edit.to}`;
+    return `${spelling(entry)}: ${edit.kind} ${change} (${verb} ${spelling(target)})`;
+  });
+}
+
+/** The refusal of a rename with --no-follow while components point at the renamed one. */
+function unfollowedError(
+  renamed: LockedComponent,
+  newName: string,
+  followed: Followed[],
+): KilnError {
+  return new KilnError(
+    "invalid_request",
+    `${plural(followed.length, "link")} to ${shortAddress(renamed)} would break if it were renamed to \`${newName}\` - nothing was written`,
+    [
+      ...followedLines(followed, renamed, newName).map((line) => `would change ${line}`),
+      "run without --no-follow to change them with the rename, or change them first yourself",
+    ].join("\n"),
+  );
 }
 
 /**

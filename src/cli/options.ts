@@ -15,6 +15,11 @@ export interface Completion {
   readonly words?: readonly string[];
   /** `json`: JSON files and the folders on the way to them; `folders`: folders only. */
   readonly paths?: "json" | "folders";
+  /**
+   * The components of the kiln.lock in the current folder, read when completing: each name
+   * and its exact spelling (`api`, `deployment/api`).
+   */
+  readonly locked?: boolean;
 }
 
 export interface OptionDecl {

@@ -144,10 +144,17 @@ export class ComponentRenderer {
   async render(reference: string, input: RenderInput, label = reference): Promise<ResolvedRender> {
     const builtin = this.builtin(reference);
     if (builtin) return { ...this.renderBuiltin(builtin, input), item: builtin, builtin: true };
-    const item = isUrl(reference)
+    const item = await this.item(reference);
+    return { ...(await this.renderIsolated(item, input, label)), item, builtin: false };
+  }
+
+  /** The registry item `reference` gives (a URL's fetched once per run), not rendered. */
+  async item(reference: string): Promise<RegistryItem> {
+    const builtin = this.builtin(reference);
+    if (builtin) return builtin;
+    return isUrl(reference)
       ? await this.fetches.item(reference)
       : await resolveReference(reference, { cwd: this.cwd });
-    return { ...(await this.renderIsolated(item, input, label)), item, builtin: false };
   }
 
   /** A built-in item, in this thread. */

@@ -162,7 +162,7 @@ describe("kiln check", () => {
     const run = kiln(["check", "--help"], tempDir());
     assert.equal(run.status, 0);
     assert.match(run.stdout, /^kiln check - /);
-    assert.match(run.stdout, /Usage: kiln check \[<preset>\] \[--json\]/);
+    assert.match(run.stdout, /Usage: kiln check \[<preset\|component>...\] \[--json\]/);
     for (const rule of CHECK_RULES) assert.ok(run.stdout.includes(rule.id), rule.id);
     assert.match(run.stdout, /Examples:\n {2}kiln check /);
     assert.match(kiln(["--help"], tempDir()).stdout, /^ {2}check {4}/m);

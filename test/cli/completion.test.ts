@@ -12,7 +12,7 @@ import { COMMAND_LIST } from "../../src/cli/command-list.ts";
 import { builtinPresets } from "../../src/node/builtin-presets.ts";
 import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { toolsRequired } from "../tools/ansible.ts";
-import { BIN, cleanUp, ensureBuilt, kiln, tempDir, write } from "./helpers.ts";
+import { BIN, cleanUp, ensureBuilt, kiln, tempDir, tree, write } from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -49,6 +49,14 @@ function script(shell: string, dir: string): string {
 
 const sorted = (words: readonly string[]) => [...words].sort();
 
+/** A `k8s-web-app` project: a deployment, a service and an ingress named `api` (and `frontend`). */
+function k8sWebApp(): string {
+  const dir = tempDir();
+  const run = kiln(["setup", "k8s-web-app"], dir);
+  assert.equal(run.status, 0, run.stderr);
+  return dir;
+}
+
 describe("kiln completion bash", { skip: shellSkip("bash") }, () => {
   let dir = "";
   let file = "";
@@ -57,7 +65,9 @@ describe("kiln completion bash", { skip: shellSkip("bash") }, () => {
     file = script("bash", dir);
   });
   /** What the completion function offers for `words` (the last is the word being completed). */
-  const complete = (...words: string[]) => {
+  const complete = (...words: string[]) => completeIn(dir, ...words);
+  /** The same, in the folder `cwd`. */
+  const completeIn = (cwd: string, ...words: string[]) => {
     const run = spawnSync(
       "bash",
       [
@@ -69,7 +79,7 @@ describe("kiln completion bash", { skip: shellSkip("bash") }, () => {
         file,
         ...words,
       ],
-      { cwd: dir, encoding: "utf8" },
+      { cwd, encoding: "utf8" },
     );
     assert.equal(run.stderr, "");
     assert.equal(run.status, 0);
@@ -127,6 +137,25 @@ describe("kiln completion bash", { skip: shellSkip("bash") }, () => {
     assert.deepEqual(complete("kiln", "help", "ren"), ["render"]);
   });
 
+  it("completes the components of ./kiln.lock, by name and exact spelling, where a command takes them", () => {
+    const project = k8sWebApp();
+    for (const command of ["update", "remove", "status"]) {
+      assert.deepEqual(completeIn(project, "kiln", command, "ap"), ["api"], command);
+      assert.deepEqual(
+        completeIn(project, "kiln", command, "service/"),
+        ["service/api", "service/frontend"],
+        command,
+      );
+    }
+    assert.deepEqual(completeIn(project, "kiln", "diff", "deployment/a"), ["deployment/api"]);
+    assert.deepEqual(completeIn(project, "kiln", "check", "ingress/"), [
+      "ingress/api",
+      "ingress/frontend",
+    ]);
+    // without a lock, nothing of the kind
+    assert.deepEqual(complete("kiln", "update", ""), []);
+  });
+
   it("skips options and their values when counting positionals; completes folder values", () => {
     assert.deepEqual(complete("kiln", "add", "--name", "web", "k8s/s"), ["k8s/service"]);
     assert.deepEqual(complete("kiln", "add", "k8s/deployment", ""), []);
@@ -159,7 +188,15 @@ describe("kiln completion zsh", { skip: shellSkip("zsh") }, () => {
     // as an expression) marks where the completion's output ends. Each line is typed only once
     // the prompt is back: keys typed before the line editor has the terminal are read as a plain
     // line, TAB and all
-    const lines = ["kiln ad", "kiln setup ", "kiln apply --in", "kiln render --name web k8s/dep"];
+    const lines = [
+      "kiln ad",
+      "kiln setup ",
+      "kiln apply --in",
+      "kiln render --name web k8s/dep",
+      "kiln update service/",
+    ];
+    // the components of a kiln.lock in the folder: a k8s-web-app project's
+    write(dir, "kiln.lock", tree(k8sWebApp())["kiln.lock"] as string);
     const driver = write(
       dir,
       "drive.zsh",
@@ -196,6 +233,9 @@ zpty -d z
     assert.equal(setup.includes("notes.txt"), false);
     assert.match(blocks.get("kiln apply --in") ?? "", /--into/);
     assert.match(blocks.get("kiln render --name web k8s/dep") ?? "", /k8s\/deployment/);
+    const locked = blocks.get("kiln update service/") ?? "";
+    assert.match(locked, /service\/api/);
+    assert.match(locked, /service\/frontend/);
   });
 });
 
@@ -207,9 +247,9 @@ describe("kiln completion fish", { skip: shellSkip("fish") }, () => {
     file = script("fish", dir);
   });
   /** Candidates fish offers for a command line (`complete -C`), without descriptions. */
-  const complete = (line: string) => {
+  const complete = (line: string, cwd = dir) => {
     const run = spawnSync("fish", ["--no-config", "-c", `source ${file}; complete -C"${line}"`], {
-      cwd: dir,
+      cwd,
       encoding: "utf8",
     });
     assert.equal(run.stderr, "");
@@ -224,6 +264,16 @@ describe("kiln completion fish", { skip: shellSkip("fish") }, () => {
     const run = spawnSync("fish", ["--no-config", "-n", file], { encoding: "utf8" });
     assert.equal(run.stderr, "");
     assert.equal(run.status, 0);
+  });
+
+  it("completes the components of ./kiln.lock, by name and exact spelling", () => {
+    const project = k8sWebApp();
+    assert.deepEqual(complete("kiln update service/", project), [
+      "service/api",
+      "service/frontend",
+    ]);
+    assert.deepEqual(complete("kiln remove ap", project), ["api"]);
+    assert.deepEqual(complete("kiln update ", dir), []);
   });
 
   it("completes commands, options, built-ins and files", () => {

@@ -435,7 +435,7 @@ describe("kiln update", () => {
     );
   });
 
-  it("--name renames a component: its files move with the edits, the lock follows; a taken name or --set name is refused", () => {
+  it("--name renames one component: its files move with the edits, the lock follows; a taken name or --set name is refused", () => {
     const dir = project();
     const add = (args: string[]) => assert.equal(kiln(["add", ...args], dir).status, 0);
     add(["k8s/deployment", "--name", "api", "--image", "nginx:1.27", "--replicas", "2"]);
@@ -448,13 +448,15 @@ describe("kiln update", () => {
       asField.stderr,
       /name is the component's name, not a field: rename it with --name/,
     );
-    const taken = kiln(["update", "api", "--name", "other"], dir);
+    const taken = kiln(["update", "deployment/api", "--name", "other"], dir);
     assert.equal(taken.status, 1);
     assert.match(taken.stderr, /kiln\.lock already has a k8s\/deployment named `other`/);
     const before = tree(dir);
-    const renamed = kiln(["update", "api", "--name", "web"], dir);
+    const renamed = kiln(["update", "deployment/api", "--name", "web"], dir);
     assert.equal(renamed.status, 0, renamed.stderr);
     assert.match(renamed.stdout, /k8s\/api-deployment\.yaml -> k8s\/web-deployment\.yaml/);
+    const service = kiln(["update", "service/api", "--name", "web"], dir);
+    assert.equal(service.status, 0, service.stderr);
     const after = tree(dir);
     assert.equal(after["k8s/api-deployment.yaml"], undefined);
     assert.equal(after["k8s/api-service.yaml"], undefined);

@@ -327,6 +327,51 @@ describe("checks: rules", () => {
     );
   });
 
+  it("service-target-port: a number must be the selected deployment's container port, a name one of its port names", () => {
+    const found = (components: CheckComponent[]) =>
+      check({ components })
+        .filter((f) => f.rule === "service-target-port")
+        .map((f) => [f.severity, f.components.map((c) => c.name), f.message]);
+    // the default ports agree (80 and 80), and the k8s-web-app spelling (8080 to 8080)
+    assert.deepEqual(
+      found([
+        component("k8s/deployment", "web", { image: "x" }),
+        component("k8s/service", "web"),
+        component("k8s/deployment", "api", { image: "x", port: "8080" }),
+        component("k8s/service", "api", { port: "80", target_port: "8080" }),
+      ]),
+      [],
+    );
+    assert.deepEqual(
+      found([
+        component("k8s/deployment", "api", { image: "x", port: "9090" }),
+        component("k8s/service", "api", { port: "80", target_port: "8080" }),
+        component("k8s/service", "named", { target_port: "http" }, { labels: { app: "api" } }),
+      ]),
+      [
+        [
+          "warning",
+          ["api", "api"],
+          "k8s/service `api` sends traffic to target port `8080`, which is not a container port of the deployment it selects: k8s/deployment `api` (9090) - set the service's target_port to the container port, or the deployment's port to `8080`",
+        ],
+        [
+          "warning",
+          ["named", "api"],
+          "k8s/service `named` sends traffic to target port `http`, which is not a port name of the deployment it selects: k8s/deployment `api` (9090) - set the service's target_port to the container port, or the deployment's port to `http`",
+        ],
+      ],
+    );
+    // a target port left out is the service port; a service selecting nothing is another rule's
+    assert.deepEqual(
+      found([
+        component("k8s/deployment", "api", { image: "x", port: "8080" }),
+        component("k8s/service", "api", { port: "8080" }),
+        component("k8s/service", "lonely", { target_port: "1" }),
+      ]),
+      [],
+    );
+  });
+
   it("duplicate-path, invalid-json and render-error", () => {
     const findings = check({
       components: [

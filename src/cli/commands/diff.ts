@@ -8,6 +8,7 @@
 import { LOCK_FILE } from "../../core/config.ts";
 import { MAX_EDIT_LINES, splitLines, unifiedDiff } from "../../core/line-diff.ts";
 import { plural } from "../../core/plural.ts";
+import { componentsAt } from "../../core/project/component-address.ts";
 import type { FileOutcome } from "../../core/project/file-outcomes.ts";
 import { mergeByStructure } from "../../core/project/structure-merge.ts";
 import { readLock } from "../../node/lock-on-disk.ts";
@@ -26,7 +27,8 @@ import { type UrlReport, urlLines } from "../url-fetches.ts";
 export function help(): string {
   return commandHelp(DIFF, {
     title: "show what `kiln update` would change in the vendored files",
-    about: `<name>... are components of ${LOCK_FILE} (all of them when none is given). Prints a unified
+    about: `<component>... are components of ${LOCK_FILE} (all of them when none is given; \`api\` every
+component of that name, \`deployment/api\` or \`k8s/deployment/api\` exactly one). Prints a unified
 diff between each file on disk and what \`kiln update\` would write: the newest item rendered
 with the recorded values, merged with your edits. A conflict is shown with the markers
 \`kiln update --conflicts=markers\` would write. A file that changed too much to show line by
@@ -36,7 +38,7 @@ saying so, and counts as a difference.
 kiln diff <preset> compares with a preset instead: what \`kiln setup <preset>\` would write (the
 files under its output folder, and kiln.toml) against the files on disk; files the preset does
 not make are listed, not counted. An argument is a preset when --preset is given, or when no
-component of ${LOCK_FILE} has that name and it is a built-in template name (\`kiln presets\`)
+component of ${LOCK_FILE} has that address and it is a built-in template name (\`kiln presets\`)
 or ends in .preset.json.
 
 A path that breaks the rules of a write (outside the project, through a link that leads out,
@@ -122,7 +124,7 @@ function readsAsPreset(args: readonly string[], forced: boolean): boolean {
   const [argument] = args;
   if (args.length !== 1 || argument === undefined) return false;
   const lock = readLock(process.cwd());
-  if (lock?.components.some((entry) => entry.name === argument)) return false;
+  if (lock !== undefined && componentsAt(lock.components, argument).length > 0) return false;
   return namesAPreset(argument);
 }
 

@@ -23,10 +23,11 @@ import type { Output } from "../output.ts";
 export function help(): string {
   return commandHelp(REMOVE, {
     title: "delete a component's files and its kiln.lock entry",
-    about: `Removes every component of ${LOCK_FILE} named <name> (a deployment and a service may share one):
-their files and their entries, in one all-or-nothing run. A file you edited since kiln wrote
+    about: `Removes every component of ${LOCK_FILE} named <component> (a deployment and a service may share
+a name; \`service/api\` or \`k8s/service/api\` names exactly one): their files and their
+entries, in one all-or-nothing run. A file you edited since kiln wrote
 it is refused unless --force; a file already gone is fine.`,
-    examples: ["kiln remove api", "kiln remove api --force"],
+    examples: ["kiln remove api", "kiln remove service/api", "kiln remove api --force"],
   });
 }
 

@@ -36,6 +36,7 @@ import {
   type LockedProject,
   readLockedProject,
   rerender,
+  selectComponents,
 } from "../lifecycle.ts";
 import { warnOfNewerLock } from "../newer-lock.ts";
 import { commandHelp, parseCommand } from "../options.ts";
@@ -46,7 +47,7 @@ import { RUN_FETCH_LIMITS, type UrlReport, urlLines } from "../url-fetches.ts";
 export function help(): string {
   return commandHelp(STATUS, {
     title: "show what changed in the vendored files, here and upstream",
-    about: `Reads ${LOCK_FILE} and, for every component and file, compares the file on disk with what kiln
+    about: `Reads ${LOCK_FILE} and, for every component (or those named: \`api\`, \`deployment/api\`) and file, compares the file on disk with what kiln
 wrote (unchanged, modified, missing, conflicted: markers from \`kiln update --conflicts=markers\`
 not yet resolved) and renders the newest item (this kiln's built-ins, the URL, the file) with
 the recorded values to see whether it changed upstream. Lists the files in the output folder
@@ -55,7 +56,11 @@ files were rendered with (and that \`kiln update --profile <profile>\` switches 
 ${RUN_FETCH_LIMITS.deadlineMs / 1000} s in all). A path that breaks the rules of a write (outside the project, through a link that
 leads out, in .git, not a regular file, over ${MAX_VENDORED_FILE_BYTES / 1024 / 1024} MiB) is never read: it is listed as refused, and the
 command exits 1 after the report. Writes nothing; exits 0 otherwise.`,
-    examples: ["kiln status", "kiln status --json | jq '.components[].files[]'"],
+    examples: [
+      "kiln status",
+      "kiln status service/api",
+      "kiln status --json | jq '.components[].files[]'",
+    ],
   });
 }
 
@@ -167,10 +172,12 @@ function itemChangeNote(component: ComponentStatus): string {
 }
 
 export async function run(argv: string[], output: Output): Promise<number> {
-  const { parsed } = parseCommand(argv, STATUS);
+  const { parsed, args } = parseCommand(argv, STATUS);
   const cwd = process.cwd();
   const project = readLockedProject(cwd);
   warnOfNewerLock(output, project.lock);
+  // the components named (`api`, `deployment/api`), all when none is
+  const selected = selectComponents(project.lock, args);
   const disk = new ProjectFiles(cwd);
   const renderer = new ComponentRenderer(cwd);
   const components: ComponentStatus[] = [];
@@ -178,8 +185,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   try {
     // every URL at once, within the run's bounds; one that gives no item leaves its
     // component's upstream unknown, and the report names it
-    urls = await fetchUrlsOf(renderer, project.lock.components);
-    for (const entry of project.lock.components) {
+    urls = await fetchUrlsOf(renderer, selected);
+    for (const entry of selected) {
       components.push(await componentStatus(renderer, project, entry, disk));
     }
   } finally {

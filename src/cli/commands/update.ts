@@ -15,8 +15,11 @@ import { KilnError } from "../../core/errors.ts";
 import { MAX_EDIT_LINES } from "../../core/line-diff.ts";
 import { checkPlannedPaths } from "../../core/plan.ts";
 import { plural } from "../../core/plural.ts";
+import { checkProject } from "../../core/project/checks/check-project.ts";
+import { exactAddresses } from "../../core/project/component-address.ts";
 import type { FileOutcome } from "../../core/project/file-outcomes.ts";
-import { type Lock, serializeLock } from "../../core/project/lock-format.ts";
+import type { ProjectConfig } from "../../core/project/kiln-toml.ts";
+import { type Lock, type LockedComponent, serializeLock } from "../../core/project/lock-format.ts";
 import type { ConflictResolution } from "../../core/project/merge.ts";
 import { withAutomationProfile } from "../../core/project/profile-switch.ts";
 import { mergeByStructure } from "../../core/project/structure-merge.ts";
@@ -33,8 +36,11 @@ import { recoverInterruptedRun } from "../journal-notice.ts";
 import {
   type Changes,
   type ComponentUpdate,
+  followedLines,
+  lockCheckProject,
   planUpdates,
   readLockedProject,
+  selectComponents,
   updatedEntry,
 } from "../lifecycle.ts";
 import { discardedLines, discardedOf, keyPathConflictLine, updateJson } from "../merge-report.ts";
@@ -44,10 +50,16 @@ import type { Output } from "../output.ts";
 export function help(): string {
   return commandHelp(UPDATE, {
     title: "bring upstream changes and new values into the vendored files, keeping your edits",
-    about: `<name>... are components of ${LOCK_FILE} (all of them when none is given). Each is rendered
-again with the newest item (this kiln's built-ins, the URL fetched again, the file read again)
-and the values recorded in ${LOCK_FILE}, changed only by --set, --label and the shortcut options
-(which need a name). Each file is merged three ways: what kiln wrote last time, the file on
+    about: `<component>... are components of ${LOCK_FILE} (all of them when none is given): a bare name
+(\`api\`) every component of that name, \`deployment/api\` or \`k8s/deployment/api\` exactly one.
+A field given goes only to the components whose item declares it; one none declares is an
+error. --name renames one component and follows the links to it (a service's selector, an
+ingress's service, a playbook's roles, a site's imports), listed after the summary;
+--no-follow refuses such a rename instead.
+
+Each component is rendered again with the newest item (this kiln's built-ins, the URL fetched
+again, the file read again) and the values recorded in ${LOCK_FILE}, changed only by --set,
+--label and the shortcut options (which need a name). Each file is merged three ways: what kiln wrote last time, the file on
 disk, the new render: a YAML file by its mappings and lists, an INI file (an inventory, the
 tool's config) by sections and keys, any other file line by line. An untouched file is replaced,
 your edits elsewhere are kept, a file that moves (a new name) takes your edits along, a missing
@@ -59,7 +71,8 @@ records the files as conflicted until you resolve them (and exits 1); --ours or 
 that side in each conflicting region and prints every hunk of the other side it dropped. A file too different to merge line by line (more than ${MAX_EDIT_LINES} lines
 inserted and deleted on a side), or whose base in ${LOCK_FILE} cannot be used, stops the run;
 --ours or --theirs then takes that side for the whole file. Files and ${LOCK_FILE} are written
-all or nothing.
+all or nothing. Then the checks of \`kiln check\` run on the result; the findings that
+involve a component the update changed, or that are new, are printed as warnings.
 
 --profile ansible (or cm) switches the project's automation tool profile: every component is
 rendered again under it, files whose names change move (cm.cfg -> ansible.cfg) with your edits,
@@ -68,6 +81,7 @@ and ${LOCK_FILE} and the automation_profile key of ${PROJECT_FILE} record it, in
       "kiln update",
       "kiln update --profile ansible",
       "kiln update api --image ghcr.io/acme/api:1.5",
+      "kiln update deployment/api --name backend",
       "kiln update api --conflicts=markers",
       "kiln update --theirs",
     ],
@@ -147,11 +161,24 @@ function projectFileFor(cwd: string, profile: AutomationProfile): string | undef
   return rewritten === text ? undefined : rewritten;
 }
 
-/** A new name must not be another component's of the same item (their files would collide). */
+/**
+ * A rename selects exactly one component (a bare name shared by several is refused with the
+ * spelling of each), and the new name must not be another component's of the same item (their
+ * files would collide).
+ */
 function checkRename(lock: Lock, names: readonly string[], changes: Changes | undefined): void {
   const newName = changes?.name;
-  if (newName === undefined || newName === names[0]) return;
-  for (const entry of lock.components.filter((old) => old.name === names[0])) {
+  if (newName === undefined) return;
+  const selected = selectComponents(lock, names);
+  if (selected.length > 1) {
+    const spellings = exactAddresses(selected, lock.components);
+    throw new KilnError(
+      "invalid_request",
+      `\`${names[0]}\` names ${selected.length} components - --name renames one: name it as ${spellings.join(", ")}`,
+      `e.g. kiln update ${spellings[0]} --name ${newName}`,
+    );
+  }
+  for (const entry of selected.filter((old) => old.name !== newName)) {
     const taken = lock.components.find(
       (other) => other.name === newName && other.component === entry.component,
     );
@@ -260,7 +287,12 @@ export async function run(argv: string[], output: Output): Promise<number> {
   refuseNewerLock(project.lock, flag(parsed, "allow-older-kiln"));
   checkRename(project.lock, names, changes);
   const projectFile = profile === undefined ? undefined : projectFileFor(cwd, profile);
-  const { updates } = await planUpdates(project, names, { resolution, changes, mergeByStructure });
+  const { updates, followed } = await planUpdates(project, names, {
+    resolution,
+    changes,
+    mergeByStructure,
+    follow: !flag(parsed, "no-follow"),
+  });
   const outcomes = updates.flatMap((update) => update.outcomes);
   // a path that breaks the rules of a write was not read, and is not touched: nothing is
   const refused = outcomes.flatMap((outcome) =>
@@ -280,7 +312,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
     project.lock.components.flatMap((entry) => entry.files.map((f) => f.path)),
   );
   // a file that moves is written at its new path even when its content stays the same (an
-  // untouched or kept cm.cfg becomes ansible.cfg): its old path is removed below
+  // untouched or kept cm.cfg becomes ansible.cfg, a renamed role's tasks): its old path is
+  // removed below
   const written = outcomes.filter(
     (outcome) =>
       outcome.content !== undefined &&
@@ -289,8 +322,10 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const moved = new Set(outcomes.flatMap((outcome) => (outcome.from ? [outcome.from] : [])));
   const isKnown = (path: string) => recorded.has(path) && !moved.has(path);
   let lock: Lock = project.lock;
+  const updatedEntries: LockedComponent[] = [];
   for (const update of updates) {
     const entry = updatedEntry(update);
+    updatedEntries.push(entry);
     lock = {
       ...lock,
       components: lock.components.map((old) => (old === update.entry ? entry : old)),
@@ -351,6 +386,12 @@ export async function run(argv: string[], output: Output): Promise<number> {
         `automation profile: \`${profile}\` - ${LOCK_FILE} and ${PROJECT_FILE} record it${projectFile === undefined ? ` (${PROJECT_FILE} said so already)` : ""}`,
       );
     }
+    const [renamed] = selectComponents(project.lock, names);
+    if (followed.length > 0 && renamed !== undefined && changes?.name !== undefined) {
+      output.line(`followed the rename in ${plural(followed.length, "link")}:`);
+      for (const line of followedLines(followed, renamed, changes.name)) output.line(`  ${line}`);
+    }
+    reportFindings(output, project.config, project.lock, lock, updatedEntries);
   }
   // like git merge: markers left in the files are work to finish, not a success
   const marked = resolution === "markers" ? conflicted : [];
@@ -369,6 +410,39 @@ function markersWrittenError(marked: FileOutcome[]): KilnError {
       "keep what you want between `<<<<<<< yours` and `>>>>>>> kiln update` and delete the marker lines; `kiln status` lists the files as conflicted until then",
     ].join("\n"),
   );
+}
+
+/**
+ * The checks of `kiln check` on the project as the update left it: each finding that involves
+ * a component it updated, or that the project before the update did not have (a service that
+ * selected the relabelled deployment), is printed as a warning - what an update breaks is said
+ * at once, and the files are written.
+ */
+function reportFindings(
+  output: Output,
+  config: ProjectConfig,
+  before: Lock,
+  after: Lock,
+  updated: readonly LockedComponent[],
+): void {
+  const earlier = new Set(
+    checkProject(lockCheckProject(config, before.components)).map(findingKey),
+  );
+  const findings = checkProject(lockCheckProject(config, after.components)).filter(
+    (finding) =>
+      !earlier.has(findingKey(finding)) ||
+      finding.components.some(({ index }) =>
+        updated.includes(after.components[index] as LockedComponent),
+      ),
+  );
+  for (const finding of findings) {
+    output.line(output.out.yellow(`warning[${finding.rule}] ${finding.message}`));
+  }
+}
+
+/** A finding as it reads: the same rule and message is the same finding. */
+function findingKey(finding: { rule: string; message: string }): string {
+  return `${finding.rule}\u0000${finding.message}`;
 }
 
 /** What the report says after a file's path: how its conflicts were settled, why it was left. */

@@ -241,6 +241,10 @@ export interface DeploymentFact {
   namespace: string;
   /** `app` = the name, plus the component's labels. */
   podLabels: Record<string, string>;
+  /** The container port (its `port` fact), when the item declares one. */
+  port: string | undefined;
+  /** Names of the container's ports (its `port_name` fact), when the item declares them. */
+  portNames: string[];
 }
 
 export interface ServiceFact {
@@ -560,6 +564,8 @@ export function projectFacts(project: CheckProject): ProjectFacts {
           name: component.name,
           namespace: fact.namespace,
           podLabels: { app: component.name, ...component.labels },
+          port: value("port") || undefined,
+          portNames: (value("port_name") ?? "").split(/[\s,]+/).filter((name) => name !== ""),
         });
         break;
       case "service":

@@ -31,7 +31,11 @@ import {
   HOSTS_SHARE_ADDRESS,
   TWO_INVENTORIES,
 } from "./inventory-checks.ts";
-import { INGRESS_MISSING_SERVICE, SERVICE_SELECTS_NOTHING } from "./kubernetes-checks.ts";
+import {
+  INGRESS_MISSING_SERVICE,
+  SERVICE_SELECTS_NOTHING,
+  SERVICE_TARGET_PORT,
+} from "./kubernetes-checks.ts";
 import { CIDR_OVERLAP } from "./network-checks.ts";
 import type { Finding as AnyFinding, RuleContext, RuleInfo } from "./rule.ts";
 
@@ -56,6 +60,7 @@ const RULES = [
   PLAYBOOK_NOT_IMPORTED,
   ROLE_NOT_VENDORED,
   SERVICE_SELECTS_NOTHING,
+  SERVICE_TARGET_PORT,
   INGRESS_MISSING_SERVICE,
   CIDR_OVERLAP,
 ] as const;

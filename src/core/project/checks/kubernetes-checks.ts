@@ -1,5 +1,5 @@
-// Rules about the Kubernetes manifests: a service must select some pods, an ingress must route
-// to a service the project defines.
+// Rules about the Kubernetes manifests: a service must select some pods and forward to a port
+// they have, an ingress must route to a service the project defines.
 import type { ProjectFacts } from "../facts.ts";
 import { aComponent, defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
 
@@ -44,4 +44,52 @@ export const INGRESS_MISSING_SERVICE = defineRule({
   severity: "error",
   summary: "an ingress routes to a service the project does not define",
   check: ingressMissingService,
+});
+
+/**
+ * A service forwards to its target port on the pods it selects: a number must be a container
+ * port of a deployment it selects, a name one of its port names - else traffic goes nowhere
+ * (as after `kiln update deployment/api --port 9090` with the service still at 8080). A
+ * deployment whose item declares no port is not judged.
+ */
+function serviceTargetPort(facts: ProjectFacts, context: RuleContext): Issue[] {
+  const issues: Issue[] = [];
+  for (const service of facts.services) {
+    const target = service.targetPort?.trim();
+    if (target === undefined || target === "") continue;
+    const selected = facts.deployments.filter(
+      (deployment) =>
+        service.selects.includes(deployment.component) &&
+        (deployment.port !== undefined || deployment.portNames.length > 0),
+    );
+    if (selected.length === 0) continue;
+    const isNumber = /^[0-9]+$/.test(target);
+    const matches = selected.some((deployment) =>
+      isNumber
+        ? deployment.port !== undefined && Number(deployment.port) === Number(target)
+        : deployment.portNames.includes(target),
+    );
+    if (matches) continue;
+    const ports = selected
+      .map((deployment) => {
+        const known = [deployment.port, ...deployment.portNames].filter(
+          (port): port is string => port !== undefined,
+        );
+        return `${context.who(deployment.component)} (${known.join(", ")})`;
+      })
+      .join(", ");
+    issues.push({
+      message: `${context.who(service.component)} sends traffic to target port ${quote(target)}, which is ${isNumber ? "not a container port" : "not a port name"} of the deployment it selects: ${ports} - set the service's target_port to the container port, or the deployment's port to ${quote(target)}`,
+      components: [service.component, ...selected.map((deployment) => deployment.component)],
+    });
+  }
+  return issues;
+}
+
+export const SERVICE_TARGET_PORT = defineRule({
+  id: "service-target-port",
+  severity: "warning",
+  summary:
+    "a service's target port is neither a port number nor a port name of the deployment it selects",
+  check: serviceTargetPort,
 });
