@@ -165,9 +165,11 @@ const timesDir = mkdtempSync(join(tmpdir(), "kiln-test-times-"));
 const timesPath = join(timesDir, "times.json");
 const started = performance.now();
 const checks = withStaticChecks ? STATIC_CHECKS.map(startCheck) : [];
+// tsx's ESM half only: the test files and what they import are ES modules, and leaving out its
+// CommonJS hooks saves ~0.1 s of CPU in each of the ~100 test processes
 const testStatus = await runInherited(process.execPath, [
   "--import",
-  "tsx",
+  "tsx/esm",
   "--test",
   `--test-concurrency=${parallel}`,
   "--test-reporter=spec",
