@@ -7,6 +7,7 @@ import { COMMAND_LIST } from "./cli/command-list.ts";
 import { exitCodeFor } from "./cli/exit.ts";
 import { noteInterruptedRun } from "./cli/journal-notice.ts";
 import { Output, pendingStreams, writeFd } from "./cli/output.ts";
+import { didYouMean } from "./core/did-you-mean.ts";
 import { errorMessage, KilnError } from "./core/errors.ts";
 import type { ServiceSettings } from "./core/service-settings.ts";
 import { readVersion } from "./node/version.ts";
@@ -130,7 +131,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const load = Object.hasOwn(LOADERS, name) ? LOADERS[name] : undefined;
   if (!load) {
-    output.error(`unknown command \`${name}\``);
+    output.error(`unknown command \`${name}\`${didYouMean(name, Object.keys(LOADERS))}`);
     output.hint(`run \`kiln --help\` to see the commands`);
     return 2;
   }

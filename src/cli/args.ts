@@ -2,6 +2,7 @@
 // (Node's wording changes between versions, and the tests compare messages byte for byte).
 
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { didYouMean } from "../core/did-you-mean.ts";
 import { errorMessage } from "../core/errors.ts";
 
 /** A mistake in how the command was called: exit status 2, with a pointer to `--help`. */
@@ -30,6 +31,13 @@ function optionIn(message: string): string {
   return match?.[1] ?? "?";
 }
 
+/** `; did you mean \`--image\`?` for a long option one typo away from a known one (`--imag`). */
+function nearestOption(option: string, options: OptionSpec): string {
+  if (!option.startsWith("--")) return "";
+  const known = [...Object.keys(options), "help"].map((name) => `--${name}`);
+  return didYouMean(option, known);
+}
+
 export function parse(argv: string[], options: OptionSpec): Parsed {
   try {
     const { values, positionals } = parseArgs({
@@ -44,7 +52,7 @@ export function parse(argv: string[], options: OptionSpec): Parsed {
     const message = errorMessage(error);
     const option = optionIn(message);
     if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-      throw new UsageError(`unknown option \`${option}\``);
+      throw new UsageError(`unknown option \`${option}\`${nearestOption(option, options)}`);
     }
     if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
       if (message.includes("does not take an argument")) {

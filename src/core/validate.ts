@@ -17,6 +17,7 @@
 // once per item, with ajv loaded only then.
 import type { ErrorObject, Options } from "ajv";
 import type { RenderInput } from "./context.ts";
+import { closest } from "./did-you-mean.ts";
 import { errorMessage, KilnError } from "./errors.ts";
 import { shown } from "./filters.ts";
 import { formatProblem, SCHEMA_FORMATS } from "./formats.ts";
@@ -317,56 +318,6 @@ function pickProblem(errors: readonly ErrorObject[]): Problem {
   }
   const first = visible[0] ?? last;
   return { pointer: first.instancePath, text: describeError(first) };
-}
-
-// --- did you mean -------------------------------------------------------------------------
-
-/** The optimal string alignment distance: edits, with two neighbours swapped counting as one. */
-function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_row, i) =>
-    Array.from({ length: cols }, (_col, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const row = d[i] as number[];
-      const above = d[i - 1] as number[];
-      let best = Math.min(
-        (above[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (above[j - 1] as number) + cost,
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, ((d[i - 2] as number[])[j - 2] as number) + 1);
-      }
-      row[j] = best;
-    }
-  }
-  return (d[a.length] as number[])[b.length] as number;
-}
-
-const normalized = (name: string) => name.toLowerCase().replaceAll("-", "_");
-
-/**
- * The candidate `name` was most likely meant to be: the nearest by edit distance (case and
- * `-`/`_` ignored), if at most a third of the name's length away (at least one edit), the
- * first in the list on a tie; undefined when none is that near.
- */
-export function closest(name: string, candidates: readonly string[]): string | undefined {
-  const limit = Math.max(1, Math.floor(name.length / 3));
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of candidates) {
-    if (candidate === name) continue;
-    const distance = editDistance(normalized(name), normalized(candidate));
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return bestDistance <= limit ? best : undefined;
 }
 
 /**

@@ -23,7 +23,8 @@ export function readProject(cwd: string): ProjectConfig {
   try {
     return parseProjectConfig(text);
   } catch (error) {
-    if (isKilnError(error) && error.detail !== undefined) {
+    // only the parser's own message quotes the file; other errors' details are kiln's
+    if (isKilnError(error) && error.message.startsWith(`${PROJECT_FILE} is not valid TOML`)) {
       throw new KilnError(error.kind, error.message, tomlErrorWithoutText(text));
     }
     throw error;

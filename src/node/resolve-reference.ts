@@ -11,6 +11,7 @@
 import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
+import { closest } from "../core/did-you-mean.ts";
 import { KilnError } from "../core/errors.ts";
 import { parseRegistryItemText, type RegistryItem } from "../core/item.ts";
 import type { Registry } from "../core/registry.ts";
@@ -53,10 +54,26 @@ export function builtinFor(reference: string, registry: Registry): RegistryItem 
   return registry.byComponentName(lastSegment);
 }
 
-export function unknownReferenceError(reference: string): KilnError {
+export function unknownReferenceError(reference: string, registry?: Registry): KilnError {
+  const guess = registry === undefined ? undefined : nearestBuiltin(reference, registry);
   return new KilnError(
     "invalid_request",
     `\`${reference}\` is not a built-in component and not a URL or existing local file - run \`kiln list\` to see the built-ins, or pass a URL or path to a registry-item JSON file`,
+    guess === undefined ? undefined : `did you mean \`${guess}\`?`,
+  );
+}
+
+/**
+ * The built-in a mistyped reference most likely meant: `k8s/deploymnet` -> `k8s/deployment`,
+ * compared with the full references; a bare `deploymnet` -> `deployment`, with the last segments
+ * (which `kiln add` takes alone too).
+ */
+function nearestBuiltin(reference: string, registry: Registry): string | undefined {
+  const references = registry.references();
+  if (reference.includes("/")) return closest(reference, references);
+  return closest(
+    reference,
+    references.map((full) => full.slice(full.lastIndexOf("/") + 1)),
   );
 }
 
@@ -200,7 +217,7 @@ export async function locateReference(
   }
   const file = await readRegularFile(reference, options.cwd ?? process.cwd(), MAX_LOCAL_FILE_BYTES);
   if (file !== undefined) return { bytes: file.bytes, origin: reference, identity: file.identity };
-  throw unknownReferenceError(reference);
+  throw unknownReferenceError(reference, registry);
 }
 
 /** Parses the bytes of an item file or URL (as `locateReference` returned them). */

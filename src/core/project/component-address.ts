@@ -4,7 +4,9 @@
 // `deployment/api` - and the full `<reference>/<name>` (`k8s/deployment/api`, a URL or a file
 // reference followed by `/api`) select exactly one. Pure: update, remove, diff, status and check
 // all select through here, so they read an address the same way.
+
 import { LOCK_FILE } from "../config.ts";
+import { closest } from "../did-you-mean.ts";
 import { KilnError } from "../errors.ts";
 import type { LockedComponent } from "./lock-format.ts";
 
@@ -104,7 +106,13 @@ function unknownAddressError(components: readonly Addressable[], address: string
     names.length === 0
       ? "the lock records no components"
       : spelt
-        ? `its components: ${exactAddresses(components).join(", ")}`
-        : `its components: ${names.join(", ")}`,
+        ? `${nearestAddress(address, exactAddresses(components))}its components: ${exactAddresses(components).join(", ")}`
+        : `${nearestAddress(address, names)}its components: ${names.join(", ")}`,
   );
+}
+
+/** `did you mean \`api\`? ` before the list of components, or "" when none is near. */
+function nearestAddress(address: string, known: readonly string[]): string {
+  const guess = closest(address, known);
+  return guess === undefined ? "" : `did you mean \`${guess}\`? `;
 }

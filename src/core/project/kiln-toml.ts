@@ -13,6 +13,7 @@ import {
   isAutomationProfile,
   unknownProfileError,
 } from "../context.ts";
+import { didYouMean } from "../did-you-mean.ts";
 import { errorMessage, KilnError } from "../errors.ts";
 import type { AutomationProfile } from "../vocabulary.ts";
 
@@ -58,6 +59,7 @@ export function parseProjectConfig(text: string): ProjectConfig {
   } catch (error) {
     throw projectFileError(" is not valid TOML", errorMessage(error));
   }
+  refuseUnknownKeys(table, text);
   const project = (table.project ?? {}) as Record<string, unknown>;
   const text_ = (key: string, fallback: string): string => {
     const value = project[key];
@@ -75,4 +77,87 @@ export function parseProjectConfig(text: string): ProjectConfig {
     outputDir: text_("output_dir", DEFAULT_OUTPUT_DIR),
     automationProfile: profile,
   };
+}
+
+/** The tables kiln.toml may hold, and the keys of each. */
+const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
+  project: ["name", "default_namespace", "output_dir", "automation_profile"],
+};
+
+/**
+ * A key kiln does not know is an error, not silently ignored: `outputdir = "k8s"` would
+ * otherwise send files to the default folder. Names the line, the nearest known key, and the
+ * keys there are.
+ */
+function refuseUnknownKeys(table: Record<string, unknown>, text: string): void {
+  const tables = Object.keys(KNOWN_KEYS);
+  for (const [name, value] of Object.entries(table)) {
+    const keys = KNOWN_KEYS[name];
+    if (keys === undefined) {
+      throw unknownKeyError(
+        text,
+        [name],
+        tables,
+        `its tables: ${tables.map((known) => `[${known}]`).join(", ")}`,
+      );
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw projectFileError(`: ${name} must be a table ([${name}])`);
+    }
+    for (const key of Object.keys(value)) {
+      if (!keys.includes(key)) {
+        throw unknownKeyError(text, [name, key], keys, `the keys of [${name}]: ${keys.join(", ")}`);
+      }
+    }
+  }
+}
+
+function unknownKeyError(
+  text: string,
+  path: readonly string[],
+  known: readonly string[],
+  knownText: string,
+): KilnError {
+  const line = lineOfKey(text, path);
+  const key = path.at(-1) ?? "";
+  const where = path.length > 1 ? ` in [${path.slice(0, -1).join(".")}]` : "";
+  return projectFileError(
+    `${line === undefined ? "" : `, line ${line}`}: unknown key \`${key}\`${where}${didYouMean(key, known)}`,
+    knownText,
+  );
+}
+
+/** A bare or quoted TOML key, one part of a dotted key. */
+const KEY_PART = `(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')`;
+const DOTTED_KEY = String.raw`${KEY_PART}(?:\s*\.\s*${KEY_PART})*`;
+const TABLE_HEADER = new RegExp(String.raw`^\s*\[\s*(${DOTTED_KEY})\s*\]`);
+const KEY_LINE = new RegExp(String.raw`^\s*(${DOTTED_KEY})\s*=`);
+
+function keyParts(dotted: string): string[] {
+  return (dotted.match(new RegExp(KEY_PART, "g")) ?? []).map((part) =>
+    part.startsWith('"') || part.startsWith("'") ? part.slice(1, -1) : part,
+  );
+}
+
+/**
+ * The line (from 1) where the key `path` is set or its table opens, for the error message.
+ * Hand-written: smol-toml gives no positions, and the TOML library that does (toml-patch,
+ * about 170 kB) would load with every command that reads kiln.toml, for an error's line number.
+ * Lines inside multi-line strings are not told apart; kiln.toml holds none.
+ */
+function lineOfKey(text: string, path: readonly string[]): number | undefined {
+  let table: string[] = [];
+  const lines = text.split(/\r?\n/);
+  for (const [index, line] of lines.entries()) {
+    const header = TABLE_HEADER.exec(line);
+    const key = header ? undefined : KEY_LINE.exec(line);
+    const full = header
+      ? keyParts(header[1] ?? "")
+      : key
+        ? [...table, ...keyParts(key[1] ?? "")]
+        : undefined;
+    if (header) table = full ?? [];
+    if (full !== undefined && path.every((part, at) => full[at] === part)) return index + 1;
+  }
+  return undefined;
 }
