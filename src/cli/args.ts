@@ -25,10 +25,13 @@ export interface Parsed {
   positionals: string[];
 }
 
-/** The option that a parseArgs error message names, e.g. `--name` in "Option '--name' ...". */
+/**
+ * The option that a parseArgs error message names, e.g. `--name` in "Option '--name' ...", or
+ * in "Option '-n, --name <value>' ..." for one with a short flag (its long form, as help has it).
+ */
 function optionIn(message: string): string {
-  const match = /'(-[^' ]*)/.exec(message);
-  return match?.[1] ?? "?";
+  const quoted = /'(-[^']*)'/.exec(message)?.[1] ?? "?";
+  return /--[^\s,]+/.exec(quoted)?.[0] ?? quoted.split(/[\s,]/)[0] ?? "?";
 }
 
 /** `; did you mean \`--image\`?` for a long option one typo away from a known one (`--imag`). */
@@ -119,12 +122,4 @@ export function keyValues(pairs: string[], option: string): Record<string, strin
     });
   }
   return result;
-}
-
-/** A whole number within [0, max], written in plain decimal digits. */
-export function wholeNumber(value: string, option: string, max: number): string {
-  if (!/^\d+$/.test(value) || Number(value) > max) {
-    throw new UsageError(`${option} must be a whole number from 0 to ${max}, got \`${value}\``);
-  }
-  return value;
 }

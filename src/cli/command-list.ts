@@ -12,7 +12,7 @@ import {
   DEFAULT_RENDER_DEADLINE_MS,
   DEFAULT_RENDER_FUEL,
 } from "../core/service-settings.ts";
-import { FIELD_SHORTCUTS, shortcutMax } from "../core/shortcuts.ts";
+import { FIELD_SHORTCUTS } from "../core/shortcuts.ts";
 import { AUTOMATION_PROFILES } from "../core/vocabulary.ts";
 import type { CommandDecl, Completion, OptionDecl } from "./options.ts";
 
@@ -30,7 +30,12 @@ function flag(name: string, description: string): OptionDecl {
   return { name, type: "boolean", description };
 }
 
-const FORCE = flag("force", "overwrite files that already exist");
+/** `-f, --force`: every command's `--force` takes kikx's short flag, whatever it overwrites. */
+function force(description: string): OptionDecl {
+  return { ...flag("force", description), short: "f" };
+}
+
+const FORCE = force("overwrite files that already exist");
 const DRY_RUN = flag("dry-run", "show each file as new, overwrite or unchanged; write nothing");
 const ALLOW_EXEC_PATHS = flag(
   "allow-exec-paths",
@@ -45,6 +50,7 @@ const ALLOW_OLDER_KILN = flag(
 const SET: OptionDecl = {
   name: "set",
   type: "string",
+  short: "s",
   multiple: true,
   value: "<field>=<value>",
   description: "set any field; repeatable; split on the first `=`",
@@ -53,6 +59,7 @@ const SET: OptionDecl = {
 const LABEL: OptionDecl = {
   name: "label",
   type: "string",
+  short: "l",
   multiple: true,
   value: "<key>=<value>",
   description: "add a label (`app` defaults to the name); repeatable",
@@ -66,12 +73,12 @@ const LABEL: OptionDecl = {
 export function shortcutOptions(namespaceDefault: string): OptionDecl[] {
   return FIELD_SHORTCUTS.map((shortcut): OptionDecl => {
     const value = `<${shortcut.option.slice(shortcut.option.lastIndexOf("-") + 1)}>`;
-    const max = shortcutMax(shortcut);
     return {
       name: shortcut.option,
       type: "string",
+      short: shortcut.short,
       value,
-      description: `shortcut for --set ${shortcut.field}=${value}${max === undefined ? "" : `, 0 to ${max}`}`,
+      description: `shortcut for --set ${shortcut.field}=${value}`,
       ...(shortcut.field === "namespace" ? { default: namespaceDefault } : {}),
     };
   });
@@ -85,6 +92,7 @@ export const INIT: CommandDecl = {
     {
       name: "name",
       type: "string",
+      short: "n",
       value: "<name>",
       description: "project name",
       default: "the current folder's name",
@@ -92,6 +100,7 @@ export const INIT: CommandDecl = {
     {
       name: "dir",
       type: "string",
+      short: "d",
       value: "<folder>",
       description: "where `kiln add` writes files",
       default: DEFAULT_OUTPUT_DIR,
@@ -100,11 +109,12 @@ export const INIT: CommandDecl = {
     {
       name: "namespace",
       type: "string",
+      short: "N",
       value: "<namespace>",
       description: "namespace for components that set none",
       default: DEFAULT_NAMESPACE,
     },
-    flag("force", `overwrite an existing ${PROJECT_FILE}`),
+    force(`overwrite an existing ${PROJECT_FILE}`),
   ],
 };
 
@@ -116,6 +126,7 @@ export const ADD: CommandDecl = {
     {
       name: "name",
       type: "string",
+      short: "n",
       value: "<name>",
       required: true,
       description: "the component's name (used in file names and manifests)",
@@ -149,7 +160,7 @@ export const SETUP: CommandDecl = {
   summary: "start a project from a preset (files + kiln.toml)",
   positionals: [{ name: "preset", complete: PRESETS }],
   options: [
-    flag("force", `overwrite ${PROJECT_FILE} and files that already exist`),
+    force(`overwrite ${PROJECT_FILE} and files that already exist`),
     DRY_RUN,
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
@@ -164,6 +175,7 @@ export const APPLY: CommandDecl = {
     {
       name: "into",
       type: "string",
+      short: "i",
       value: "<folder>",
       description: "write into this folder, created if missing",
       default: "the current folder",
@@ -194,6 +206,7 @@ export const RENDER: CommandDecl = {
     {
       name: "name",
       type: "string",
+      short: "n",
       value: "<name>",
       description: "the component's name (a component needs one)",
     },
@@ -232,6 +245,7 @@ export const UPDATE: CommandDecl = {
     {
       name: "name",
       type: "string",
+      short: "n",
       value: "<new-name>",
       description: "rename the component: its files move, your edits with them",
     },
@@ -260,7 +274,7 @@ export const UPDATE: CommandDecl = {
     },
     flag("ours", "in each conflicting region, keep your lines"),
     flag("theirs", "in each conflicting region, take the new render's lines"),
-    flag("force", "overwrite files in the way that kiln.lock does not record"),
+    force("overwrite files in the way that kiln.lock does not record"),
     flag(
       "json",
       'print {"files": [...]}: each file\'s action, conflicts and what a side taken dropped',
@@ -274,7 +288,7 @@ export const REMOVE: CommandDecl = {
   name: "remove",
   summary: "delete a component's files and its kiln.lock entry",
   positionals: [{ name: "component", complete: LOCKED }],
-  options: [flag("force", "also remove files edited since kiln wrote them"), ALLOW_OLDER_KILN],
+  options: [force("also remove files edited since kiln wrote them"), ALLOW_OLDER_KILN],
 };
 
 export const PRESET: CommandDecl = {
@@ -290,7 +304,7 @@ export const PRESET: CommandDecl = {
       default: "stdout",
       complete: { paths: "json" },
     },
-    flag("force", "overwrite the --output file when it exists"),
+    force("overwrite the --output file when it exists"),
   ],
 };
 
@@ -312,6 +326,7 @@ export const SERVE: CommandDecl = {
     {
       name: "port",
       type: "string",
+      short: "p",
       value: "<port>",
       description: "port, 0 for any free one",
       env: "SERVICE_PORT",

@@ -272,7 +272,13 @@ export function zshScript(model: CompletionModel): string {
         : "";
     const repeat = option.multiple ? "*" : "";
     if (option.short) {
-      const exclusive = option === HELP_OPTION ? "(- *)" : `(-${option.short} --${option.name})`;
+      // a repeatable option excludes nothing (not even itself): zsh refuses `*(...)`
+      const exclusive =
+        option === HELP_OPTION
+          ? "(- *)"
+          : option.multiple
+            ? ""
+            : `(-${option.short} --${option.name})`;
       const flags =
         option.type === "string"
           ? `{-${option.short}+,--${option.name}=}`

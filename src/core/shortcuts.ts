@@ -8,6 +8,8 @@ export interface FieldShortcut {
   readonly field: string;
   /** The CLI option, without `--`. */
   readonly option: string;
+  /** Its one-letter CLI flag, without `-` (kikx's: `-i` for `--image`). */
+  readonly short: string;
   /** The top-level key of a render request. */
   readonly key: string;
   /** A whole number of this many bits (serde's u16, u32), not free text. */
@@ -16,14 +18,14 @@ export interface FieldShortcut {
 
 /** In a fixed order, which the CLI's help and the render request's keys follow. */
 export const FIELD_SHORTCUTS = [
-  { field: "image", option: "image", key: "image" },
-  { field: "replicas", option: "replicas", key: "replicas", bits: 32 },
-  { field: "port", option: "port", key: "port", bits: 16 },
-  { field: "target_port", option: "target-port", key: "targetPort", bits: 16 },
-  { field: "namespace", option: "namespace", key: "namespace" },
-  { field: "host", option: "host", key: "host" },
-  { field: "path", option: "path", key: "path" },
-  { field: "service", option: "service", key: "service" },
+  { field: "image", option: "image", short: "i", key: "image" },
+  { field: "replicas", option: "replicas", short: "r", key: "replicas", bits: 32 },
+  { field: "port", option: "port", short: "p", key: "port", bits: 16 },
+  { field: "target_port", option: "target-port", short: "t", key: "targetPort", bits: 16 },
+  { field: "namespace", option: "namespace", short: "N", key: "namespace" },
+  { field: "host", option: "host", short: "H", key: "host" },
+  { field: "path", option: "path", short: "P", key: "path" },
+  { field: "service", option: "service", short: "S", key: "service" },
 ] as const satisfies readonly FieldShortcut[];
 
 export type Shortcut = (typeof FIELD_SHORTCUTS)[number];

@@ -57,7 +57,8 @@ describe("option declarations", () => {
       );
     }
     const port = ADD.options.find((option) => option.name === "target-port");
-    assert.equal(port?.description, "shortcut for --set target_port=<port>, 0 to 65535");
+    assert.equal(port?.description, "shortcut for --set target_port=<port>");
+    assert.equal(port?.short, "t");
   });
 
   it("every command's --help shows its usage line and one line per declared option", () => {
@@ -68,7 +69,8 @@ describe("option declarations", () => {
       assert.ok(run.stdout.includes(`\nUsage: ${usageLine(command)}\n`), command.name);
       assert.ok(run.stdout.includes(`\nOptions:\n${optionLines(command).join("\n")}\n`));
       for (const option of command.options) {
-        const label = `--${option.name}${option.value ? ` ${option.value}` : ""}`;
+        const long = `--${option.name}${option.value ? ` ${option.value}` : ""}`;
+        const label = option.short ? `-${option.short}, ${long}` : long;
         assert.match(
           run.stdout,
           new RegExp(`\\n {2}${label.replace(/[[\]{}().*+?|^$\\]/g, "\\$&")} `),
@@ -87,12 +89,12 @@ describe("option declarations", () => {
 
   it("a default that does not fit goes on a line of its own, under the description", () => {
     const lines = optionLines(ADD);
-    const at = lines.findIndex((line) => line.startsWith("  --namespace <namespace>"));
+    const at = lines.findIndex((line) => line.startsWith("  -N, --namespace <namespace>"));
     assert.equal(lines[at + 1]?.trim(), "(default: default_namespace of kiln.toml)");
     assert.ok(lines.every((line) => line.length <= 96));
     assert.ok(
       optionLines(INIT).includes(
-        "  --dir <folder>           where `kiln add` writes files (default: k8s)",
+        "  -d, --dir <folder>           where `kiln add` writes files (default: k8s)",
       ),
     );
   });
