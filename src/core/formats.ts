@@ -64,6 +64,47 @@ function cidrParts(value: string): string[] | undefined {
   return value.split(/[\s,]+/).filter((part) => part !== "");
 }
 
+/**
+ * A host kiln can reach: an IPv4 or IPv6 address, or a DNS name (RFC 1123 labels, either case).
+ * A name whose last label is all digits is read as an IPv4 address, as resolvers and URL
+ * parsers read it, so `10.0.0.999` is a bad address, not a host name.
+ */
+function isHostAddress(text: string): boolean {
+  if (ipv4(text) !== undefined || ipv6(text) !== undefined) return true;
+  const labels = text.split(".");
+  if (/^[0-9]+$/.test(labels.at(-1) ?? "")) return false;
+  return (
+    text.length <= 253 &&
+    labels.every((label) => label.length <= 63 && DNS_1123_LABEL.test(label.toLowerCase()))
+  );
+}
+
+/**
+ * An Ingress rule's host, as Kubernetes checks it: a DNS subdomain, its first label `*` for a
+ * wildcard, and never an IP address (a name of digits only is one).
+ */
+function isIngressHost(text: string): boolean {
+  const name = text.startsWith("*.") ? text.slice(2) : text;
+  return isDnsSubdomain(name) && !/^[0-9]+$/.test(name.split(".").at(-1) ?? "");
+}
+
+/** What Kubernetes refuses in the path of an Ingress rule of pathType Prefix or Exact. */
+const INGRESS_PATH_SEQUENCES = ["//", "/./", "/../", "%2f", "%2F"];
+const INGRESS_PATH_SUFFIXES = ["/..", "/."];
+
+/**
+ * Why Kubernetes would refuse `path` for an Ingress rule of pathType Prefix or Exact (the two
+ * path types that take a path as written; the built-in ingress writes Prefix), or undefined.
+ */
+function ingressPathProblem(path: string): string | undefined {
+  if (!path.startsWith("/")) return "must be an absolute path, starting with `/`";
+  const sequence = INGRESS_PATH_SEQUENCES.find((bad) => path.includes(bad));
+  if (sequence !== undefined) return `must not contain \`${sequence}\``;
+  const suffix = INGRESS_PATH_SUFFIXES.find((bad) => path.endsWith(bad));
+  if (suffix !== undefined) return `must not end with \`${suffix}\``;
+  return undefined;
+}
+
 function isDnsSubdomain(text: string): boolean {
   return (
     text.length <= 253 &&
@@ -135,8 +176,22 @@ export function formatProblem(
     case "cidr": {
       const parts = cidrParts(value);
       const bad = parts?.find((part) => parseCidr(part) === undefined);
-      if (parts && parts.length > 0 && bad === undefined) return undefined;
+      if (parts && parts.length > 0 && bad === undefined) return hostBitsProblem(parts);
       return `must be one or more address ranges in CIDR notation (10.0.0.0/16, 2001:db8::/32), separated by commas or spaces or as a JSON list of strings; ${bad === undefined ? got() : `got ${shown(bad)}`}`;
+    }
+    case "host-address":
+      return isHostAddress(trimmed)
+        ? undefined
+        : `must be a host address: an IPv4 address (four numbers from 0 to 255, such as 192.0.2.10), an IPv6 address (2001:db8::1) or a DNS name (web-1.example.com); ${got()}`;
+    case "ingress-host":
+      return isIngressHost(value)
+        ? undefined
+        : `must be a DNS name for an Ingress rule (RFC 1123 subdomain: labels of 1 to 63 ${LABEL_RULE} joined by \`.\`, \`*.\` first for a wildcard), not an IP address; ${got()}`;
+    case "ingress-path": {
+      const problem = ingressPathProblem(value);
+      return problem === undefined
+        ? undefined
+        : `${problem} (an Ingress path of pathType Prefix or Exact, such as /api); ${got()}`;
     }
     case "duration":
       return DURATION.test(trimmed)
@@ -154,6 +209,52 @@ export function formatProblem(
 export const SCHEMA_FORMATS: readonly FieldFormat[] = FIELD_FORMATS.filter(
   (format) => format !== "duration",
 );
+
+/**
+ * A range written with host bits set (`10.0.0.5/24`) is refused, as Terraform's and the cloud
+ * APIs' network fields refuse it: the message names the network address meant (`10.0.0.0/24`).
+ */
+function hostBitsProblem(parts: readonly string[]): string | undefined {
+  for (const part of parts) {
+    const [address = "", prefix] = part.split("/");
+    if (prefix === undefined) continue;
+    const range = parseCidr(part);
+    const value = ipv4(address) ?? ipv6(address);
+    if (range === undefined || value === undefined || value === range.first) continue;
+    const network = `${range.family === 4 ? ipv4Text(range.first) : ipv6Text(range.first)}/${Number(prefix)}`;
+    return `must name each range by its network address, with no host bits set: \`${part}\` is in the range \`${network}\` - write \`${network}\``;
+  }
+  return undefined;
+}
+
+/** 10.0.0.0 from its 32-bit value. */
+function ipv4Text(value: bigint): string {
+  return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join(".");
+}
+
+/**
+ * 2001:db8:: from its 128-bit value, in the short form of RFC 5952: groups without leading
+ * zeros, the longest run of two or more zero groups (the first on a tie) written `::`.
+ * Hand-written beside the parser above: a library would load on every render for this message.
+ */
+function ipv6Text(value: bigint): string {
+  const groups = Array.from({ length: 8 }, (_unused, index) =>
+    Number((value >> BigInt(16 * (7 - index))) & 0xffffn),
+  );
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let start = 0; start < 8; start++) {
+    let length = 0;
+    while (start + length < 8 && groups[start + length] === 0) length++;
+    if (length > bestLength) {
+      bestStart = start;
+      bestLength = length;
+    }
+  }
+  const hex = (part: number[]) => part.map((group) => group.toString(16)).join(":");
+  if (bestStart < 0) return hex(groups);
+  return `${hex(groups.slice(0, bestStart))}::${hex(groups.slice(bestStart + bestLength))}`;
+}
 
 /** An IPv4 or IPv6 CIDR (a bare address is a single-address range); undefined when not one. */
 export function parseCidr(

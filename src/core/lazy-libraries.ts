@@ -13,6 +13,15 @@ export type Validator = ((data: unknown) => boolean) & {
   errors?: ErrorObject[] | null | undefined;
 };
 
+/**
+ * kiln's value formats as ajv format definitions (`host-address`, ...): what a compiled schema
+ * that names one of them calls.
+ */
+export type SchemaFormatDefinitions = Record<
+  string,
+  { type: "string"; validate: (value: string) => boolean }
+>;
+
 /** The built-ins' validators compiled ahead of time: reference -> field -> its schema and code. */
 export type PrecompiledValidators = Record<
   string,
@@ -25,8 +34,11 @@ export interface LazyLibraries {
     Ajv2020: typeof import("ajv/dist/2020.js").default;
     addFormats: typeof import("ajv-formats").default;
   };
-  /** The compiled validators, or none when they cannot be read. */
-  precompiledValidators(): PrecompiledValidators;
+  /**
+   * The compiled validators, or none when they cannot be read; a schema naming one of kiln's
+   * formats calls it from `formats`.
+   */
+  precompiledValidators(formats: SchemaFormatDefinitions): PrecompiledValidators;
 }
 
 let provided: LazyLibraries | undefined;

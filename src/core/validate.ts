@@ -30,7 +30,13 @@ import {
   referenceOf,
 } from "./item.ts";
 import { JsonTextError, parseJsonText } from "./json-text.ts";
-import { lazyLibraries, type PrecompiledValidators, type Validator } from "./lazy-libraries.ts";
+import {
+  lazyLibraries,
+  type PrecompiledValidators,
+  type SchemaFormatDefinitions,
+  type Validator,
+} from "./lazy-libraries.ts";
+import type { FieldFormat } from "./vocabulary.ts";
 
 /** A compiled schema: ajv's validate function (or its standalone code). */
 
@@ -58,15 +64,25 @@ function ajv(): AjvInstance {
     const { Ajv2020, addFormats } = lazyLibraries().ajv();
     const instance = new Ajv2020(AJV_OPTIONS);
     addFormats(instance);
-    for (const format of SCHEMA_FORMATS) {
-      instance.addFormat(format, {
-        type: "string",
-        validate: (value: string) => formatProblem(format, value) === undefined,
-      });
+    for (const [format, definition] of Object.entries(schemaFormatDefinitions())) {
+      instance.addFormat(format, definition);
     }
     ajvInstance = instance;
   }
   return ajvInstance;
+}
+
+/** kiln's formats as JSON Schema formats, for ajv and for the validators compiled ahead of time. */
+export function schemaFormatDefinitions(): SchemaFormatDefinitions {
+  return Object.fromEntries(
+    SCHEMA_FORMATS.map((format) => [
+      format,
+      {
+        type: "string" as const,
+        validate: (value: string) => formatProblem(format, value) === undefined,
+      },
+    ]),
+  );
 }
 
 /** The file the built-ins' schemas are compiled into, beside the catalogue it comes from. */
@@ -83,7 +99,7 @@ function precompiledValidator(
   field: string,
   schema: unknown,
 ): Validator | undefined {
-  precompiled ??= lazyLibraries().precompiledValidators();
+  precompiled ??= lazyLibraries().precompiledValidators(schemaFormatDefinitions());
   const fields = Object.hasOwn(precompiled, reference) ? precompiled[reference] : undefined;
   const entry = fields && Object.hasOwn(fields, field) ? fields[field] : undefined;
   return entry && entry.schema === JSON.stringify(schema) ? entry.validate : undefined;
@@ -258,8 +274,15 @@ function describeError(error: ErrorObject): string {
       return `must have at most ${String(params.limit)} keys`;
     case "pattern":
       return `must match the pattern ${String(params.pattern)}; ${got}`;
-    case "format":
+    case "format": {
+      // kiln's own formats say what they take, as they do for a field
+      const format = String(params.format) as FieldFormat;
+      if (SCHEMA_FORMATS.includes(format) && typeof error.data === "string") {
+        const problem = formatProblem(format, error.data);
+        if (problem !== undefined) return problem;
+      }
       return `must be in the format \`${String(params.format)}\`; ${got}`;
+    }
     case "uniqueItems":
       return `must not hold the same entry twice (entries ${String(params.j)} and ${String(params.i)} are equal)`;
     default:

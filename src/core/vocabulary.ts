@@ -46,6 +46,9 @@ export const FIELD_FORMATS = [
   "dns-1035-label",
   "dns-subdomain",
   "ip",
+  "host-address",
+  "ingress-host",
+  "ingress-path",
   "duration",
 ] as const;
 export type FieldFormat = (typeof FIELD_FORMATS)[number];

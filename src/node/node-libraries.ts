@@ -4,7 +4,11 @@
 // template engine's module does, so whatever renders has them.
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { type PrecompiledValidators, provideLazyLibraries } from "../core/lazy-libraries.ts";
+import {
+  type PrecompiledValidators,
+  provideLazyLibraries,
+  type SchemaFormatDefinitions,
+} from "../core/lazy-libraries.ts";
 import { FIELD_VALIDATORS_FILE } from "../core/validate.ts";
 import { BUILTIN_REGISTRY_DIR } from "./builtin-registry.ts";
 
@@ -16,11 +20,12 @@ provideLazyLibraries({
     Ajv2020: (requireHere("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).default,
     addFormats: (requireHere("ajv-formats") as typeof import("ajv-formats")).default,
   }),
-  precompiledValidators: () => {
+  precompiledValidators: (formats) => {
     try {
-      return requireHere(
-        join(BUILTIN_REGISTRY_DIR, FIELD_VALIDATORS_FILE),
-      ) as PrecompiledValidators;
+      const validatorsWith = requireHere(join(BUILTIN_REGISTRY_DIR, FIELD_VALIDATORS_FILE)) as (
+        formats: SchemaFormatDefinitions,
+      ) => PrecompiledValidators;
+      return validatorsWith(formats);
     } catch {
       // an edited catalogue or a missing file: every schema is compiled at run time instead
       return {};

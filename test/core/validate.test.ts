@@ -168,6 +168,47 @@ describe("formats", () => {
     assert.match(formatProblem("cidr", "10.0.0.0/8, nope") ?? "", /got "nope"$/);
   });
 
+  test("cidr: a range with host bits set is refused, naming its network address", () => {
+    assert.equal(
+      formatProblem("cidr", "10.0.0.0/16, 10.0.0.5/24"),
+      "must name each range by its network address, with no host bits set: `10.0.0.5/24` is in the range `10.0.0.0/24` - write `10.0.0.0/24`",
+    );
+    assert.match(formatProblem("cidr", "2001:db8::1/32") ?? "", /`2001:db8::\/32`$/);
+    assert.match(formatProblem("cidr", "fd00:0:0:1::5/64") ?? "", /`fd00:0:0:1::\/64`$/);
+    for (const value of ["10.0.0.0/24", "10.0.0.5", "10.0.0.5/32", "::/0", "2001:db8::/32"])
+      accepts("cidr", value);
+  });
+
+  test("host-address: an IPv4 or IPv6 address or a DNS name; dotted numbers must be an IPv4 address", () => {
+    for (const value of ["192.0.2.10", "2001:db8::1", "web-1", "Web-1.Example.com", "db.internal"])
+      accepts("host-address", value);
+    for (const value of ["10.0.0.999", "10.0.0", "1.2.3.4.5", "web_1", "-web", "a..b", "", "a b"])
+      refuses("host-address", value);
+  });
+
+  test("ingress-host: a DNS subdomain, `*.` for a wildcard, never an IP address", () => {
+    for (const value of ["app.example.com", "*.example.com", "localhost"])
+      accepts("ingress-host", value);
+    for (const value of ["10.0.0.1", "App.example.com", "*", "a.*.example.com", "2001:db8::1"])
+      refuses("ingress-host", value);
+  });
+
+  test("ingress-path: absolute, as Kubernetes takes it for pathType Prefix and Exact", () => {
+    for (const value of ["/", "/api", "/api/v1/", "/a.b~c"]) accepts("ingress-path", value);
+    for (const [value, why] of [
+      ["nopath", "must be an absolute path, starting with `/`"],
+      ["/a//b", "must not contain `//`"],
+      ["/a/../b", "must not contain `/../`"],
+      ["/a%2fb", "must not contain `%2f`"],
+      ["/a/.", "must not end with `/.`"],
+    ] as const) {
+      assert.equal(
+        formatProblem("ingress-path", value),
+        `${why} (an Ingress path of pathType Prefix or Exact, such as /api); got ${JSON.stringify(value)}`,
+      );
+    }
+  });
+
   test("duration: Go's syntax without a sign", () => {
     for (const value of ["30s", "5m", "1h30m", "1.5h", "250ms", "0", "2h45m10s"])
       accepts("duration", value);
@@ -353,7 +394,7 @@ describe("validateInput", () => {
     );
     assert.equal(
       message([{ group: "a", label: "Web" }]),
-      'custom/thing: `hosts[0].label` must be in the format `dns-label`; got the text "Web"',
+      'custom/thing: `hosts[0].label` must be a DNS label (RFC 1123): 1 to 63 lowercase letters, digits and `-`, starting and ending with a letter or digit; got "Web"',
     );
     // text that is not JSON is checked as a string
     assert.equal(
