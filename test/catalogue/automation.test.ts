@@ -627,7 +627,7 @@ ntp=pool.ntp.org
         members: [
           {
             name: awkwardHost,
-            cm_host: "my host #1",
+            cm_host: "web-1.example.com",
             cm_user: "o'brien",
             cm_port: "2222",
             ssh_key_file: "/keys/id ed25519",
@@ -643,7 +643,7 @@ ntp=pool.ntp.org
     const path = join(dir, file.path);
     assert.deepEqual(ansibleHostVars(path, awkwardHost), {
       ...values,
-      cm_host: "my host #1",
+      cm_host: "web-1.example.com",
       cm_user: "o'brien",
       cm_port: 2222,
       cm_ssh_private_key_file: "/keys/id ed25519",

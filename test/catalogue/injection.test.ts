@@ -995,7 +995,6 @@ describe("hostile values in automation/inventory, read by ansible-inventory", ()
     for (const hosts of [
       [{ group: "web", members: [{ name: HOST_EXPLOIT, cm_host: "192.0.2.11" }] }],
       [{ group: "web", members: [HOST_EXPLOIT] }],
-      [{ group: "web", members: [{ cm_host: HOST_EXPLOIT }] }],
       [{ group: HOST_EXPLOIT, members: ["web-1"] }],
       [
         { group: "app", children: [HOST_EXPLOIT] },
@@ -1015,13 +1014,23 @@ describe("hostile values in automation/inventory, read by ansible-inventory", ()
         /cannot hold: it holds a space, a line break or a control character/,
       );
     }
-    // as a value it is data: written as a Python literal, read back as that one string
+    // as a host address it is no address: refused by the field's format first
+    const address = await attempt("automation/inventory", {
+      fields: { hosts: json([{ group: "web", members: [{ cm_host: HOST_EXPLOIT }] }]) },
+    });
+    assert.ok("refused" in address);
+    assert.match(
+      address.refused.message,
+      /^automation\/inventory: `hosts\[0\]\.members\[0\]\.cm_host` must be a host address: /,
+    );
+    // as a value (not a host address) it is data: written as a Python literal, read back as
+    // that one string
     const result = await attempt("automation/inventory", {
       fields: {
         hosts: json([
           {
             group: "web",
-            members: [{ name: "web-1", cm_host: HOST_EXPLOIT, vars: { note: HOST_EXPLOIT } }],
+            members: [{ name: "web-1", cm_host: "192.0.2.11", vars: { note: HOST_EXPLOIT } }],
             vars: { motd: HOST_EXPLOIT },
           },
         ]),
@@ -1032,7 +1041,7 @@ describe("hostile values in automation/inventory, read by ansible-inventory", ()
     const list = inventoryList((result.files[0] as RenderedFile).content);
     assert.deepEqual(list._meta.hostvars, {
       "web-1": {
-        cm_host: HOST_EXPLOIT,
+        cm_host: "192.0.2.11",
         cm_user: HOST_EXPLOIT,
         cm_port: 22,
         note: HOST_EXPLOIT,

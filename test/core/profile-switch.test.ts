@@ -15,11 +15,16 @@ describe("withAutomationProfile", () => {
     );
   });
 
-  test("an absent key is added at the end of [project], before the next table", () => {
-    const text = `[project]\nname = "x"\n\n[extra]\nkey = 1\n`;
+  test("an absent key is added at the end of [project]; a table kiln does not know is refused, not rewritten", () => {
     assert.equal(
-      withAutomationProfile(text, "ansible"),
-      `[project]\nname = "x"\nautomation_profile = "ansible"\n\n[extra]\nkey = 1\n`,
+      withAutomationProfile(`[project]\nname = "x"\n`, "ansible"),
+      `[project]\nname = "x"\nautomation_profile = "ansible"\n`,
+    );
+    assert.throws(
+      () => withAutomationProfile(`[project]\nname = "x"\n\n[extra]\nkey = 1\n`, "ansible"),
+      {
+        message: "kiln.toml, line 4: unknown key `extra` - fix it or run `kiln init --force`",
+      },
     );
   });
 
