@@ -62,8 +62,21 @@ export function contentForTerminal(text: string): string {
  * kiln's own colour codes are marked, not written, until the line is printed: a mark carries a
  * number chosen at random per process, which text from strangers cannot know, so `forTerminal`
  * turns only kiln's marks into escape sequences and escapes everything else.
+ *
+ * The number is the process's, kept on globalThis, not this module's: the bundle holds a copy of
+ * this module in main.js and in each command's file, and a line coloured by the Output that
+ * main.js made is often printed by a command's own `forTerminal` (kiln diff). Two numbers would
+ * leave each copy's marks unknown to the other, printed as raw `\x00kiln...` text.
  */
-const MARK_ID = Math.random().toString(36).slice(2, 12);
+const MARK_ID_KEY = Symbol.for("kiln.colour-mark-id");
+
+function processMarkId(): string {
+  const shared = globalThis as { [MARK_ID_KEY]?: string };
+  shared[MARK_ID_KEY] ??= Math.random().toString(36).slice(2, 12);
+  return shared[MARK_ID_KEY];
+}
+
+const MARK_ID = processMarkId();
 const MARK = new RegExp(`\\u0000kiln${MARK_ID}:(\\d+)\\u0000`, "g");
 
 function wrap(open: number, close: number): (text: string) => string {
