@@ -105,6 +105,7 @@ export const INIT: CommandDecl = {
       default: DEFAULT_NAMESPACE,
     },
     flag("force", `overwrite an existing ${PROJECT_FILE}`),
+    flag("nested", "create a project inside the project found in a folder above"),
   ],
 };
 

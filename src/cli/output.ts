@@ -9,6 +9,7 @@
 // and a terminal check through node:tty loads the same code again (4 ms).
 import { fstatSync, statSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
+import { type ProjectPlace, pathFromRoot, pathFromUser } from "./project-root.ts";
 
 export interface Style {
   red(text: string): string;
@@ -190,8 +191,23 @@ export class Output {
   private readonly stdoutIsTerminal = isTerminal(1);
   readonly out: Style = styleFor({ isTTY: this.stdoutIsTerminal });
   readonly err: Style = styleFor({ isTTY: isTerminal(2) });
+  /**
+   * The project the command runs in and the folder the user started it from, when they differ
+   * (main.ts sets it): paths are printed from the user's folder, typed paths read from it.
+   */
+  place: ProjectPlace | undefined;
   /** What is still to be written to stdout, each line with its line break. */
   private buffer: string[] = [];
+
+  /** A path from the project root as the user, in their folder, names it. */
+  path(fromRoot: string): string {
+    return pathFromUser(this.place, fromRoot);
+  }
+
+  /** A path the user typed (from their folder) as the command, at the project root, names it. */
+  typed(path: string): string {
+    return pathFromRoot(this.place, path);
+  }
 
   /** Lines are collected and written in one go: faster than a write per line for 77 files. */
   line(text = ""): void {

@@ -27,17 +27,17 @@ export function reportSteps(
     const discarded = edited.includes(step)
       ? `  ${style.yellow(`(edited since kiln wrote it: the edits ${dryRun ? "would be" : "were"} discarded)`)}`
       : "";
-    output.line(`${colour(word.padEnd(9))} ${step.display}${discarded}${exec}`);
+    output.line(`${colour(word.padEnd(9))} ${output.path(step.display)}${discarded}${exec}`);
   }
   const exec = steps.filter((step) => step.execRule !== undefined);
   if (exec.length > 0) {
     output.line(
-      `${style.yellow("note:")} ${plural(exec.length, "file")} other tools run or load as code ${dryRun ? "would be" : "were"} written (--allow-exec-paths): ${exec.map((step) => step.display).join(", ")} - read ${exec.length === 1 ? "it" : "them"} before you run those tools`,
+      `${style.yellow("note:")} ${plural(exec.length, "file")} other tools run or load as code ${dryRun ? "would be" : "were"} written (--allow-exec-paths): ${exec.map((step) => output.path(step.display)).join(", ")} - read ${exec.length === 1 ? "it" : "them"} before you run those tools`,
     );
   }
   if (edited.length > 0) {
     output.line(
-      `${style.yellow("note:")} ${dryRun ? "would discard" : "discarded"} the hand edits of ${plural(edited.length, "file")} kiln.lock tracks: ${edited.map((step) => step.display).join(", ")}${dryRun ? " - `kiln update <component>/<name>` keeps them" : ""}`,
+      `${style.yellow("note:")} ${dryRun ? "would discard" : "discarded"} the hand edits of ${plural(edited.length, "file")} kiln.lock tracks: ${edited.map((step) => output.path(step.display)).join(", ")}${dryRun ? " - `kiln update <component>/<name>` keeps them" : ""}`,
     );
   }
 }

@@ -167,6 +167,16 @@ describe("kiln completion bash", { skip: shellSkip("bash") }, () => {
     assert.deepEqual(complete("kiln", "apply", "--into", "=", "deploy", "k8s-w"), ["k8s-web-app"]);
     assert.deepEqual(complete("kiln", "init", "--dir", "d"), ["deploy"]);
   });
+
+  it("completes -C's folder, and the command and its arguments after -C <dir>", () => {
+    assert.ok(complete("kiln", "-").includes("-C"));
+    assert.deepEqual(complete("kiln", "-C", "d"), ["deploy"]);
+    assert.deepEqual(complete("kiln", "-C", "deploy", "ad"), ["add"]);
+    assert.deepEqual(complete("kiln", "-C", "deploy", "-C", ".", "apply", "--into", "d"), [
+      "deploy",
+    ]);
+    assert.ok(complete("kiln", "init", "--n").includes("--nested"));
+  });
 });
 
 describe("kiln completion zsh", { skip: shellSkip("zsh") }, () => {
@@ -290,6 +300,10 @@ describe("kiln completion fish", { skip: shellSkip("fish") }, () => {
     assert.deepEqual(complete("kiln apply --into "), ["deploy/"]);
     assert.deepEqual(complete("kiln init --dir="), ["--dir=deploy/"]);
     assert.deepEqual(sorted(complete("kiln completion ")), ["bash", "fish", "zsh"]);
+    // -C <dir> before the command: its folder, then the command as without it
+    assert.deepEqual(complete("kiln -C d"), ["deploy/"]);
+    assert.deepEqual(complete("kiln -C deploy ad"), ["add"]);
+    assert.deepEqual(complete("kiln -C deploy apply --into "), ["deploy/"]);
     const options = COMMAND_LIST.find((command) => command.name === "apply")?.options ?? [];
     assert.deepEqual(
       sorted(complete("kiln apply --")),

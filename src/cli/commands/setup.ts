@@ -53,7 +53,7 @@ anything but a regular file. Files other tools run or load as code (.envrc, .vsc
 
 export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed, args } = parseCommand(argv, SETUP);
-  const [reference] = args as [string];
+  const reference = output.typed(args[0] as string);
   const force = flag(parsed, "force");
   const dryRun = flag(parsed, "dry-run");
   const cwd = process.cwd();

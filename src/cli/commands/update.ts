@@ -490,7 +490,9 @@ function report(output: Output, updates: ComponentUpdate[], resolution: Conflict
             : outcome.action === "released"
               ? style.yellow
               : style.green;
-      const where = outcome.from ? `${outcome.from} -> ${outcome.path}` : outcome.path;
+      const where = outcome.from
+        ? `${output.path(outcome.from)} -> ${output.path(outcome.path)}`
+        : output.path(outcome.path);
       const note = noteOf(outcome, resolution, style);
       output.line(`${colour(word.padEnd(9))} ${where}${note}`);
       // a side taken drops the other's hunks: each is named, never lost without a word
