@@ -204,6 +204,8 @@ describe("kiln completion zsh", { skip: shellSkip("zsh") }, () => {
       "kiln apply --in",
       "kiln render --name web k8s/dep",
       "kiln update service/",
+      "kiln -C dep",
+      "kiln -C deploy ad",
     ];
     // the components of a kiln.lock in the folder: a k8s-web-app project's
     write(dir, "kiln.lock", tree(k8sWebApp())["kiln.lock"] as string);
@@ -246,6 +248,9 @@ zpty -d z
     const locked = blocks.get("kiln update service/") ?? "";
     assert.match(locked, /service\/api/);
     assert.match(locked, /service\/frontend/);
+    // -C takes a folder, and the command follows it
+    assert.match(blocks.get("kiln -C dep") ?? "", /kiln -C deploy\//);
+    assert.match(blocks.get("kiln -C deploy ad") ?? "", /kiln -C deploy add /);
   });
 });
 
