@@ -133,13 +133,22 @@ _kiln_words() {
   done
 }
 
-# Offers the components of ./kiln.lock: each name and its exact spelling (deployment/api).
+# The project's kiln.lock: beside the nearest kiln.toml from the working folder up, as kiln
+# finds the project.
+_kiln_lock_file() {
+  local dir=$PWD
+  while [[ ! -e $dir/kiln.toml && -n $dir ]]; do dir=\${dir%/*}; done
+  [[ -e $dir/kiln.toml && -f $dir/kiln.lock ]] && printf '%s\\n' "$dir/kiln.lock"
+}
+
+# Offers the components of the project's kiln.lock: each name and its exact spelling
+# (deployment/api).
 _kiln_locked() {
-  [[ -f kiln.lock ]] || return 0
-  local word
+  local word lock
+  lock=$(_kiln_lock_file) || return 0
   while IFS= read -r word; do
     [[ $word == "$_kiln_cur"* ]] && COMPREPLY+=("$word")
-  done < <(awk ${quote(LOCKED_AWK)} kiln.lock | sort -u)
+  done < <(awk ${quote(LOCKED_AWK)} "$lock" | sort -u)
 }
 
 # Offers folders and, with \`json\`, JSON files.
@@ -332,11 +341,20 @@ ${branches.join("\n")}
 
 ${[...functions.values()].map(({ name, body }) => `${name}() {\n${body}\n}`).join("\n\n")}
 
-# The components of ./kiln.lock: each name and its exact spelling (deployment/api).
+# The project's kiln.lock: beside the nearest kiln.toml from the working folder up, as kiln
+# finds the project.
+_kiln_lock_file() {
+  local dir=$PWD
+  while [[ ! -e $dir/kiln.toml && -n $dir ]]; do dir=\${dir%/*}; done
+  [[ -e $dir/kiln.toml && -f $dir/kiln.lock ]] && print -r -- "$dir/kiln.lock"
+}
+
+# The components of the project's kiln.lock: each name and its exact spelling (deployment/api).
 _kiln_locked() {
-  [[ -f kiln.lock ]] || return 1
+  local lock
+  lock=$(_kiln_lock_file) || return 1
   local -a words
-  words=(\${(f)"$(awk ${quote(LOCKED_AWK)} kiln.lock | sort -u)"})
+  words=(\${(f)"$(awk ${quote(LOCKED_AWK)} "$lock" | sort -u)"})
   compadd -a words
 }
 
@@ -492,10 +510,20 @@ function __kiln_paths
     end
 end
 
-# the components of ./kiln.lock: each name and its exact spelling (deployment/api)
+# the project's kiln.lock: beside the nearest kiln.toml from the working folder up, as kiln
+# finds the project
+function __kiln_lock_file
+    set -l dir $PWD
+    while not test -e "$dir/kiln.toml"; and test -n "$dir"
+        set dir (string replace -r -- '/[^/]*$' '' $dir)
+    end
+    test -e "$dir/kiln.toml"; and test -f "$dir/kiln.lock"; and echo "$dir/kiln.lock"
+end
+
+# the components of the project's kiln.lock: each name and its exact spelling (deployment/api)
 function __kiln_locked
-    test -f kiln.lock; or return 0
-    awk ${fishQuote(LOCKED_AWK)} kiln.lock | sort -u
+    set -l lock (__kiln_lock_file); or return 0
+    awk ${fishQuote(LOCKED_AWK)} $lock | sort -u
 end
 
 # files only where an argument takes them

@@ -152,6 +152,9 @@ describe("kiln completion bash", { skip: shellSkip("bash") }, () => {
       "ingress/api",
       "ingress/frontend",
     ]);
+    // from a folder inside the project, its kiln.lock above
+    mkdirSync(join(project, "k8s", "sub"), { recursive: true });
+    assert.deepEqual(completeIn(join(project, "k8s", "sub"), "kiln", "remove", "ap"), ["api"]);
     // without a lock, nothing of the kind
     assert.deepEqual(complete("kiln", "update", ""), []);
   });
@@ -207,8 +210,10 @@ describe("kiln completion zsh", { skip: shellSkip("zsh") }, () => {
       "kiln -C dep",
       "kiln -C deploy ad",
     ];
-    // the components of a kiln.lock in the folder: a k8s-web-app project's
-    write(dir, "kiln.lock", tree(k8sWebApp())["kiln.lock"] as string);
+    // the components of the project in the folder (kiln.toml and kiln.lock): a k8s-web-app one's
+    const webApp = tree(k8sWebApp());
+    write(dir, "kiln.toml", webApp["kiln.toml"] as string);
+    write(dir, "kiln.lock", webApp["kiln.lock"] as string);
     const driver = write(
       dir,
       "drive.zsh",
@@ -288,6 +293,8 @@ describe("kiln completion fish", { skip: shellSkip("fish") }, () => {
       "service/frontend",
     ]);
     assert.deepEqual(complete("kiln remove ap", project), ["api"]);
+    mkdirSync(join(project, "k8s", "sub"), { recursive: true });
+    assert.deepEqual(complete("kiln remove ap", join(project, "k8s", "sub")), ["api"]);
     assert.deepEqual(complete("kiln update ", dir), []);
   });
 
