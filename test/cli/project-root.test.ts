@@ -3,6 +3,7 @@
 // started in <dir>; init refuses to nest a project unless --nested; a parent's kiln.toml that
 // another user owns is not taken as the user's project.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -92,6 +93,43 @@ describe("the project root is found from a subfolder", () => {
       missing.stderr,
       "error: cannot run in `nope` (-C): no such folder\npass a folder that exists: kiln -C <dir> <command>\n",
     );
+  });
+});
+
+describe("the journal works from the project root", () => {
+  it("a run interrupted at the root is rolled back by a writing command run from infra/", () => {
+    const { dir, infra } = projectWithInfra();
+    write(dir, "k8s/app.yaml", "kind: Deployment\n");
+    const before = "restored\n";
+    const journal = {
+      version: 2,
+      pid: 4242,
+      folders: [],
+      entries: [
+        {
+          path: "k8s/app.yaml",
+          before: {
+            sha256: createHash("sha256").update(before).digest("hex"),
+            mode: 0o644,
+            bytes: Buffer.from(before).toString("base64"),
+          },
+          after: {
+            sha256: createHash("sha256").update("kind: Deployment\n").digest("hex"),
+            size: 17,
+          },
+        },
+      ],
+    };
+    write(dir, ".kiln-journal.json", JSON.stringify(journal));
+    const added = kiln(["add", "k8s/service", "--name", "web", "--port", "80"], infra);
+    assert.equal(added.status, 0, added.stderr);
+    assert.match(
+      added.stderr,
+      /^note: a kiln run in this folder was interrupted part-way - rolled back/,
+    );
+    assert.equal(readFileSync(join(dir, "k8s", "app.yaml"), "utf8"), before);
+    assert.equal(existsSync(join(dir, ".kiln-journal.json")), false);
+    assert.deepEqual(readdirSync(infra), []);
   });
 });
 
