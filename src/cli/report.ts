@@ -67,11 +67,20 @@ export function countSteps(all: readonly Step[]): string {
 
 /**
  * The closing line of a dry run: nothing was written, and how to do it for real (`needsForce`:
- * the real run would refuse to overwrite without --force, and the error follows).
+ * the real run would refuse to overwrite without --force, and the error follows). `merged`:
+ * how many files kiln.lock tracks and the user edited the run merges into (setup, apply),
+ * counted among the others by what happens to their bytes, and named once more at the end.
  */
-export function reportDryRun(output: Output, steps: readonly Step[], needsForce = false): void {
+export function reportDryRun(
+  output: Output,
+  steps: readonly Step[],
+  needsForce = false,
+  merged = 0,
+): void {
   const how = needsForce ? "with --force and " : "";
+  const edits =
+    merged === 0 ? "" : `; your edits kept in ${plural(merged, "file")} kiln.lock tracks`;
   output.line(
-    `dry run: nothing was written (${countSteps(steps)}) - run again ${how}without --dry-run to write`,
+    `dry run: nothing was written (${countSteps(steps)}${edits}) - run again ${how}without --dry-run to write`,
   );
 }

@@ -172,6 +172,11 @@ function mergeLine(
   }
 }
 
+/** How many edited files the run merges into (a `replaced` file had no edits to keep). */
+export function editedMerged(merges: readonly TrackedMerge[]): number {
+  return merges.filter(({ outcome }) => outcome.action !== "replaced").length;
+}
+
 /** The report's line of each merged file, by its display. */
 export function mergeLines(
   merges: readonly TrackedMerge[],

@@ -13,6 +13,7 @@ import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
 import { reportDryRun, reportSteps } from "../report.ts";
 import {
+  editedMerged,
   mergeLines,
   mergeTrackedFiles,
   sideTaken,
@@ -94,7 +95,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   if (!dryRun) commit(steps, [], journalDir);
   reportSteps(output, steps, dryRun, [], mergeLines(merges, dryRun, resolution));
   if (dryRun) {
-    reportDryRun(output, steps);
+    reportDryRun(output, steps, false, editedMerged(merges));
     return 0;
   }
   const where = displayPath(cwd, root, ".");

@@ -29,6 +29,7 @@ import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
 import { reportDryRun, reportSteps } from "../report.ts";
 import {
+  editedMerged,
   mergeLines,
   mergeTrackedFiles,
   sideTaken,
@@ -155,7 +156,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   if (dryRun) {
     // the run without --force refuses where it did before the merge: at any file that differs
     const needsForce = force ? undefined : firstNeedingForce(planned);
-    reportDryRun(output, steps, needsForce !== undefined);
+    reportDryRun(output, steps, needsForce !== undefined, editedMerged(merges));
     if (needsForce === undefined) return 0;
     throw needsForce.display === PROJECT_FILE
       ? projectRefusal()
