@@ -28,6 +28,10 @@ export function help(): string {
 Renders every component and checks every path before writing anything. Unlike setup, apply
 ignores the preset's output folder and never reads or writes kiln.toml.
 
+With --force, a file ./kiln.lock tracks (apply into a project's output folder) is merged into
+three ways as \`kiln update\` does, keeping your edits; --ours or --theirs settles conflicts.
+apply writes no kiln.lock.
+
 Never writes in .git, out of the folder through a symbolic link, or over anything but a
 regular file. Files other tools run or load as code (.envrc, .vscode/, .github/workflows/,
 shell start-up files, ... - see docs/cli.md) are refused unless you pass --allow-exec-paths.`,

@@ -46,6 +46,12 @@ export function help(): string {
 Renders every component and checks every path before writing anything, writes the files
 under the preset's output folder (default ${DEFAULT_OUTPUT_DIR}), then writes ${PROJECT_FILE}.
 
+In a project, --force merges the new render into each file ${LOCK_FILE} tracks, three ways as
+\`kiln update\` does (YAML and INI by structure), so your edits stay; a conflict stops the run
+with nothing written, --ours or --theirs takes one side in each and prints what it dropped.
+Files ${LOCK_FILE} does not track are overwritten. Without --force an existing file that
+differs is refused.
+
 Never writes in .git, outside the current folder (also not through a symbolic link), or over
 anything but a regular file. Files other tools run or load as code (.envrc, .vscode/,
 .github/workflows/, shell start-up files, ... - see docs/cli.md) are refused unless you pass
@@ -54,6 +60,7 @@ anything but a regular file. Files other tools run or load as code (.envrc, .vsc
       "kiln setup k8s-web-app",
       "kiln setup ./shop.preset.json --dry-run",
       "kiln setup https://example.com/platform.preset.json --force",
+      "kiln setup ./bumped.preset.json --force --theirs",
     ],
   });
 }
