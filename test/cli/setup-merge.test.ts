@@ -148,7 +148,7 @@ describe("setup --force over a hand-edited file kiln.lock tracks", () => {
 });
 
 describe("apply --force into a project's output folder", () => {
-  it("merges into a file kiln.lock tracks, keeps the edits and leaves kiln.lock as it was; a conflict writes nothing", () => {
+  it("merges into a file kiln.lock tracks, keeps the edits and leaves kiln.lock as it was; a conflict writes nothing, --ours keeps your value", () => {
     const { dir, edited } = projectWithEnv();
     const bump = bumpedPreset(dir, "bump.preset.json", "ghcr.io/example/api:1.1.0");
     const lock = read(dir, "kiln.lock");
@@ -191,5 +191,17 @@ describe("apply --force into a project's output folder", () => {
         "  run again with --ours or --theirs to take one side in each conflict (the side dropped is printed), or change that value in your file first\n",
     );
     assert.deepEqual(tree(dir), merged);
+
+    // --ours keeps your image, takes everything else, and names the new value it dropped
+    const ours = kiln(["apply", bump2, "--into", "k8s", "--force", "--ours"], dir);
+    assert.equal(ours.status, 0, ours.stderr);
+    assert.equal(
+      ours.stdout.split("\n").slice(3, 6).join("\n"),
+      `conflict  ${API}  (1 conflict settled with your lines)\n` +
+        "    dropped the new render's spec.template.spec.containers[name=api].image:\n" +
+        "      | ghcr.io/example/api:1.2.0",
+    );
+    assert.deepEqual(tree(dir), merged);
+    assert.equal(read(dir, "kiln.lock"), lock);
   });
 });
