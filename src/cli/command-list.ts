@@ -42,6 +42,15 @@ const ALLOW_OLDER_KILN = flag(
   "write kiln.lock even when a newer kiln wrote it (its built-ins become this kiln's)",
 );
 
+/** setup's and apply's sides, for conflicts in the files kiln.lock tracks that --force merges. */
+const SIDE_TAKEN = [
+  flag("ours", "with --force: in each conflict in a file kiln.lock tracks, keep your lines"),
+  flag(
+    "theirs",
+    "with --force: in each conflict in a file kiln.lock tracks, take the new render's",
+  ),
+];
+
 const SET: OptionDecl = {
   name: "set",
   type: "string",
@@ -150,8 +159,12 @@ export const SETUP: CommandDecl = {
   summary: "start a project from a preset (files + kiln.toml)",
   positionals: [{ name: "preset", complete: PRESETS }],
   options: [
-    flag("force", `overwrite ${PROJECT_FILE} and files that already exist`),
+    flag(
+      "force",
+      `overwrite ${PROJECT_FILE} and files that already exist; merge into those kiln.lock tracks, keeping your edits`,
+    ),
     DRY_RUN,
+    ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
   ],
@@ -170,8 +183,12 @@ export const APPLY: CommandDecl = {
       default: "the current folder",
       complete: FOLDERS,
     },
-    FORCE,
+    flag(
+      "force",
+      "overwrite files that already exist; merge into those ./kiln.lock tracks, keeping your edits",
+    ),
     DRY_RUN,
+    ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
   ],
 };
