@@ -27,7 +27,9 @@ export function reportSteps(
   for (const step of steps) {
     const merge = merged.get(step.display);
     if (merge !== undefined) {
-      output.line(`${style[merge.tone](merge.word.padEnd(9))} ${step.display}  ${merge.note}`);
+      output.line(
+        `${style[merge.tone](merge.word.padEnd(9))} ${output.path(step.display)}  ${merge.note}`,
+      );
       for (const line of discardedLines(merge.discarded)) output.line(line);
       continue;
     }

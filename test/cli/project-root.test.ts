@@ -4,10 +4,18 @@
 // another user owns is not taken as the user's project.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { cleanUp, ensureBuilt, itemFile, kiln, project, write } from "./helpers.ts";
+import { cleanUp, ensureBuilt, itemFile, kiln, project, tempDir, write } from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -93,6 +101,25 @@ describe("the project root is found from a subfolder", () => {
       missing.stderr,
       "error: cannot run in `nope` (-C): no such folder\npass a folder that exists: kiln -C <dir> <command>\n",
     );
+  });
+});
+
+describe("setup --force from a subfolder", () => {
+  it("merges into the project's tracked files at the root and names them from the subfolder", () => {
+    const dir = tempDir();
+    assert.equal(kiln(["setup", "k8s-web-app"], dir).status, 0);
+    const deployment = join(dir, "k8s", "api-deployment.yaml");
+    writeFileSync(deployment, `${readFileSync(deployment, "utf8")}# mine\n`);
+    mkdirSync(join(dir, "infra"));
+    const again = kiln(["setup", "k8s-web-app", "--force"], join(dir, "infra"));
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(
+      again.stdout,
+      /^kept {6}\.\.\/k8s\/api-deployment\.yaml {2}\(edited since kiln wrote it/m,
+    );
+    assert.match(again.stdout, /^unchanged \.\.\/kiln\.toml$/m);
+    assert.match(readFileSync(deployment, "utf8"), /# mine\n$/);
+    assert.deepEqual(readdirSync(join(dir, "infra")), []);
   });
 });
 
