@@ -71,6 +71,13 @@ const keepSeparate = {
       if (args.kind === "entry-point") return undefined;
       return { path: "render-pool", namespace: "command" };
     });
+    // setup and apply merge a file kiln.lock tracks only when it was edited and the render
+    // changed it (src/cli/tracked-merge.ts): the structural merge, with the yaml library, is a
+    // file of its own they require then; update and diff, which always merge, bundle it
+    builder.onResolve({ filter: /\/core\/project\/structure-merge\.ts$/ }, (args) => {
+      if (args.kind !== "dynamic-import") return undefined;
+      return { path: "structure-merge", namespace: "command" };
+    });
   },
 };
 
@@ -81,6 +88,7 @@ const result = await build({
     ...COMMANDS.map((name) => `src/cli/commands/${name}.ts`),
     "src/sandbox/render-pool.ts",
     "src/sandbox/render-worker.ts",
+    "src/core/project/structure-merge.ts",
   ],
   outdir: OUT,
   entryNames: "[name]",

@@ -76,6 +76,40 @@ Choices kiln makes on its own (no fixed rule covers them):
 - The Terraform files declare a sensitive token variable (\`hcloud_token\`, \`do_token\`), the
   provider, its \`required_providers\` entry and one counted server resource named
   \`<name>-\${count.index}\`, plus an output with the servers' IPv4 addresses.
+
+## Terraform folders: one root module per server component
+
+Terraform loads every \`.tf\` file of a folder as one configuration (a root module) and refuses
+it when a provider requirement, a variable, a provider, a resource or an output is declared
+twice there: two server components' files side by side in one folder fail \`terraform init\`
+with "Duplicate required providers configuration" and "Duplicate variable declaration", although
+each file is valid alone. So each server component writes its own folder, named after the
+component and its provider, holding one complete configuration:
+
+| component | writes | \`terraform init\` in |
+|---|---|---|
+| \`infra/cloud-a\` \`control-plane\` | \`control-plane-hetzner/control-plane-hetzner.tf\` | \`infra/control-plane-hetzner/\` |
+| \`infra/cloud-b\` \`app\` | \`app-digitalocean/app-digitalocean.tf\` | \`infra/app-digitalocean/\` |
+
+Any set of server components then loads: two components of one provider, or a Hetzner and a
+DigitalOcean component of one name, never share a folder, so their provider requirements, token
+variables, provider blocks, resources and outputs never meet (two components of one item and
+one name write one path, which the path rules refuse, as always). Run Terraform per folder:
+\`terraform -chdir=infra/control-plane-hetzner init\`, then \`plan\` and \`apply\` there; each
+folder keeps its own state.
+
+Why this design and not one shared provider file per folder: each file stays the whole
+configuration the catalogue describes (token variable, provider block, \`required_providers\`,
+the counted server and its output), valid alone, rendered by the component like every other
+file, so \`kiln render\`, the HTTP API's render, the dashboard's zip, \`kiln.lock\` and the
+path rules treat it as they treat any component file. A provider file written by the project
+layout would be a file no component owns: every front would have to write, lock, update and
+remove it, and one component rendered alone would no longer be a configuration Terraform loads.
+The cost is one folder per server component instead of one flat \`infra/\`.
+
+The check rule \`terraform-folder-shared\` (\`kiln check\`, the dashboard) reports the cases
+left: two components writing \`.tf\` or \`.tf.json\` files into one folder (a registry item of
+your own with a flat path, beside a built-in or another), which Terraform would refuse.
 `;
 
 /** One line saying what the catalogue metadata declares: stage, kind, facts, editors. */

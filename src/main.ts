@@ -7,6 +7,7 @@ import { COMMAND_LIST } from "./cli/command-list.ts";
 import { exitCodeFor } from "./cli/exit.ts";
 import { noteInterruptedRun } from "./cli/journal-notice.ts";
 import { Output, pendingStreams, writeFd } from "./cli/output.ts";
+import { enterProjectRoot } from "./cli/project-root.ts";
 import { didYouMean } from "./core/did-you-mean.ts";
 import { errorMessage, KilnError } from "./core/errors.ts";
 import type { ServiceSettings } from "./core/service-settings.ts";
@@ -82,6 +83,50 @@ const LOADERS: Record<string, () => Promise<Command>> = {
  */
 const NOTES_INTERRUPTED_RUN = new Set(["list", "presets", "render", "check", "status", "diff"]);
 
+/**
+ * Commands that work on the project: from any folder inside it they run in the nearest folder
+ * up that holds kiln.toml (cli/project-root.ts). Not init (it makes a project where it is told),
+ * nor apply (it writes a preset's files into the folder it runs in, no project needed), nor the
+ * commands that never read one.
+ */
+const PROJECT_COMMANDS = new Set([
+  "add",
+  "setup",
+  "check",
+  "status",
+  "diff",
+  "update",
+  "remove",
+  "preset",
+]);
+
+/**
+ * `-C <dir>` before the command, as git has it: kiln runs as if started in <dir> (each one
+ * relative to the one before). Returns the arguments after them, or the exit status of a
+ * folder that cannot be entered.
+ */
+function enterFolders(argv: string[], output: Output): string[] | number {
+  let rest = argv;
+  while (rest[0] === "-C") {
+    const dir = rest[1];
+    if (dir === undefined || dir === "") {
+      output.error("-C needs a folder: kiln -C <dir> <command>");
+      return 2;
+    }
+    try {
+      process.chdir(dir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why = code === "ENOENT" ? "no such folder" : code === "ENOTDIR" ? "not a folder" : code;
+      output.error(`cannot run in \`${dir}\` (-C): ${why}`);
+      output.hint("pass a folder that exists: kiln -C <dir> <command>");
+      return 2;
+    }
+    rest = rest.slice(2);
+  }
+  return rest;
+}
+
 const HELP = `kiln - render infrastructure files from templates into your project
 
 Usage: kiln <command> [options]
@@ -90,6 +135,7 @@ Commands:
 ${COMMAND_LIST.map((command) => `  ${command.name.padEnd(12)}${command.summary}`).join("\n")}
 
 Options:
+  -C <dir>       run as if kiln was started in <dir> (before the command)
   -h, --help     show help (also: kiln <command> --help)
   --version      print the version
 
@@ -106,7 +152,9 @@ Run \`kiln <command> --help\` for a command's options and examples.
 
 async function main(argv: string[]): Promise<number> {
   const output = new Output();
-  const [name, ...rest] = argv;
+  const entered = enterFolders(argv, output);
+  if (typeof entered === "number") return entered;
+  const [name, ...rest] = entered;
   if (name === undefined) {
     // no command is a usage error: the help goes to stderr so scripts see the failure
     writeFd(2, HELP);
@@ -149,6 +197,13 @@ async function main(argv: string[]): Promise<number> {
   }
   // A run killed part-way in this folder is rolled back by the next command that writes,
   // first thing in its run (src/node/journal.ts); commands that only read say it is there
+  try {
+    // from a subfolder of a project, the command runs at its root; paths print from here
+    if (PROJECT_COMMANDS.has(name)) output.place = enterProjectRoot();
+  } catch (error) {
+    output.error(errorMessage(error), (error as { detail?: string }).detail);
+    return exitCodeFor(error);
+  }
   if (NOTES_INTERRUPTED_RUN.has(name)) noteInterruptedRun(process.cwd(), output);
   try {
     const status = await command.run(rest, output);

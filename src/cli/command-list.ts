@@ -47,6 +47,15 @@ const ALLOW_OLDER_KILN = flag(
   "write kiln.lock even when a newer kiln wrote it (its built-ins become this kiln's)",
 );
 
+/** setup's and apply's sides, for conflicts in the files kiln.lock tracks that --force merges. */
+const SIDE_TAKEN = [
+  flag("ours", "with --force: in each conflict in a file kiln.lock tracks, keep your lines"),
+  flag(
+    "theirs",
+    "with --force: in each conflict in a file kiln.lock tracks, take the new render's",
+  ),
+];
+
 const SET: OptionDecl = {
   name: "set",
   type: "string",
@@ -115,6 +124,7 @@ export const INIT: CommandDecl = {
       default: DEFAULT_NAMESPACE,
     },
     force(`overwrite an existing ${PROJECT_FILE}`),
+    flag("nested", "create a project inside the project found in a folder above"),
   ],
 };
 
@@ -160,8 +170,11 @@ export const SETUP: CommandDecl = {
   summary: "start a project from a preset (files + kiln.toml)",
   positionals: [{ name: "preset", complete: PRESETS }],
   options: [
-    force(`overwrite ${PROJECT_FILE} and files that already exist`),
+    force(
+      `overwrite ${PROJECT_FILE} and files that already exist; merge into those kiln.lock tracks, keeping your edits`,
+    ),
     DRY_RUN,
+    ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
   ],
@@ -181,8 +194,11 @@ export const APPLY: CommandDecl = {
       default: "the current folder",
       complete: FOLDERS,
     },
-    FORCE,
+    force(
+      "overwrite files that already exist; merge into those ./kiln.lock tracks, keeping your edits",
+    ),
     DRY_RUN,
+    ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
   ],
 };

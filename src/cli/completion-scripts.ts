@@ -133,13 +133,22 @@ _kiln_words() {
   done
 }
 
-# Offers the components of ./kiln.lock: each name and its exact spelling (deployment/api).
+# The project's kiln.lock: beside the nearest kiln.toml from the working folder up, as kiln
+# finds the project.
+_kiln_lock_file() {
+  local dir=$PWD
+  while [[ ! -e $dir/kiln.toml && -n $dir ]]; do dir=\${dir%/*}; done
+  [[ -e $dir/kiln.toml && -f $dir/kiln.lock ]] && printf '%s\\n' "$dir/kiln.lock"
+}
+
+# Offers the components of the project's kiln.lock: each name and its exact spelling
+# (deployment/api).
 _kiln_locked() {
-  [[ -f kiln.lock ]] || return 0
-  local word
+  local word lock
+  lock=$(_kiln_lock_file) || return 0
   while IFS= read -r word; do
     [[ $word == "$_kiln_cur"* ]] && COMPREPLY+=("$word")
-  done < <(awk ${quote(LOCKED_AWK)} kiln.lock | sort -u)
+  done < <(awk ${quote(LOCKED_AWK)} "$lock" | sort -u)
 }
 
 # Offers folders and, with \`json\`, JSON files.
@@ -183,20 +192,28 @@ ${positionals}
 }
 
 _kiln() {
-  local _kiln_cur=\${COMP_WORDS[COMP_CWORD]} command word pending='' ended='' count=0 i
+  local _kiln_cur=\${COMP_WORDS[COMP_CWORD]} command word pending='' ended='' count=0 i first=1
   COMPREPLY=()
-  if ((COMP_CWORD == 1)); then
+  # \`-C <dir>\` before the command (any number of them): the command comes after
+  while [[ \${COMP_WORDS[first]} == -C ]] && ((first + 1 < COMP_CWORD)); do
+    first=$((first + 2))
+  done
+  if [[ \${COMP_WORDS[first]} == -C ]] && ((COMP_CWORD == first + 1)); then
+    _kiln_paths folders
+    return 0
+  fi
+  if ((COMP_CWORD == first)); then
     if [[ $_kiln_cur == -* ]]; then
-      _kiln_words --help -h --version
+      _kiln_words --help -h --version -C
     else
       _kiln_words ${commands.map((command) => command.name).join(" ")}
     fi
     return 0
   fi
-  command=\${COMP_WORDS[1]}
+  command=\${COMP_WORDS[first]}
   # the words between the command and the one being completed: options, the values of those
   # that take one (\`--into dir\`, or \`--into=dir\`, which bash splits at the \`=\`), positionals
-  for ((i = 2; i < COMP_CWORD; i++)); do
+  for ((i = first + 1; i < COMP_CWORD; i++)); do
     word=\${COMP_WORDS[i]}
     if [[ -n $pending ]]; then
       [[ $word == = ]] || pending=''
@@ -312,6 +329,7 @@ ${list.join("\n")}
   _arguments -C \\
     '(- *)'{-h,--help}'[show help]' \\
     '(- *)--version[print the version]' \\
+    '*-C[run as if kiln was started in <dir>]:folder:_files -/' \\
     '1:command:->command' \\
     '*::argument:->argument'
   case $state in
@@ -329,11 +347,20 @@ ${branches.join("\n")}
 
 ${[...functions.values()].map(({ name, body }) => `${name}() {\n${body}\n}`).join("\n\n")}
 
-# The components of ./kiln.lock: each name and its exact spelling (deployment/api).
+# The project's kiln.lock: beside the nearest kiln.toml from the working folder up, as kiln
+# finds the project.
+_kiln_lock_file() {
+  local dir=$PWD
+  while [[ ! -e $dir/kiln.toml && -n $dir ]]; do dir=\${dir%/*}; done
+  [[ -e $dir/kiln.toml && -f $dir/kiln.lock ]] && print -r -- "$dir/kiln.lock"
+}
+
+# The components of the project's kiln.lock: each name and its exact spelling (deployment/api).
 _kiln_locked() {
-  [[ -f kiln.lock ]] || return 1
+  local lock
+  lock=$(_kiln_lock_file) || return 1
   local -a words
-  words=(\${(f)"$(awk ${quote(LOCKED_AWK)} kiln.lock | sort -u)"})
+  words=(\${(f)"$(awk ${quote(LOCKED_AWK)} "$lock" | sort -u)"})
   compadd -a words
 }
 
@@ -391,6 +418,8 @@ export function fishScript(model: CompletionModel): string {
     `complete -c kiln -n __kiln_no_command -a help -d ${fishQuote("show a command's help")}`,
     "complete -c kiln -n __kiln_no_command -s h -l help -d 'show help'",
     "complete -c kiln -n __kiln_no_command -l version -d 'print the version'",
+    "complete -c kiln -n __kiln_no_command -s C -x -d 'run as if kiln was started in <dir>'",
+    "complete -c kiln -n __kiln_folder_of_c -x -a '(__kiln_paths folders)'",
   );
   for (const command of commands) {
     lines.push("", `# kiln ${command.name}`);
@@ -423,24 +452,38 @@ export function fishScript(model: CompletionModel): string {
     "Try it in this shell:  kiln completion fish | source",
     "Install it for you:    kiln completion fish > ~/.config/fish/completions/kiln.fish",
   ])}
+# the words typed after \`kiln\` and any \`-C <dir>\` before the command
+function __kiln_words
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    while test (count $tokens) -ge 2; and test "$tokens[1]" = -C
+        set -e tokens[1..2]
+    end
+    test (count $tokens) -eq 0; or printf '%s\\n' $tokens
+end
+
 # no command typed yet
 function __kiln_no_command
-    set -l tokens (commandline -opc)
-    test (count $tokens) -eq 1
+    test (count (__kiln_words)) -eq 0
+end
+
+# the folder of \`-C\` is being typed
+function __kiln_folder_of_c
+    test "$(__kiln_words)" = -C
 end
 
 # the command typed is $argv[1]
 function __kiln_using
-    set -l tokens (commandline -opc)
-    test (count $tokens) -ge 2; and test "$tokens[2]" = $argv[1]
+    set -l words (__kiln_words)
+    test (count $words) -ge 1; and test "$words[1]" = $argv[1]
 end
 
 # the argument being completed is positional number $argv[2] (from 1) of command $argv[1],
 # not an option's value; $argv[3]: the command's options that take a value
 function __kiln_positional
-    set -l tokens (commandline -opc)
-    test (count $tokens) -ge 2; and test "$tokens[2]" = $argv[1]; or return 1
-    set -e tokens[1..2]
+    set -l tokens (__kiln_words)
+    test (count $tokens) -ge 1; and test "$tokens[1]" = $argv[1]; or return 1
+    set -e tokens[1]
     set -l valued (string split ' ' -- $argv[3])
     set -l count 0
     set -l pending 0
@@ -473,10 +516,20 @@ function __kiln_paths
     end
 end
 
-# the components of ./kiln.lock: each name and its exact spelling (deployment/api)
+# the project's kiln.lock: beside the nearest kiln.toml from the working folder up, as kiln
+# finds the project
+function __kiln_lock_file
+    set -l dir $PWD
+    while not test -e "$dir/kiln.toml"; and test -n "$dir"
+        set dir (string replace -r -- '/[^/]*$' '' $dir)
+    end
+    test -e "$dir/kiln.toml"; and test -f "$dir/kiln.lock"; and echo "$dir/kiln.lock"
+end
+
+# the components of the project's kiln.lock: each name and its exact spelling (deployment/api)
 function __kiln_locked
-    test -f kiln.lock; or return 0
-    awk ${fishQuote(LOCKED_AWK)} kiln.lock | sort -u
+    set -l lock (__kiln_lock_file); or return 0
+    awk ${fishQuote(LOCKED_AWK)} $lock | sort -u
 end
 
 # files only where an argument takes them

@@ -1,8 +1,12 @@
 // What `kiln update` says about its merges: each conflict, at its key path when the merge was by
 // structure (`spec.template.spec.containers[name=api].image: yours a, new b`) or at its lines;
 // and, when --ours or --theirs settled conflicts, every hunk the side not taken lost - so no
-// line is dropped without a word. Also the files of `kiln update --json`.
+// line is dropped without a word. Also the files of `kiln update --json`, and the errors that
+// stop a run at its conflicts - `kiln update`'s, and `kiln setup`'s and `kiln apply`'s when they
+// merge into files kiln.lock tracks.
 
+import { KilnError } from "../core/errors.ts";
+import { plural } from "../core/plural.ts";
 import type { FileOutcome } from "../core/project/file-outcomes.ts";
 import type { Conflict, ConflictResolution } from "../core/project/merge.ts";
 import type { ComponentUpdate } from "./lifecycle.ts";
@@ -57,6 +61,69 @@ export function discardedOf(outcome: FileOutcome, resolution: ConflictResolution
 
 const range = ({ start, end }: { start: number; end: number }): string =>
   end < start ? `after line ${end}` : start === end ? `line ${start}` : `lines ${start}-${end}`;
+
+/** A short excerpt of conflicting lines: at most three, each cut at 100 characters. */
+function excerpt(lines: readonly string[]): string[] {
+  const shown = lines.slice(0, 3).map((line) => {
+    const text = line.replace(/\r?\n$/, "");
+    return text.length > 100 ? `${text.slice(0, 100)}...` : text;
+  });
+  if (lines.length > 3) shown.push(`... (${lines.length - 3} more)`);
+  return shown.length === 0 ? ["(no lines)"] : shown;
+}
+
+/**
+ * The error that stops a run with conflicts: each file, its key path and values or its ranges
+ * and excerpts, then `hint` - what the command offers to settle them.
+ */
+export function conflictError(conflicted: readonly FileOutcome[], hint: string): KilnError {
+  const count = conflicted.reduce((sum, outcome) => sum + outcome.conflicts.length, 0);
+  const lines: string[] = [];
+  for (const outcome of conflicted) {
+    for (const conflict of outcome.conflicts) {
+      // merged by structure: the key path and both values say it all
+      if (conflict.keyPath !== undefined) {
+        lines.push(keyPathConflictLine(outcome.path, conflict));
+        continue;
+      }
+      lines.push(`${outcome.path}: yours ${range(conflict.ours)}, new ${range(conflict.theirs)}`);
+      for (const line of excerpt(conflict.ours.lines)) lines.push(`    yours | ${line}`);
+      for (const line of excerpt(conflict.theirs.lines)) lines.push(`    new   | ${line}`);
+    }
+  }
+  lines.push(hint);
+  return new KilnError(
+    "invalid_request",
+    `${plural(count, "conflict")} in ${plural(conflicted.length, "file")} - nothing was written`,
+    lines.join("\n"),
+  );
+}
+
+/**
+ * The error that stops a run with files it cannot merge line by line: a file's own error (too
+ * different, or its base in kiln.lock refused) when it is the only one, else each listed (a
+ * refused base with its way out) and what --ours/--theirs would do.
+ */
+export function unmergedError(unmerged: readonly FileOutcome[]): KilnError {
+  const reasons = unmerged.flatMap((outcome) => (outcome.unmerged ? [outcome.unmerged] : []));
+  const [first] = reasons;
+  if (reasons.length === 1 && first !== undefined) {
+    return new KilnError(first.error.kind, first.error.message, first.error.detail);
+  }
+  const lines = reasons.flatMap(({ reason, error }) =>
+    reason === "base-refused" && error.detail
+      ? [error.message, `    ${error.detail}`]
+      : [error.message],
+  );
+  lines.push(
+    "nothing was written - --ours keeps each of these files as it is, --theirs takes the new render of each whole",
+  );
+  return new KilnError(
+    "invalid_request",
+    `${plural(reasons.length, "file")} cannot be merged automatically - use --ours/--theirs or resolve by hand`,
+    lines.join("\n"),
+  );
+}
 
 /** What the report prints under a file for the hunks dropped: where, then the text. */
 export function discardedLines(discarded: readonly Discarded[]): string[] {

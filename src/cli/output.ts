@@ -9,6 +9,7 @@
 // and a terminal check through node:tty loads the same code again (4 ms).
 import { fstatSync, statSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
+import { type ProjectPlace, pathFromRoot, pathFromUser } from "./project-root.ts";
 
 export interface Style {
   red(text: string): string;
@@ -62,8 +63,21 @@ export function contentForTerminal(text: string): string {
  * kiln's own colour codes are marked, not written, until the line is printed: a mark carries a
  * number chosen at random per process, which text from strangers cannot know, so `forTerminal`
  * turns only kiln's marks into escape sequences and escapes everything else.
+ *
+ * The number is the process's, kept on globalThis, not this module's: the bundle holds a copy of
+ * this module in main.js and in each command's file, and a line coloured by the Output that
+ * main.js made is often printed by a command's own `forTerminal` (kiln diff). Two numbers would
+ * leave each copy's marks unknown to the other, printed as raw `\x00kiln...` text.
  */
-const MARK_ID = Math.random().toString(36).slice(2, 12);
+const MARK_ID_KEY = Symbol.for("kiln.colour-mark-id");
+
+function processMarkId(): string {
+  const shared = globalThis as { [MARK_ID_KEY]?: string };
+  shared[MARK_ID_KEY] ??= Math.random().toString(36).slice(2, 12);
+  return shared[MARK_ID_KEY];
+}
+
+const MARK_ID = processMarkId();
 const MARK = new RegExp(`\\u0000kiln${MARK_ID}:(\\d+)\\u0000`, "g");
 
 function wrap(open: number, close: number): (text: string) => string {
@@ -177,8 +191,23 @@ export class Output {
   private readonly stdoutIsTerminal = isTerminal(1);
   readonly out: Style = styleFor({ isTTY: this.stdoutIsTerminal });
   readonly err: Style = styleFor({ isTTY: isTerminal(2) });
+  /**
+   * The project the command runs in and the folder the user started it from, when they differ
+   * (main.ts sets it): paths are printed from the user's folder, typed paths read from it.
+   */
+  place: ProjectPlace | undefined;
   /** What is still to be written to stdout, each line with its line break. */
   private buffer: string[] = [];
+
+  /** A path from the project root as the user, in their folder, names it. */
+  path(fromRoot: string): string {
+    return pathFromUser(this.place, fromRoot);
+  }
+
+  /** A path the user typed (from their folder) as the command, at the project root, names it. */
+  typed(path: string): string {
+    return pathFromRoot(this.place, path);
+  }
 
   /** Lines are collected and written in one go: faster than a write per line for 77 files. */
   line(text = ""): void {

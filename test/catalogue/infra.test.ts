@@ -155,7 +155,7 @@ describe("catalogue metadata: infra components", () => {
         view.fields[0]?.example && view.fields[1]?.example,
         "region and size have examples",
       );
-      assert.deepEqual(view.files, [`{{ name }}-${p.suffix}.tf`]);
+      assert.deepEqual(view.files, [`{{ name }}-${p.suffix}/{{ name }}-${p.suffix}.tf`]);
     });
   }
 
@@ -180,7 +180,7 @@ for (const p of PROVIDERS) {
         region: "fsn1",
         size: "small",
       });
-      assert.equal(path, `web-${p.suffix}.tf`);
+      assert.equal(path, `web-${p.suffix}/web-${p.suffix}.tf`, "a folder of its own");
       assert.deepEqual(json.variable, {
         [p.token]: [
           {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, posix } from "node:path";
 import { describe, test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import {
@@ -15,7 +15,12 @@ import {
 } from "../../src/node/builtin-presets.ts";
 import { TemplateEngine } from "../../src/node/template-engine.ts";
 import { ansibleInventoryGraph, ansibleSkip, ansibleSyntaxCheckAll } from "../tools/ansible.ts";
-import { parseTerraform } from "../tools/hcl.ts";
+import {
+  parseTerraform,
+  terraformFolderDuplicates,
+  terraformInit,
+  terraformSkip,
+} from "../tools/hcl.ts";
 import { validateK8sManifest } from "../tools/k8s-schema.ts";
 
 const engine = new TemplateEngine();
@@ -125,6 +130,32 @@ for (const preset of builtinPresets()) {
       assert.equal(terraform.length, expected.terraform);
       for (const file of terraform) await parseTerraform(file.content, file.path);
     });
+
+    // Terraform loads a folder, not a file: every .tf of one folder is one configuration
+    // (by hand: Map.groupBy is not in Node 20)
+    const terraformFolders = new Map<string, RenderedPresetFile[]>();
+    for (const file of terraform) {
+      const folder = posix.dirname(file.path);
+      terraformFolders.set(folder, [...(terraformFolders.get(folder) ?? []), file]);
+    }
+
+    test(title(expected.terraform, "Terraform folder", "declares everything once"), async () => {
+      assert.equal(terraformFolders.size, expected.terraform, "one folder per server component");
+      for (const [folder, folderFiles] of terraformFolders) {
+        assert.deepEqual(await terraformFolderDuplicates(folderFiles), [], folder);
+      }
+    });
+
+    if (expected.terraform > 0) {
+      test(`every Terraform folder (${expected.terraform}) passes terraform init -backend=false`, {
+        skip: terraformSkip(),
+      }, async () => {
+        assert.equal(terraformFolders.size, expected.terraform);
+        for (const folder of terraformFolders.keys()) {
+          assert.match(await terraformInit(join(root, folder)), /successfully initialized/);
+        }
+      });
+    }
 
     test(title(expected.inventories, "inventory", "passes ansible-inventory --graph"), {
       skip: ansibleSkip(),

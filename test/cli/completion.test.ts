@@ -152,6 +152,9 @@ describe("kiln completion bash", { skip: shellSkip("bash") }, () => {
       "ingress/api",
       "ingress/frontend",
     ]);
+    // from a folder inside the project, its kiln.lock above
+    mkdirSync(join(project, "k8s", "sub"), { recursive: true });
+    assert.deepEqual(completeIn(join(project, "k8s", "sub"), "kiln", "remove", "ap"), ["api"]);
     // without a lock, nothing of the kind
     assert.deepEqual(complete("kiln", "update", ""), []);
   });
@@ -166,6 +169,16 @@ describe("kiln completion bash", { skip: shellSkip("bash") }, () => {
     assert.deepEqual(complete("kiln", "apply", "--into", "=", ""), ["deploy"]);
     assert.deepEqual(complete("kiln", "apply", "--into", "=", "deploy", "k8s-w"), ["k8s-web-app"]);
     assert.deepEqual(complete("kiln", "init", "--dir", "d"), ["deploy"]);
+  });
+
+  it("completes -C's folder, and the command and its arguments after -C <dir>", () => {
+    assert.ok(complete("kiln", "-").includes("-C"));
+    assert.deepEqual(complete("kiln", "-C", "d"), ["deploy"]);
+    assert.deepEqual(complete("kiln", "-C", "deploy", "ad"), ["add"]);
+    assert.deepEqual(complete("kiln", "-C", "deploy", "-C", ".", "apply", "--into", "d"), [
+      "deploy",
+    ]);
+    assert.ok(complete("kiln", "init", "--n").includes("--nested"));
   });
 });
 
@@ -194,9 +207,13 @@ describe("kiln completion zsh", { skip: shellSkip("zsh") }, () => {
       "kiln apply --in",
       "kiln render --name web k8s/dep",
       "kiln update service/",
+      "kiln -C dep",
+      "kiln -C deploy ad",
     ];
-    // the components of a kiln.lock in the folder: a k8s-web-app project's
-    write(dir, "kiln.lock", tree(k8sWebApp())["kiln.lock"] as string);
+    // the components of the project in the folder (kiln.toml and kiln.lock): a k8s-web-app one's
+    const webApp = tree(k8sWebApp());
+    write(dir, "kiln.toml", webApp["kiln.toml"] as string);
+    write(dir, "kiln.lock", webApp["kiln.lock"] as string);
     const driver = write(
       dir,
       "drive.zsh",
@@ -236,6 +253,9 @@ zpty -d z
     const locked = blocks.get("kiln update service/") ?? "";
     assert.match(locked, /service\/api/);
     assert.match(locked, /service\/frontend/);
+    // -C takes a folder, and the command follows it
+    assert.match(blocks.get("kiln -C dep") ?? "", /kiln -C deploy\//);
+    assert.match(blocks.get("kiln -C deploy ad") ?? "", /kiln -C deploy add /);
   });
 });
 
@@ -273,6 +293,8 @@ describe("kiln completion fish", { skip: shellSkip("fish") }, () => {
       "service/frontend",
     ]);
     assert.deepEqual(complete("kiln remove ap", project), ["api"]);
+    mkdirSync(join(project, "k8s", "sub"), { recursive: true });
+    assert.deepEqual(complete("kiln remove ap", join(project, "k8s", "sub")), ["api"]);
     assert.deepEqual(complete("kiln update ", dir), []);
   });
 
@@ -290,6 +312,10 @@ describe("kiln completion fish", { skip: shellSkip("fish") }, () => {
     assert.deepEqual(complete("kiln apply --into "), ["deploy/"]);
     assert.deepEqual(complete("kiln init --dir="), ["--dir=deploy/"]);
     assert.deepEqual(sorted(complete("kiln completion ")), ["bash", "fish", "zsh"]);
+    // -C <dir> before the command: its folder, then the command as without it
+    assert.deepEqual(complete("kiln -C d"), ["deploy/"]);
+    assert.deepEqual(complete("kiln -C deploy ad"), ["add"]);
+    assert.deepEqual(complete("kiln -C deploy apply --into "), ["deploy/"]);
     const options = COMMAND_LIST.find((command) => command.name === "apply")?.options ?? [];
     assert.deepEqual(
       sorted(complete("kiln apply --")),

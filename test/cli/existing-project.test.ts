@@ -1,7 +1,7 @@
 // The blunt commands in an existing project, from the real binary: `setup --dry-run` shows the
-// whole plan (and which tracked files carry hand edits) even where the real run needs --force,
-// then exits as that run would; `setup --force` keeps the kiln.lock entries of components the
-// preset does not hold; `add` over a file kiln.lock tracks names `kiln update
+// whole plan (and which tracked files carry hand edits, kept by the merge) even where the real
+// run needs --force, then exits as that run would; `setup --force` keeps the hand edits of the
+// files kiln.lock tracks and the kiln.lock entries of components the preset does not hold; `add` over a file kiln.lock tracks names `kiln update
 // <component>/<name>` after the refusal, and `add --force` names every file whose hand edits it
 // discarded.
 import assert from "node:assert/strict";
@@ -37,14 +37,14 @@ const PLAN = [
   "unchanged k8s/frontend-deployment.yaml",
   "unchanged k8s/frontend-service.yaml",
   "unchanged k8s/frontend-ingress.yaml",
-  "overwrite k8s/api-deployment.yaml  (edited since kiln wrote it: the edits would be discarded)",
+  "keep      k8s/api-deployment.yaml  (edited since kiln wrote it: your edits kept, the new render changes nothing in it)",
   "unchanged k8s/api-service.yaml",
   "unchanged k8s/api-ingress.yaml",
   "unchanged k8s/worker-deployment.yaml",
 ];
 
 describe("setup in an existing project", () => {
-  it("--dry-run shows the whole plan with the hand-edited file, then refuses as the real run would", () => {
+  it("--dry-run shows the whole plan with the hand-edited file kept, then refuses as the real run would", () => {
     const { dir } = editedProject();
     const before = tree(dir);
     const dry = kiln(["setup", "k8s-web-app", "--dry-run"], dir);
@@ -54,8 +54,7 @@ describe("setup in an existing project", () => {
       `${[
         ...PLAN,
         "unchanged kiln.toml",
-        "note: would discard the hand edits of 1 file kiln.lock tracks: k8s/api-deployment.yaml - `kiln update <component>/<name>` keeps them",
-        "dry run: nothing was written (0 new, 1 overwrite, 7 unchanged) - run again with --force and without --dry-run to write",
+        "dry run: nothing was written (0 new, 0 overwrite, 8 unchanged; your edits kept in 1 file kiln.lock tracks) - run again with --force and without --dry-run to write",
       ].join("\n")}\n`,
     );
     // the real run's refusal, word for word
@@ -64,7 +63,8 @@ describe("setup in an existing project", () => {
     assert.equal(dry.stderr, real.stderr);
     assert.equal(
       dry.stderr,
-      "error: k8s/api-deployment.yaml already exists - pass --force to overwrite\n",
+      "error: k8s/api-deployment.yaml already exists - pass --force to overwrite\n" +
+        "  kiln.lock tracks it as a file of deployment/api: with --force the new render is merged into it and your edits are kept\n",
     );
     assert.deepEqual(tree(dir), before);
     // with --force the dry run is the plan of a run that goes through
@@ -81,7 +81,10 @@ describe("setup in an existing project", () => {
     const dry = kiln(["setup", "k8s-web-app", "--dry-run"], dir);
     assert.equal(dry.status, 1);
     assert.match(dry.stdout, /^overwrite kiln\.toml$/m);
-    assert.match(dry.stdout, /\(0 new, 2 overwrite, 6 unchanged\)/);
+    assert.match(
+      dry.stdout,
+      /\(0 new, 1 overwrite, 7 unchanged; your edits kept in 1 file kiln\.lock tracks\)/,
+    );
     assert.match(
       dry.stderr,
       /^error: kiln\.toml already exists - pass --force to overwrite\n {2}this folder is already a kiln project/,
@@ -89,8 +92,8 @@ describe("setup in an existing project", () => {
     assert.equal(dry.stderr, kiln(["setup", "k8s-web-app"], dir).stderr);
   });
 
-  it("--force names the hand edits it discarded and keeps the lock entries of later components", () => {
-    const { dir } = editedProject();
+  it("--force keeps the hand edits of a file kiln.lock tracks and the lock entries of later components", () => {
+    const { dir, edited } = editedProject();
     assert.equal(
       kiln(["add", "k8s/deployment", "--name", "billing", "--image", "b:1"], dir).status,
       0,
@@ -100,12 +103,10 @@ describe("setup in an existing project", () => {
     assert.equal(run.status, 0, run.stderr);
     assert.match(
       run.stdout,
-      /^overwrote k8s\/api-deployment\.yaml {2}\(edited since kiln wrote it: the edits were discarded\)$/m,
+      /^kept {6}k8s\/api-deployment\.yaml {2}\(edited since kiln wrote it: your edits kept, the new render changes nothing in it\)$/m,
     );
-    assert.match(
-      run.stdout,
-      /^note: discarded the hand edits of 1 file kiln\.lock tracks: k8s\/api-deployment\.yaml$/m,
-    );
+    assert.doesNotMatch(run.stdout, /discarded/);
+    assert.equal(readFileSync(join(dir, "k8s/api-deployment.yaml"), "utf8"), edited);
     const lock = lockOf(dir);
     assert.deepEqual(
       lock.components.map((entry) => `${entry.name} ${entry.component}`),

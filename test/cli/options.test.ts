@@ -82,7 +82,7 @@ describe("option declarations", () => {
   it("a usage line lists every option when it fits, else the required ones and [options]", () => {
     assert.equal(
       usageLine(INIT),
-      "kiln init [--name <name>] [--dir <folder>] [--namespace <namespace>] [--force]",
+      "kiln init [--name <name>] [--dir <folder>] [--namespace <namespace>] [--force] [--nested]",
     );
     assert.equal(usageLine(ADD), "kiln add <reference> --name <name> [options]");
   });

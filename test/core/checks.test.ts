@@ -393,6 +393,48 @@ describe("checks: rules", () => {
   });
 });
 
+describe("checks: Terraform folders", () => {
+  const servers = (reference: string, name: string, files: string[]) =>
+    component(reference, name, { region: "r", size: "s" }, { files });
+
+  it("terraform-folder-shared: two components' .tf files in one folder are an error", () => {
+    const findings = check({
+      components: [
+        servers("infra/cloud-a", "a", ["a-hetzner.tf"]),
+        servers("infra/cloud-b", "b", ["b-digitalocean.tf"]),
+        servers("infra/cloud-a", "c", ["net/c.tf"]),
+        servers("infra/cloud-a", "d", ["net/d.tf.json"]),
+      ],
+    });
+    assert.deepEqual(
+      findings.map((f) => [f.rule, f.severity, f.components.map((c) => c.index)]),
+      [
+        ["terraform-folder-shared", "error", [0, 1]],
+        ["terraform-folder-shared", "error", [2, 3]],
+      ],
+    );
+    assert.equal(
+      findings[0]?.message,
+      "infra/cloud-a `a` and infra/cloud-b `b` all write Terraform files into the output folder, which Terraform loads as one configuration: their provider requirements, token variables, providers, resources or outputs are declared twice there and `terraform init` refuses the folder - give each component its own folder",
+    );
+    assert.match(findings[1]?.message ?? "", /into `net\/`, which Terraform loads/);
+  });
+
+  it("terraform-folder-shared: the built-in server components, each in its own folder, pass", () => {
+    // the paths the built-ins render: a Hetzner and a DigitalOcean component of one name too
+    assert.deepEqual(
+      rules([
+        servers("infra/cloud-a", "x", ["x-hetzner/x-hetzner.tf"]),
+        servers("infra/cloud-b", "x", ["x-digitalocean/x-digitalocean.tf"]),
+        servers("infra/cloud-a", "my.app", ["my.app-hetzner/my.app-hetzner.tf"]),
+        servers("infra/cloud-a", "my_app", ["my_app-hetzner/my_app-hetzner.tf"]),
+        component("k8s/deployment", "x", { image: "i" }, { files: ["x-hetzner/x.yaml"] }),
+      ]),
+      [],
+    );
+  });
+});
+
 describe("checks: the rules users of the original tool rely on", () => {
   it("hosts-share-address: two host names, one address and port (a warning)", () => {
     const findings = check({

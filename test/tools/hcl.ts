@@ -17,9 +17,21 @@
 // numbers in digits only.
 //
 // Where `terraform` is installed, `terraformFmt` also runs Terraform's own parser on a file
-// (`terraform fmt -`: reads stdin, no init, no network); tests skip it with a message elsewhere.
+// (`terraform fmt -`: reads stdin, no init, no network), and `terraformInit` runs
+// `terraform init -backend=false` on a folder, offline; tests skip them with a message
+// elsewhere. `terraformFolderDuplicates` says with the HCL parser alone what Terraform would
+// refuse when loading a folder's files as one configuration (a declaration made twice).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { devNull, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -609,4 +621,159 @@ export function terraformFmt(text: string, filename: string): void {
       `terraform fmt rejects ${filename}: ${result.error?.message ?? `exit ${result.status}`}\n${result.stderr}`,
     );
   }
+}
+
+// --- A folder as Terraform loads it -----------------------------------------------------------
+
+/** Block types whose labels name one thing per folder, and how many labels make the name. */
+const DECLARATIONS: Record<string, number> = {
+  resource: 2,
+  data: 2,
+  variable: 1,
+  output: 1,
+  module: 1,
+};
+
+/** Where each declaration of a folder's files is made: `variable "x"` → [file, file]. */
+type Declarations = Map<string, string[]>;
+
+function declare(declarations: Declarations, what: string, file: string): void {
+  declarations.set(what, [...(declarations.get(what) ?? []), file]);
+}
+
+/** `resource "a" "b"` for the labels under one block type of the parsed JSON. */
+function declarationsOf(json: HclJson, file: string, declarations: Declarations): void {
+  for (const [type, depth] of Object.entries(DECLARATIONS)) {
+    const byLabel = json[type] as Record<string, unknown> | undefined;
+    if (byLabel === undefined) continue;
+    const walk = (node: unknown, labels: string[]): void => {
+      if (labels.length === depth) {
+        for (const _body of node as unknown[]) {
+          declare(declarations, `${type} ${labels.map((l) => JSON.stringify(l)).join(" ")}`, file);
+        }
+        return;
+      }
+      for (const [label, inner] of Object.entries(node as Record<string, unknown>)) {
+        walk(inner, [...labels, label]);
+      }
+    };
+    walk(byLabel, []);
+  }
+  for (const [name, bodies] of Object.entries((json.provider ?? {}) as Record<string, unknown>)) {
+    for (const body of bodies as Record<string, unknown>[]) {
+      const alias = typeof body.alias === "string" ? ` (alias ${body.alias})` : "";
+      declare(declarations, `provider ${JSON.stringify(name)}${alias}`, file);
+    }
+  }
+  for (const settings of (json.terraform ?? []) as Record<string, unknown>[]) {
+    for (const _required of (settings.required_providers ?? []) as unknown[]) {
+      declare(declarations, "terraform { required_providers }", file);
+    }
+  }
+  for (const locals of (json.locals ?? []) as Record<string, unknown>[]) {
+    for (const name of Object.keys(locals)) declare(declarations, `local ${name}`, file);
+  }
+}
+
+/**
+ * What Terraform would refuse when loading these files as one folder (one module), read with
+ * the HCL parser: every declaration that Terraform allows once per module but the files make
+ * more than once (a second `required_providers`, a variable, provider without alias, resource,
+ * data source, output, module or local of a name already declared), each as
+ * `variable "hcloud_token" in a.tf, b.tf`. Empty when the folder loads. Throws when a file does
+ * not parse.
+ */
+export async function terraformFolderDuplicates(
+  files: readonly { path: string; content: string }[],
+): Promise<string[]> {
+  const declarations: Declarations = new Map();
+  for (const file of files) {
+    declarationsOf(await parseTerraform(file.content, file.path), file.path, declarations);
+  }
+  return [...declarations]
+    .filter(([, where]) => where.length > 1)
+    .map(([what, where]) => `${what} in ${where.join(", ")}`);
+}
+
+/** Terraform's name for this machine's platform: `linux_amd64`, `darwin_arm64`. */
+function terraformPlatform(): string {
+  const os = process.platform === "win32" ? "windows" : process.platform;
+  const arch = { x64: "amd64", ia32: "386" }[process.arch as string] ?? process.arch;
+  return `${os}_${arch}`;
+}
+
+/**
+ * A version a constraint kiln writes accepts: its first version, padded to three parts
+ * (`~> 1.49` → `1.49.0`). kiln's templates write `~> X.Y`; other forms are not needed here.
+ */
+function versionFor(constraint: string): string {
+  const found = /\d+(\.\d+){0,2}/.exec(constraint)?.[0];
+  if (found === undefined) throw new Error(`no version in the constraint ${constraint}`);
+  const parts = found.split(".");
+  while (parts.length < 3) parts.push("0");
+  return parts.join(".");
+}
+
+/**
+ * `terraform init -backend=false` in `folder`, offline: the CLI configuration points provider
+ * installation at a local mirror holding a stand-in package (an executable that is never run:
+ * init only installs and locks providers) for each provider the folder's files require, at a
+ * version their constraint accepts. So init loads the folder's configuration, as it always does
+ * first, resolves the providers and exits 0 without the network; a configuration Terraform
+ * refuses fails with its diagnostics ("Duplicate required providers configuration", ...).
+ * Returns init's output; throws with it on failure. Requires terraform (see `terraformSkip`).
+ */
+export async function terraformInit(folder: string): Promise<string> {
+  const reason = terraformMissing();
+  if (reason !== undefined) throw new Error(`cannot run terraform: ${reason}`);
+  const scratch = mkdtempSync(join(tmpdir(), "kiln-terraform-init-"));
+  const mirror = join(scratch, "mirror");
+  mkdirSync(mirror);
+  for (const name of readdirSync(folder).filter((entry) => entry.endsWith(".tf"))) {
+    const json = await parseTerraform(readFileSync(join(folder, name), "utf8"), name);
+    for (const settings of (json.terraform ?? []) as Record<string, unknown>[]) {
+      for (const required of (settings.required_providers ?? []) as Record<string, unknown>[]) {
+        for (const [type, requirement] of Object.entries(required)) {
+          const { source, version } = requirement as { source: string; version: string };
+          const release = versionFor(version);
+          const packageDir = join(
+            mirror,
+            "registry.terraform.io",
+            ...source.split("/"),
+            release,
+            terraformPlatform(),
+          );
+          mkdirSync(packageDir, { recursive: true });
+          const executable = join(packageDir, `terraform-provider-${type}_v${release}`);
+          writeFileSync(executable, "#!/bin/sh\nexit 1\n");
+          chmodSync(executable, 0o755);
+        }
+      }
+    }
+  }
+  const cliConfig = join(scratch, "terraform.rc");
+  writeFileSync(
+    cliConfig,
+    `provider_installation {\n  filesystem_mirror {\n    path = ${JSON.stringify(mirror)}\n  }\n}\n`,
+  );
+  const result = spawnSync("terraform", ["init", "-backend=false", "-input=false", "-no-color"], {
+    cwd: folder,
+    encoding: "utf8",
+    timeout: 120_000,
+    env: {
+      ...process.env,
+      CHECKPOINT_DISABLE: "1",
+      TF_IN_AUTOMATION: "1",
+      TF_CLI_CONFIG_FILE: cliConfig,
+      TF_DATA_DIR: join(scratch, "data"),
+    },
+  });
+  rmSync(scratch, { recursive: true, force: true });
+  const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
+  if (result.error || result.status !== 0) {
+    throw new Error(
+      `terraform init -backend=false refuses ${folder}: ${result.error?.message ?? `exit ${result.status}`}\n${output}`,
+    );
+  }
+  return output;
 }

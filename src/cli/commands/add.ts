@@ -55,7 +55,7 @@ but a regular file. Files other tools run or load as code (.envrc, .vscode/,
 
 export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed, args } = parseCommand(argv, ADD);
-  const [reference] = args as [string];
+  const reference = output.typed(args[0] as string);
   const name = stringOption(parsed, "name");
   if (name === undefined || name === "") {
     throw new UsageError(`missing --name <name> - e.g. kiln add ${reference} --name web`);

@@ -2,8 +2,9 @@
 // writes kiln.toml.
 import { isAbsolute, relative, resolve } from "node:path";
 import { plural } from "../../core/plural.ts";
+import { readLock } from "../../node/lock-on-disk.ts";
 import { commit } from "../../node/write-commit.ts";
-import { displayPath, planRun, realPathOf } from "../../node/write-plan.ts";
+import { displayPath, planRun, realPathOf, type Step } from "../../node/write-plan.ts";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { APPLY } from "../command-list.ts";
 import { recoverInterruptedRun } from "../journal-notice.ts";
@@ -11,6 +12,14 @@ import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
 import { reportDryRun, reportSteps } from "../report.ts";
+import {
+  editedMerged,
+  mergeLines,
+  mergeTrackedFiles,
+  sideTaken,
+  withMergedContent,
+  withMergeHint,
+} from "../tracked-merge.ts";
 
 export function help(): string {
   return commandHelp(APPLY, {
@@ -18,6 +27,10 @@ export function help(): string {
     about: `<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file.
 Renders every component and checks every path before writing anything. Unlike setup, apply
 ignores the preset's output folder and never reads or writes kiln.toml.
+
+With --force, a file ./kiln.lock tracks (apply into a project's output folder) is merged into
+three ways as \`kiln update\` does, keeping your edits; --ours or --theirs settles conflicts.
+apply writes no kiln.lock.
 
 Never writes in .git, out of the folder through a symbolic link, or over anything but a
 regular file. Files other tools run or load as code (.envrc, .vscode/, .github/workflows/,
@@ -35,6 +48,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const into = stringOption(parsed, "into");
   if (into === "") throw new UsageError("--into needs a folder");
   const dryRun = flag(parsed, "dry-run");
+  const resolution = sideTaken(parsed);
   const cwd = process.cwd();
   const root = resolve(cwd, into ?? ".");
   // the journal of this run goes where every file it writes is below it: the working folder,
@@ -44,17 +58,48 @@ export async function run(argv: string[], output: Output): Promise<number> {
   recoverInterruptedRun(cwd, output);
   if (relative(cwd, root) !== "") recoverInterruptedRun(root, output);
   const { preset, files } = await renderWholePreset(reference, cwd);
-  const steps = planRun([{ root, files }], {
-    force: flag(parsed, "force"),
+  const force = flag(parsed, "force");
+  const options = {
+    force,
     cwd,
     allowExecPaths: flag(parsed, "allow-exec-paths"),
     // a preset applied again over its own files is no error: only files that change need --force
     unchangedWithoutForce: true,
-  });
+  };
+  let planned: Step[];
+  try {
+    planned = planRun([{ root, files }], options);
+  } catch (error) {
+    // the refusal at a file in the way says so when the working folder's kiln.lock tracks it
+    throw withMergeHint(
+      error,
+      () => readLock(cwd),
+      files.map((file) => {
+        const display = displayPath(cwd, root, file.path);
+        return { display, projectPath: projectPathOf(display) };
+      }),
+    );
+  }
+  // apply writes no kiln.lock, but never overwrites the edits of a file the working folder's
+  // kiln.lock tracks (applied into a project's output folder): it merges into it as update
+  // does. The lock is read only when a file would be overwritten
+  const overwrites = planned.some((step) => step.status === "overwrite");
+  const merges = overwrites
+    ? await mergeTrackedFiles(
+        planned,
+        readLock(cwd),
+        (step) => projectPathOf(step.display),
+        resolution,
+      )
+    : [];
+  const steps =
+    merges.length === 0
+      ? planned
+      : planRun([{ root, files: withMergedContent(files, merges) }], options);
   if (!dryRun) commit(steps, [], journalDir);
-  reportSteps(output, steps, dryRun);
+  reportSteps(output, steps, dryRun, [], mergeLines(merges, dryRun, resolution));
   if (dryRun) {
-    reportDryRun(output, steps);
+    reportDryRun(output, steps, false, editedMerged(merges));
     return 0;
   }
   const where = displayPath(cwd, root, ".");
@@ -62,6 +107,14 @@ export async function run(argv: string[], output: Output): Promise<number> {
     `applied ${presetLabel(preset, reference)}: ${plural(files.length, "file")} in ${where === "." ? "the current folder" : `${where}/`}`,
   );
   return 0;
+}
+
+/**
+ * A file's path from the working folder, where kiln.lock's paths start (the project root), as
+ * people see it; undefined when it is outside the working folder, which no lock path is.
+ */
+function projectPathOf(display: string): string | undefined {
+  return display === ".." || display.startsWith("../") || isAbsolute(display) ? undefined : display;
 }
 
 /** `path` is `folder` or below it, both with their links resolved. */

@@ -63,7 +63,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   }
   // built-ins render here; components from files and URLs in a worker with a deadline. A
   // render stopped by a limit ends the check with that error (see renderPresetForChecks)
-  const reference = addressed === undefined ? args[0] : undefined;
+  const reference =
+    addressed === undefined && args[0] !== undefined ? output.typed(args[0]) : undefined;
   const { label, namespace, count, results, urls } =
     reference === undefined ? await lockChecked(addressed) : await presetChecked(reference);
   const findings = checkProject({

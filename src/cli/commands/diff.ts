@@ -192,7 +192,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed, args } = parseCommand(argv, DIFF);
   const preset = readsAsPreset(args, flag(parsed, "preset"));
   const { files, notInPreset, urls } = preset
-    ? { ...(await presetDiffs(args[0] as string)), urls: undefined }
+    ? { ...(await presetDiffs(output.typed(args[0] as string))), urls: undefined }
     : { ...(await updateDiffs(args, output)), notInPreset: undefined };
   const refused = files.filter((file) => file.action === "refused");
   const differs = files.length > refused.length;

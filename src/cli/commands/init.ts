@@ -18,13 +18,22 @@ import { INIT } from "../command-list.ts";
 import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
+import { findProjectRoot } from "../project-root.ts";
 
 export function help(): string {
   return commandHelp(INIT, {
     title: "start a kiln project in the current folder",
     about: `Writes ${PROJECT_FILE} (project name, default namespace, output folder) and creates the
-output folder. \`kiln add\` reads ${PROJECT_FILE}.`,
-    examples: ["kiln init", "kiln init --name shop --dir deploy --namespace shop"],
+output folder. \`kiln add\` reads ${PROJECT_FILE}.
+
+Inside a folder of an existing project (a ${PROJECT_FILE} in a folder above) init refuses and
+names that project: every project command run below it already works on it. --nested creates a
+separate project here on purpose; commands run in or below this folder then work on the new one.`,
+    examples: [
+      "kiln init",
+      "kiln init --name shop --dir deploy --namespace shop",
+      "kiln init --nested  # a project of its own inside another",
+    ],
   });
 }
 
@@ -32,9 +41,24 @@ export function defaultProjectName(cwd: string): string {
   return basename(cwd) || DEFAULT_PROJECT_NAME;
 }
 
+/**
+ * A project inside a project is rarely meant: the commands below the inner kiln.toml stop
+ * working on the outer project. Made only when asked for (--nested).
+ */
+function refuseNesting(cwd: string): void {
+  const root = findProjectRoot(cwd, "pass");
+  if (root === undefined || root === resolve(cwd)) return;
+  throw new KilnError(
+    "invalid_request",
+    `refusing to create a project inside the project in ${root} - kiln commands run here already work on it`,
+    `run the command you meant here (kiln add, status, ...), or \`kiln init --nested\` to create a separate project in this folder`,
+  );
+}
+
 export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed } = parseCommand(argv, INIT);
   const cwd = process.cwd();
+  if (!flag(parsed, "nested")) refuseNesting(cwd);
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
   recoverInterruptedRun(cwd, output);
   const outputDir = stringOption(parsed, "dir") ?? DEFAULT_OUTPUT_DIR;

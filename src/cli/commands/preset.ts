@@ -35,7 +35,9 @@ export async function run(argv: string[], output: Output): Promise<number> {
     throw new UsageError(`unknown action \`${action}\` - kiln preset export is the only one`);
   }
   const cwd = process.cwd();
-  const target = stringOption(parsed, "output");
+  const typedTarget = stringOption(parsed, "output");
+  const target =
+    typedTarget === undefined || typedTarget === "-" ? typedTarget : output.typed(typedTarget);
   if (target === "") throw new UsageError("--output needs a file");
   const writes = target !== undefined && target !== "-";
   // writing a file rolls back a run killed part-way here first; printing only says it is there

@@ -81,7 +81,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   commit(steps, removals);
   const style = output.out;
   for (const removal of removals)
-    output.line(`${style.yellow("removed".padEnd(9))} ${removal.display}`);
+    output.line(`${style.yellow("removed".padEnd(9))} ${output.path(removal.display)}`);
   output.line(
     `removed ${name}: ${plural(removals.length, "file")} - ${LOCK_FILE} no longer records ${selected.length === 1 ? "it" : `its ${selected.length} components`}`,
   );

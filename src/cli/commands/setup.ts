@@ -6,7 +6,7 @@ import type { KilnError } from "../../core/errors.ts";
 import { alreadyExists } from "../../core/plan.ts";
 import { plural } from "../../core/plural.ts";
 import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
-import { layoutProject } from "../../core/project/layout.ts";
+import { layoutProject, pathInside } from "../../core/project/layout.ts";
 import { setupLock } from "../../core/project/lock-entry.ts";
 import { emptyLock, recordComponent, serializeLock } from "../../core/project/lock-format.ts";
 import {
@@ -20,7 +20,7 @@ import { NODE_LOCK_CODEC } from "../../node/lock-compression.ts";
 import { itemRecord, readLock, refuseNewerLock } from "../../node/lock-on-disk.ts";
 import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "../../node/read-regular-file.ts";
 import { commit } from "../../node/write-commit.ts";
-import { planRun, type Step } from "../../node/write-plan.ts";
+import { displayPath, planRun, type Step, type WriteGroup } from "../../node/write-plan.ts";
 import { flag } from "../args.ts";
 import { SETUP } from "../command-list.ts";
 import { recoverInterruptedRun } from "../journal-notice.ts";
@@ -28,7 +28,14 @@ import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { presetLabel, renderWholePreset } from "../preset-run.ts";
 import { reportDryRun, reportSteps } from "../report.ts";
-import { editedFilesOverwritten } from "../tracked-edits.ts";
+import {
+  editedMerged,
+  mergeLines,
+  mergeTrackedFiles,
+  sideTaken,
+  withMergedContent,
+  withMergeHint,
+} from "../tracked-merge.ts";
 import { defaultProjectName } from "./init.ts";
 
 export function help(): string {
@@ -39,6 +46,12 @@ export function help(): string {
 Renders every component and checks every path before writing anything, writes the files
 under the preset's output folder (default ${DEFAULT_OUTPUT_DIR}), then writes ${PROJECT_FILE}.
 
+In a project, --force merges the new render into each file ${LOCK_FILE} tracks, three ways as
+\`kiln update\` does (YAML and INI by structure), so your edits stay; a conflict stops the run
+with nothing written, --ours or --theirs takes one side in each and prints what it dropped.
+Files ${LOCK_FILE} does not track are overwritten. Without --force an existing file that
+differs is refused.
+
 Never writes in .git, outside the current folder (also not through a symbolic link), or over
 anything but a regular file. Files other tools run or load as code (.envrc, .vscode/,
 .github/workflows/, shell start-up files, ... - see docs/cli.md) are refused unless you pass
@@ -47,15 +60,17 @@ anything but a regular file. Files other tools run or load as code (.envrc, .vsc
       "kiln setup k8s-web-app",
       "kiln setup ./shop.preset.json --dry-run",
       "kiln setup https://example.com/platform.preset.json --force",
+      "kiln setup ./bumped.preset.json --force --theirs",
     ],
   });
 }
 
 export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed, args } = parseCommand(argv, SETUP);
-  const [reference] = args as [string];
+  const reference = output.typed(args[0] as string);
   const force = flag(parsed, "force");
   const dryRun = flag(parsed, "dry-run");
+  const resolution = sideTaken(parsed);
   const cwd = process.cwd();
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
   recoverInterruptedRun(cwd, output);
@@ -103,36 +118,56 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const lock = presetLock.components.reduce(recordComponent, oldLock ?? emptyLock());
   // a dry run plans as --force would, so it can show every file; it refuses afterwards where
   // the real run would
-  const steps = planRun(
-    [
-      { root: resolve(cwd, outputDir), files: layout.files, project: cwd },
-      { root: cwd, files: layout.rootFiles, project: cwd, kilnOwn: true },
-      {
-        root: cwd,
-        files: [{ path: LOCK_FILE, content: serializeLock(lock) }],
-        project: cwd,
-        quiet: true,
-        kilnOwn: true,
-      },
-    ],
+  const outputRoot = resolve(cwd, outputDir);
+  const groupsOf = (outputFiles: typeof layout.files): WriteGroup[] => [
+    { root: outputRoot, files: outputFiles, project: cwd },
+    { root: cwd, files: layout.rootFiles, project: cwd, kilnOwn: true },
     {
-      force: force || dryRun,
-      cwd,
-      allowExecPaths: flag(parsed, "allow-exec-paths"),
-      unchangedWithoutForce: true,
+      root: cwd,
+      files: [{ path: LOCK_FILE, content: serializeLock(lock) }],
+      project: cwd,
+      quiet: true,
+      kilnOwn: true,
     },
+  ];
+  const options = {
+    force: force || dryRun,
+    cwd,
+    allowExecPaths: flag(parsed, "allow-exec-paths"),
+    unchangedWithoutForce: true,
+  };
+  const tracked = layout.files.map((file) => ({
+    display: displayPath(cwd, outputRoot, file.path),
+    projectPath: pathInside(outputDir, file.path),
+  }));
+  let planned: Step[];
+  try {
+    planned = planRun(groupsOf(layout.files), options);
+  } catch (error) {
+    throw withMergeHint(error, oldLock, tracked);
+  }
+  // a file kiln.lock tracks is merged into, not overwritten: its hand edits stay (the output
+  // folder's steps come first, in the order of its files)
+  const merges = await mergeTrackedFiles(
+    planned.slice(0, layout.files.length),
+    oldLock,
+    (step) => pathInside(outputDir, step.path),
+    resolution,
   );
-  // the output folder's steps come first, in the order of its files
-  const edited = editedFilesOverwritten(steps.slice(0, layout.files.length), outputDir, oldLock);
+  const steps =
+    merges.length === 0
+      ? planned
+      : planRun(groupsOf(withMergedContent(layout.files, merges)), options);
   if (!dryRun) commit(steps);
-  reportSteps(output, steps, dryRun, edited);
+  reportSteps(output, steps, dryRun, [], mergeLines(merges, dryRun, resolution));
   if (dryRun) {
-    const needsForce = force ? undefined : firstNeedingForce(steps);
-    reportDryRun(output, steps, needsForce !== undefined);
+    // the run without --force refuses where it did before the merge: at any file that differs
+    const needsForce = force ? undefined : firstNeedingForce(planned);
+    reportDryRun(output, steps, needsForce !== undefined, editedMerged(merges));
     if (needsForce === undefined) return 0;
     throw needsForce.display === PROJECT_FILE
       ? projectRefusal()
-      : alreadyExists(needsForce.display);
+      : withMergeHint(alreadyExists(needsForce.display), oldLock, tracked);
   }
   output.line(
     `set up ${presetLabel(preset, reference)}: ${plural(files.length, "file")} in ${outputDir}/ and ${PROJECT_FILE} - next: review the files, then \`kiln add <reference> --name <name>\` to add more`,

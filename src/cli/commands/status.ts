@@ -265,21 +265,21 @@ function report(
       }
       const why = file.reason === undefined ? "" : `  (${file.reason})`;
       output.line(
-        `  ${colour[file.local](file.local.padEnd(10))} ${file.path}${why}${upstream ? `  ${style.yellow(`(${upstream})`)}` : ""}`,
+        `  ${colour[file.local](file.local.padEnd(10))} ${output.path(file.path)}${why}${upstream ? `  ${style.yellow(`(${upstream})`)}` : ""}`,
       );
     }
     for (const path of component.added) {
       count("upstream");
       upstreamCounted = true;
       output.line(
-        `  ${style.green("new".padEnd(10))} ${path}  ${style.yellow("(added upstream)")}`,
+        `  ${style.green("new".padEnd(10))} ${output.path(path)}  ${style.yellow("(added upstream)")}`,
       );
     }
     const recorded = new Set(component.files.map((file) => file.path));
     for (const refusal of component.refused.filter((refusal) => !recorded.has(refusal.path))) {
       count("new refused");
       output.line(
-        `  ${style.red("refused".padEnd(10))} ${refusal.path}  (from the newest item: ${refusal.reason})`,
+        `  ${style.red("refused".padEnd(10))} ${output.path(refusal.path)}  (from the newest item: ${refusal.reason})`,
       );
     }
     if (itemNote !== "" && !upstreamCounted) count("upstream");
@@ -289,7 +289,8 @@ function report(
   }
   if (unowned.length > 0) {
     output.line(style.bold("not recorded in kiln.lock"));
-    for (const path of unowned) output.line(`  ${style.dim("unowned".padEnd(10))} ${path}`);
+    for (const path of unowned)
+      output.line(`  ${style.dim("unowned".padEnd(10))} ${output.path(path)}`);
   }
   for (const line of urlLines(urls, style)) output.line(line);
   const files = components.reduce((sum, component) => sum + component.files.length, 0);

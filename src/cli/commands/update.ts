@@ -43,7 +43,13 @@ import {
   selectComponents,
   updatedEntry,
 } from "../lifecycle.ts";
-import { discardedLines, discardedOf, keyPathConflictLine, updateJson } from "../merge-report.ts";
+import {
+  conflictError,
+  discardedLines,
+  discardedOf,
+  unmergedError,
+  updateJson,
+} from "../merge-report.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 
@@ -192,70 +198,9 @@ function checkRename(lock: Lock, names: readonly string[], changes: Changes | un
   }
 }
 
-/** A short excerpt of conflicting lines: at most three, each cut at 100 characters. */
-function excerpt(lines: readonly string[]): string[] {
-  const shown = lines.slice(0, 3).map((line) => {
-    const text = line.replace(/\r?\n$/, "");
-    return text.length > 100 ? `${text.slice(0, 100)}...` : text;
-  });
-  if (lines.length > 3) shown.push(`... (${lines.length - 3} more)`);
-  return shown.length === 0 ? ["(no lines)"] : shown;
-}
-
-const range = ({ start, end }: { start: number; end: number }): string =>
-  end < start ? `after line ${end}` : start === end ? `line ${start}` : `lines ${start}-${end}`;
-
-/** The error that stops an update with conflicts: each file, range and excerpt. */
-function conflictError(conflicted: FileOutcome[]): KilnError {
-  const count = conflicted.reduce((sum, outcome) => sum + outcome.conflicts.length, 0);
-  const lines: string[] = [];
-  for (const outcome of conflicted) {
-    for (const conflict of outcome.conflicts) {
-      // merged by structure: the key path and both values say it all
-      if (conflict.keyPath !== undefined) {
-        lines.push(keyPathConflictLine(outcome.path, conflict));
-        continue;
-      }
-      lines.push(`${outcome.path}: yours ${range(conflict.ours)}, new ${range(conflict.theirs)}`);
-      for (const line of excerpt(conflict.ours.lines)) lines.push(`    yours | ${line}`);
-      for (const line of excerpt(conflict.theirs.lines)) lines.push(`    new   | ${line}`);
-    }
-  }
-  lines.push(
-    "run again with --conflicts=markers to write conflict markers, or --ours / --theirs to take one side; `kiln diff` shows the whole change",
-  );
-  return new KilnError(
-    "invalid_request",
-    `${plural(count, "conflict")} in ${plural(conflicted.length, "file")} - nothing was written`,
-    lines.join("\n"),
-  );
-}
-
-/**
- * The error that stops an update with files it cannot merge line by line: a file's own error
- * (too different, or its base in kiln.lock refused) when it is the only one, else each listed
- * (a refused base with its way out) and what --ours/--theirs would do.
- */
-function unmergedError(unmerged: FileOutcome[]): KilnError {
-  const reasons = unmerged.flatMap((outcome) => (outcome.unmerged ? [outcome.unmerged] : []));
-  const [first] = reasons;
-  if (reasons.length === 1 && first !== undefined) {
-    return new KilnError(first.error.kind, first.error.message, first.error.detail);
-  }
-  const lines = reasons.flatMap(({ reason, error }) =>
-    reason === "base-refused" && error.detail
-      ? [error.message, `    ${error.detail}`]
-      : [error.message],
-  );
-  lines.push(
-    "nothing was written - --ours keeps each of these files as it is, --theirs takes the new render of each whole",
-  );
-  return new KilnError(
-    "invalid_request",
-    `${plural(reasons.length, "file")} cannot be merged automatically - use --ours/--theirs or resolve by hand`,
-    lines.join("\n"),
-  );
-}
+/** What to do about the conflicts that stopped an update. */
+const UPDATE_CONFLICT_HINT =
+  "run again with --conflicts=markers to write conflict markers, or --ours / --theirs to take one side; `kiln diff` shows the whole change";
 
 const WORDS: Record<FileOutcome["action"], string> = {
   unchanged: "unchanged",
@@ -305,7 +250,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const unmerged = outcomes.filter((outcome) => outcome.action === "unmerged");
   if (unmerged.length > 0) throw unmergedError(unmerged);
   const conflicted = outcomes.filter((outcome) => outcome.action === "conflict");
-  if (conflicted.length > 0 && resolution === "stop") throw conflictError(conflicted);
+  if (conflicted.length > 0 && resolution === "stop")
+    throw conflictError(conflicted, UPDATE_CONFLICT_HINT);
 
   // files kiln.lock records may be replaced; anything else in the way needs --force
   const recorded = new Set(
@@ -490,7 +436,9 @@ function report(output: Output, updates: ComponentUpdate[], resolution: Conflict
             : outcome.action === "released"
               ? style.yellow
               : style.green;
-      const where = outcome.from ? `${outcome.from} -> ${outcome.path}` : outcome.path;
+      const where = outcome.from
+        ? `${output.path(outcome.from)} -> ${output.path(outcome.path)}`
+        : output.path(outcome.path);
       const note = noteOf(outcome, resolution, style);
       output.line(`${colour(word.padEnd(9))} ${where}${note}`);
       // a side taken drops the other's hunks: each is named, never lost without a word

@@ -38,6 +38,7 @@ import {
 } from "./kubernetes-checks.ts";
 import { CIDR_OVERLAP } from "./network-checks.ts";
 import type { Finding as AnyFinding, RuleContext, RuleInfo } from "./rule.ts";
+import { TERRAFORM_FOLDER_SHARED } from "./terraform-checks.ts";
 
 /** Every rule, in the order findings are reported. */
 const RULES = [
@@ -63,6 +64,7 @@ const RULES = [
   SERVICE_TARGET_PORT,
   INGRESS_MISSING_SERVICE,
   CIDR_OVERLAP,
+  TERRAFORM_FOLDER_SHARED,
 ] as const;
 
 export type RuleId = (typeof RULES)[number]["id"];
