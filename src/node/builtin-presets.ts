@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RenderInput } from "../core/context.ts";
+import { closest } from "../core/did-you-mean.ts";
 import { KilnError } from "../core/errors.ts";
 import {
   type Preset,
@@ -93,9 +94,14 @@ export async function loadPreset(
   }
   const text = await readLocalFile(reference, options.cwd ?? process.cwd());
   if (text !== undefined) return parsePreset(text, reference);
+  const guess = closest(
+    reference,
+    builtinPresets().map((preset) => preset.name),
+  );
   throw new KilnError(
     "not_found",
     `\`${reference}\` is not a preset template, a URL or an existing file - run \`kiln presets\` to see the templates, or pass a URL or path to a .preset.json file`,
+    guess === undefined ? undefined : `did you mean \`${guess}\`?`,
   );
 }
 

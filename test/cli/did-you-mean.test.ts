@@ -1,5 +1,6 @@
 // A typo gets the nearest known name, wherever it is made: commands, options, references,
-// component names of kiln.lock, and kiln.toml keys (an unknown key is an error, never ignored).
+// presets, component names of kiln.lock, and kiln.toml keys (an unknown key is an error, never
+// ignored).
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +11,7 @@ before(() => ensureBuilt());
 after(cleanUp);
 
 describe("did you mean", () => {
-  it("commands, options and references are answered with the nearest known name", () => {
+  it("commands, options, references and presets are answered with the nearest known name", () => {
     const dir = tempDir();
     const command = kiln(["ad"], dir);
     assert.equal(command.status, 2);
@@ -26,6 +27,12 @@ describe("did you mean", () => {
     assert.match(
       reference.stderr,
       /^error: `k8s\/deploymnet` is not a built-in component .*\n {2}did you mean `k8s\/deployment`\?\n/,
+    );
+    const preset = kiln(["render", "k8s-web-ap", "--preset"], dir);
+    assert.equal(preset.status, 1);
+    assert.match(
+      preset.stderr,
+      /^error: `k8s-web-ap` is not a preset template.*\n {2}did you mean `k8s-web-app`\?\n/,
     );
   });
 
