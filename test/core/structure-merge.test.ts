@@ -6,7 +6,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseDocument } from "yaml";
 import { mergeIni } from "../../src/core/project/ini-merge.ts";
-import { mergeByStructure } from "../../src/core/project/structure-merge.ts";
+import {
+  MAX_STRUCTURAL_YAML_CHARS,
+  mergeByStructure,
+} from "../../src/core/project/structure-merge.ts";
 import { mergeYaml } from "../../src/core/project/yaml-merge.ts";
 
 /** mulberry32: a small seeded generator. */
@@ -184,6 +187,41 @@ describe("when the merge by structure steps aside", () => {
     const conflict = mergeIni(base, base.replace("port=80", "port=81"), theirs, "theirs");
     assert.equal(conflict?.conflicts[0]?.keyPath, "[web:vars] port");
     assert.equal(mergeIni(base, `${base}web\n`, theirs, "ours"), undefined);
+  });
+});
+
+describe("strangers' YAML: bounded, and read as YAML readers read it", () => {
+  /** A ConfigMap of `count` keys; ours and theirs each change one key, far apart. */
+  function configMaps(count: number) {
+    const lines = Array.from({ length: count }, (_, index) => `  key${index}: value${index}`);
+    const base = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n${lines.join("\n")}\n`;
+    return {
+      base,
+      ours: base.replace("  key1: value1\n", "  key1: mine\n"),
+      theirs: base.replace("  key2: value2\n", "  key2: upstream\n"),
+    };
+  }
+
+  test("a mapping of 10,000 keys merges by structure: neighbouring keys changed on each side are no conflict", () => {
+    const { base, ours, theirs } = configMaps(10_000);
+    assert.ok(base.length < MAX_STRUCTURAL_YAML_CHARS);
+    const merged = mergeByStructure("k8s/x-configmap.yaml", base, ours, theirs, "stop");
+    // lines 1 and 2 are neighbours: only the merge by structure takes both without a conflict
+    assert.deepEqual(merged?.conflicts, []);
+    assert.ok(merged?.text.includes("  key1: mine\n  key2: upstream\n"));
+  });
+
+  test("a side over the bound gets the line merge: the neighbouring edits conflict as lines", () => {
+    const { base, ours, theirs } = configMaps(15_000);
+    assert.ok(base.length > MAX_STRUCTURAL_YAML_CHARS);
+    assert.equal(mergeByStructure("k8s/x-configmap.yaml", base, ours, theirs, "stop"), undefined);
+  });
+
+  test("a key written twice in a mapping steps aside, as YAML readers refuse it", () => {
+    const base = "a: 1\nb: 2\n";
+    const twice = "a: 1\nb: 2\na: 3\n";
+    assert.equal(mergeYaml(base, twice, "a: 1\nb: 4\n", "ours"), undefined);
+    assert.equal(mergeYaml(base, "a: 5\nb: 2\n", twice, "ours"), undefined);
   });
 });
 

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { FIELD_VALIDATORS_PATH, fieldValidatorsModule } from "../../scripts/field-validators.ts";
-import { closest } from "../../src/core/did-you-mean.ts";
+import { closest, MAX_SUGGESTED_NAME } from "../../src/core/did-you-mean.ts";
 import { KilnError } from "../../src/core/errors.ts";
 import { formatProblem } from "../../src/core/formats.ts";
 import { itemChecks, parseRegistryItem, type RegistryItem } from "../../src/core/item.ts";
@@ -456,6 +456,26 @@ describe("undeclared fields", () => {
     assert.equal(closest("imgae", ["image", "replicas"]), "image");
     assert.equal(closest("colour", ["image", "replicas", "port"]), undefined);
     assert.equal(closest("img", ["image"]), undefined);
+  });
+
+  test("names from strangers too long to be typos get no suggestion instead of billions of steps", {
+    // a fail-safe, not a measure: without the length rules this takes minutes and gigabytes
+    timeout: 30_000,
+  }, () => {
+    const long = (letter: string) => letter.repeat(50_000);
+    const fields = ["a", "b", "c", "d"].map(long);
+    assert.equal(closest(`${long("a")}x`, fields), undefined, "a name past the length bound");
+    assert.equal(
+      closest("replica", [...fields, "replicas"]),
+      "replicas",
+      "long candidates skipped",
+    );
+    const justShort = "f".repeat(MAX_SUGGESTED_NAME);
+    assert.equal(
+      closest(`${justShort.slice(1)}g`, [justShort]),
+      justShort,
+      "at the bound: compared",
+    );
   });
 
   test("a warning for each undeclared field, none for namespace or an item without fields", () => {
