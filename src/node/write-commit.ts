@@ -185,7 +185,8 @@ export function commit(
           writeAtomically(step.destination, step.content, original.mode);
           journal.push({ kind: "overwritten", path: step.destination, ...original });
         }
-        // tests only: die here as a SIGKILL would, mid-run (test/cli/lifecycle.test.ts)
+        // tests only: die here as a SIGKILL would, mid-run (test/cli/lifecycle.test.ts); each
+        // removal of a file or an emptied folder counts as a write too
         written += 1;
         if (written === crashAfter) process.kill(process.pid, "SIGKILL");
       } catch (error) {
@@ -210,6 +211,8 @@ export function commit(
       try {
         rmdirSync(folder.destination);
         journal.push({ kind: "emptied", path: folder.destination });
+        written += 1;
+        if (written === crashAfter) process.kill(process.pid, "SIGKILL");
       } catch (error) {
         // a file put in it since planning is someone's: the folder stays, and that is no failure
         const code = errorCode(error);
