@@ -61,6 +61,29 @@ describe("kiln remove cleans up", () => {
     assert.equal(tree(dir)["infra/roles/common/files/notes.txt"], "mine\n");
   });
 
+  it("an ingress whose service is removed is warned about with the command that adds the service back as it was", () => {
+    const dir = tempDir();
+    assert.equal(kiln(["setup", "k8s-web-app"], dir).status, 0);
+    const service = tree(dir)["k8s/api-service.yaml"];
+    const run = kiln(["remove", "service/api"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    const fix =
+      "kiln add k8s/service --name api --set port=80 --set target_port=8080 --label tier=backend";
+    assert.equal(
+      run.stdout,
+      [
+        "removed   k8s/api-service.yaml",
+        "removed service/api: 1 file - kiln.lock no longer records it",
+        "warning[ingress-missing-service] k8s/ingress `api` routes to service `api` in namespace `web`, which the project does not define - add a k8s/service named `api` or change the ingress's service",
+        `  fix: \`${fix}\` or \`kiln remove ingress/api\``,
+        "",
+      ].join("\n"),
+    );
+    // the command given brings back the very file
+    assert.equal(kiln(fix.split(" ").slice(1), dir).status, 0);
+    assert.equal(tree(dir)["k8s/api-service.yaml"], service);
+  });
+
   it("a removal killed after it removed folders is rolled back whole, folders and files, by the next command that writes", () => {
     const dir = singleServer();
     const whole = tree(dir);

@@ -102,6 +102,6 @@ export async function run(argv: string[], output: Output): Promise<number> {
   output.line(
     `removed ${name}: ${plural(removals.length, "file")}${folders} - ${LOCK_FILE} no longer records ${selected.length === 1 ? "it" : `its ${selected.length} components`}`,
   );
-  reportBrokenReferences(output, project.config, project.lock, lock);
+  reportBrokenReferences(output, project.config, project.lock, lock, selected);
   return 0;
 }
