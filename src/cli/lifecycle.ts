@@ -11,6 +11,8 @@ import { KilnError } from "../core/errors.ts";
 import { toItemMetaView } from "../core/item.ts";
 import { checkOutputFolder } from "../core/plan.ts";
 import { plural } from "../core/plural.ts";
+import { checkProject } from "../core/project/checks/check-project.ts";
+import type { ComponentToAdd } from "../core/project/checks/rule.ts";
 import {
   exactAddresses,
   selectAddressed,
@@ -39,9 +41,87 @@ import { lockEntry, readLock, recordedBase } from "../node/lock-on-disk.ts";
 import { isFolderInsideProject, readProject } from "../node/project-config.ts";
 import { ProjectFiles } from "../node/project-files.ts";
 import { realPathOf, resolveOutputFolder } from "../node/write-plan.ts";
+import type { Output } from "./output.ts";
 import { componentLabel } from "./preset-run.ts";
 import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
 import { missedReason, type UrlReport } from "./url-fetches.ts";
+
+/**
+ * The real path of the project's output folder (links resolved): removals never take it or a
+ * folder above it, even when they leave it empty - the user made it for the project. An
+ * output folder whose link leads out counts as the project itself.
+ */
+export function outputFolderOf(cwd: string, config: ProjectConfig): string {
+  const projectReal = realPathOf(cwd);
+  try {
+    return resolveOutputFolder(projectReal, config.outputDir);
+  } catch {
+    return projectReal;
+  }
+}
+
+/** `value` as a POSIX shell reads it: quoted when it holds anything but plain characters. */
+function forShell(value: string): string {
+  return /^[\w./:=@%+,-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/** The `kiln add` command that adds `component` with its fields and labels. */
+function addCommand(component: ComponentToAdd): string {
+  return [
+    "kiln add",
+    forShell(component.reference),
+    "--name",
+    forShell(component.name),
+    ...Object.entries(component.fields).map(
+      ([key, value]) => `--set ${forShell(`${key}=${value}`)}`,
+    ),
+    ...Object.entries(component.labels).map(
+      ([key, value]) => `--label ${forShell(`${key}=${value}`)}`,
+    ),
+  ].join(" ");
+}
+
+/** A removed component as `kiln add` takes it back: its values, and its namespace when not the project's. */
+function asAdded(entry: LockedComponent, config: ProjectConfig): ComponentToAdd {
+  const fields =
+    entry.namespace === config.defaultNamespace || entry.fields.namespace !== undefined
+      ? entry.fields
+      : { ...entry.fields, namespace: entry.namespace };
+  return { reference: entry.reference, name: entry.name, fields, labels: entry.labels };
+}
+
+/**
+ * The findings of `kiln check` that the project after a removal has and the project before it
+ * did not: what still refers to a removed component (a playbook using a removed role, an
+ * ingress routing to a removed service). Each is printed as a warning with the commands that
+ * fix it: the check's own fix (adding the role it names), else adding the removed components
+ * back as they were; or removing the component that refers to them.
+ */
+export function reportBrokenReferences(
+  output: Output,
+  config: ProjectConfig,
+  before: Lock,
+  after: Lock,
+  removed: readonly LockedComponent[],
+): void {
+  const key = (finding: { rule: string; message: string }) =>
+    `${finding.rule}\u0000${finding.message}`;
+  const earlier = new Set(checkProject(lockCheckProject(config, before.components)).map(key));
+  const findings = checkProject(lockCheckProject(config, after.components)).filter(
+    (finding) => !earlier.has(key(finding)),
+  );
+  for (const finding of findings) {
+    output.line(output.out.yellow(`warning[${finding.rule}] ${finding.message}`));
+    const [first] = finding.components;
+    const referring = first === undefined ? undefined : after.components[first.index];
+    const adding = finding.fix?.add ?? removed.map((entry) => asAdded(entry, config));
+    const commands = [
+      ...(adding.length === 0 ? [] : [`\`${adding.map(addCommand).join(" && ")}\``]),
+      ...(referring === undefined ? [] : [`\`kiln remove ${shortAddress(referring)}\``]),
+    ];
+    if (commands.length > 0) output.line(`  fix: ${commands.join(" or ")}`);
+  }
+}
 
 export interface LockedProject {
   cwd: string;

@@ -3,7 +3,8 @@
 // rolled back by the next kiln command that writes in the same folder, before it does anything
 // else. Files and kiln.lock are then never left half-way: each file is written atomically (old
 // or new), and the journal holds every overwritten or removed file's bytes and mode, every new
-// file and every folder the run makes.
+// file, every folder the run makes and every folder it removes because its removals left it
+// empty (made again, outermost first, before the files are put back).
 //
 // The journal is also a file a stranger can put in the user's way - a cloned repository may
 // hold one - and replaying it writes and deletes files. So a journal is replayed only when it
@@ -35,6 +36,7 @@ import {
   constants,
   fstatSync,
   lstatSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readSync,
@@ -60,6 +62,7 @@ import {
   array,
   type Decoder,
   isPlainObject,
+  optional,
   required,
   ShapeError,
   string,
@@ -118,6 +121,12 @@ interface Journal {
   entries: JournalEntry[];
   /** Folders the run creates, relative like the entries, outermost first. */
   folders: string[];
+  /**
+   * Folders the run removes once its removals leave them empty, relative like the entries:
+   * a replay makes the missing ones again before it puts their files back. Absent when none
+   * (a journal of a run that removes no folder reads as before).
+   */
+  emptied?: string[] | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -194,6 +203,7 @@ export function writeJournal(
   dir: string,
   changes: readonly JournalChange[],
   folders: readonly string[],
+  emptied: readonly string[] = [],
 ): string | undefined {
   const path = join(dir, JOURNAL_FILE);
   let dirReal: string;
@@ -239,12 +249,19 @@ export function writeJournal(
     // a folder a replay would refuse is left for the user to remove (as its files are)
     if (folderProblem(folderPath) === undefined) folderPaths.push(folderPath);
   }
+  const emptiedPaths: string[] = [];
+  for (const folder of emptied) {
+    const folderPath = below(dirReal, folder);
+    if (folderPath === undefined) return undefined;
+    if (folderProblem(folderPath) === undefined) emptiedPaths.push(folderPath);
+  }
   if (entries.length === 0) return undefined;
   const journal: Journal = {
     version: JOURNAL_VERSION,
     pid: process.pid,
     entries,
     folders: folderPaths,
+    ...(emptiedPaths.length === 0 ? {} : { emptied: emptiedPaths }),
   };
   const temporary = `${path}.${process.pid}.tmp`;
   try {
@@ -357,12 +374,13 @@ const decodeEntry = closed(
 );
 
 const decodeJournal = closed(
-  ["version", "pid", "entries", "folders"],
+  ["version", "pid", "entries", "folders", "emptied"],
   struct("Journal", {
     version: required(unsigned(32)),
     pid: required(unsigned(32)),
     entries: required(array(decodeEntry)),
     folders: required(array(string)),
+    emptied: optional(array(string)),
   }),
 );
 
@@ -499,7 +517,12 @@ type Step =
  * the run created). A third state means the file is not the one the run changed - someone
  * edited it since, or the journal was not written by this run - and refuses the journal.
  */
-function planEntry(dirReal: string, entry: JournalEntry, index: number): Step | string {
+function planEntry(
+  dirReal: string,
+  entry: JournalEntry,
+  index: number,
+  emptied: ReadonlySet<string>,
+): Step | string {
   const shown = `entries[${index}].path ${quoted(entry.path)}`;
   const found = lookUp(dirReal, entry.path);
   if ("problem" in found) return `${shown} ${found.problem}`;
@@ -508,9 +531,9 @@ function planEntry(dirReal: string, entry: JournalEntry, index: number): Step | 
   if (found.stats === undefined) {
     if (before === null) return { kind: "none" }; // the run had not created it yet
     if (after === null) {
-      // removed by the run; a run removes no folder, so the file's folder is still there
-      const parent = dirname(entry.path);
-      if (parent !== "." && !lookUpFolder(dirReal, parent)) {
+      // removed by the run; a run removes only the folders it lists as emptied, so the
+      // file's folder is there, or made again before the file is put back
+      if (!folderIsThereOrEmptied(dirReal, dirname(entry.path), emptied)) {
         return `${shown} was removed and its folder is gone`;
       }
       return { kind: "restore", path: target, prior: before };
@@ -549,12 +572,27 @@ function lookUpFolder(dirReal: string, path: string): boolean {
   return "stats" in found && found.stats?.isDirectory() === true;
 }
 
+/** `folder` (relative) is there, or it and each missing folder above it are listed as emptied. */
+function folderIsThereOrEmptied(
+  dirReal: string,
+  folder: string,
+  emptied: ReadonlySet<string>,
+): boolean {
+  for (let current = folder; current !== "."; current = dirname(current)) {
+    if (lookUpFolder(dirReal, current)) return true;
+    if (!emptied.has(current)) return false;
+  }
+  return true;
+}
+
 /** A journal checked whole: what to do, file by file, and the folders to remove. */
 interface Replay {
   journal: Journal;
   steps: Step[];
   /** Absolute, innermost first. */
   folders: string[];
+  /** Absolute, outermost first: the emptied folders to make again. */
+  emptied: string[];
 }
 
 /**
@@ -606,16 +644,30 @@ function checkJournal(dirReal: string, text: string): Replay | string {
       return `folders[${index}] ${quoted(folder)} is not a folder`;
     }
   }
+  const emptied = journal.emptied ?? [];
+  for (const [index, folder] of emptied.entries()) {
+    const problem = folderProblem(folder);
+    if (problem !== undefined) return `emptied[${index}] ${quoted(folder)} ${problem}`;
+    const found = lookUp(dirReal, folder);
+    if ("problem" in found) return `emptied[${index}] ${quoted(folder)} ${found.problem}`;
+    if (found.stats !== undefined && !found.stats.isDirectory()) {
+      return `emptied[${index}] ${quoted(folder)} is not a folder`;
+    }
+  }
+  const emptiedSet = new Set(emptied);
   const steps: Step[] = [];
   for (const [index, entry] of journal.entries.entries()) {
-    const step = planEntry(dirReal, entry, index);
+    const step = planEntry(dirReal, entry, index, emptiedSet);
     if (typeof step === "string") return step;
     steps.push(step);
   }
   const folders = journal.folders
     .map((folder) => join(dirReal, ...folder.split("/")))
     .sort((a, b) => b.length - a.length);
-  return { journal, steps, folders };
+  const emptiedFolders = emptied
+    .map((folder) => join(dirReal, ...folder.split("/")))
+    .sort((a, b) => a.length - b.length);
+  return { journal, steps, folders, emptied: emptiedFolders };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -698,6 +750,20 @@ function replay(dirReal: string, shownFolder: string, checked: Replay): void {
   const { journal } = checked;
   // first the temporaries: a leftover (or a link planted) at the name a restore uses is gone
   removeTemporaries(journal, dirReal);
+  // the folders the run emptied, outermost first, so that their files have a place again
+  for (const folder of checked.emptied) {
+    try {
+      mkdirSync(folder);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).name;
+      if (code === "EEXIST") continue;
+      throw new KilnError(
+        "internal",
+        `could not make \`${shortPath(relative(process.cwd(), folder))}\` again (${code}) - the interrupted run in ${shownFolder} is not rolled back`,
+        `${JOURNAL_FILE} is left in place: fix the cause, then run the command again to finish the roll-back`,
+      );
+    }
+  }
   for (const step of checked.steps) {
     if (step.kind === "none") continue;
     try {

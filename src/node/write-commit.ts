@@ -16,14 +16,21 @@ import { basename, dirname, join, relative } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import { shortPath } from "../core/plan.ts";
 import { type JournalChange, missingFolders, removeJournal, writeJournal } from "./journal.ts";
-import { errorCode, type RemoveStep, reasonFor, type Step } from "./write-plan.ts";
+import {
+  errorCode,
+  type FolderRemoval,
+  type RemoveStep,
+  reasonFor,
+  type Step,
+} from "./write-plan.ts";
 
 /** What the run did, to undo it in reverse order. */
 type Undo =
   | { kind: "folder"; path: string }
   | { kind: "new"; path: string }
   | { kind: "overwritten"; path: string; bytes: Buffer; mode: number }
-  | { kind: "removed"; path: string; bytes: Buffer; mode: number };
+  | { kind: "removed"; path: string; bytes: Buffer; mode: number }
+  | { kind: "emptied"; path: string };
 
 let temporaryCounter = 0;
 
@@ -82,6 +89,7 @@ function undo(journal: Undo[]): string[] {
   for (const entry of journal.reverse()) {
     try {
       if (entry.kind === "folder") rmdirSync(entry.path);
+      else if (entry.kind === "emptied") mkdirSync(entry.path);
       else if (entry.kind === "new") unlinkSync(entry.path);
       else writeAtomically(entry.path, entry.bytes, entry.mode);
     } catch (error) {
@@ -114,7 +122,8 @@ function failed(display: string, error: unknown, journal: Undo[], verb: string):
 }
 
 /**
- * Writes the steps in order, then removes `removals`. On any failure everything already
+ * Writes the steps in order, then removes `removals`, then the folders they left empty
+ * (`emptied`, innermost first; one that holds a file again is left). On any failure everything already
  * written or removed is undone and a KilnError says which file failed and why; the tree is as
  * it was before the run. The journal goes into `journalDir`: the folder kiln runs in, or
  * apply's `--into` folder when that is outside it (every journalled path is below it).
@@ -123,6 +132,7 @@ export function commit(
   steps: readonly Step[],
   removals: readonly RemoveStep[] = [],
   journalDir = process.cwd(),
+  emptied: readonly FolderRemoval[] = [],
 ): void {
   const journal: Undo[] = [];
   const folders = new Set<string>();
@@ -145,7 +155,12 @@ export function commit(
   const journalPath =
     changes.length === 0
       ? undefined
-      : writeJournal(journalDir, changes, missingFolders(changing.map((step) => step.destination)));
+      : writeJournal(
+          journalDir,
+          changes,
+          missingFolders(changing.map((step) => step.destination)),
+          emptied.map((folder) => folder.destination),
+        );
   const crashAfter = Number(process.env.KILN_TEST_CRASH_AFTER_WRITES ?? Number.NaN);
   let written = 0;
   // While writing, SIGINT/SIGTERM must not kill the process between two files. The writes are
@@ -170,7 +185,8 @@ export function commit(
           writeAtomically(step.destination, step.content, original.mode);
           journal.push({ kind: "overwritten", path: step.destination, ...original });
         }
-        // tests only: die here as a SIGKILL would, mid-run (test/cli/lifecycle.test.ts)
+        // tests only: die here as a SIGKILL would, mid-run (test/cli/lifecycle.test.ts); each
+        // removal of a file or an emptied folder counts as a write too
         written += 1;
         if (written === crashAfter) process.kill(process.pid, "SIGKILL");
       } catch (error) {
@@ -183,8 +199,25 @@ export function commit(
       try {
         unlinkSync(removal.destination);
         journal.push({ kind: "removed", path: removal.destination, ...removal.original });
+        written += 1;
+        if (written === crashAfter) process.kill(process.pid, "SIGKILL");
       } catch (error) {
         const failure = failed(removal.display, error, journal, "remove");
+        removeJournal(journalPath);
+        throw failure;
+      }
+    }
+    for (const folder of emptied) {
+      try {
+        rmdirSync(folder.destination);
+        journal.push({ kind: "emptied", path: folder.destination });
+        written += 1;
+        if (written === crashAfter) process.kill(process.pid, "SIGKILL");
+      } catch (error) {
+        // a file put in it since planning is someone's: the folder stays, and that is no failure
+        const code = errorCode(error);
+        if (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOENT") continue;
+        const failure = failed(folder.display, error, journal, "remove");
         removeJournal(journalPath);
         throw failure;
       }

@@ -9,7 +9,7 @@
 // (only with --allow-exec-paths). What is on the disk is looked up first (each destination,
 // then the bytes of the files that exist), and the statuses (new, overwrite, unchanged) are
 // computed from what was read, by the core's pure planStatuses.
-import { lstatSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import {
@@ -579,4 +579,89 @@ export function planRemovals(project: string, paths: readonly string[], cwd: str
     });
   }
   return removals;
+}
+
+/** A folder a removal leaves empty, removed after its files in the same run. */
+export interface FolderRemoval {
+  /** Relative to the working folder, with a trailing `/`, as the report shows it. */
+  display: string;
+  /** Absolute, links resolved (below the project's real folder). */
+  destination: string;
+}
+
+/**
+ * The folders that `removals` leave empty, innermost first: a folder whose every entry is a
+ * removed file or a folder this list already holds, and in which the run writes nothing
+ * (`written`, absolute). Only folders strictly below `keepReal` are taken (the project's output
+ * folder, links resolved); for a file outside it, only folders below the project's top folders:
+ * the folders a user made for the project stay, even empty. A folder that gains a file between
+ * planning and the removal is left (rmdir refuses a folder that is not empty).
+ */
+export function planEmptiedFolders(
+  project: string,
+  removals: readonly RemoveStep[],
+  written: readonly string[],
+  keepReal: string,
+  cwd: string,
+): FolderRemoval[] {
+  const projectReal = realPathOf(project);
+  const gone = new Set(removals.map((removal) => removal.destination));
+  const kept = new Set<string>();
+  for (const file of written) {
+    for (let folder = dirname(file); !kept.has(folder); folder = dirname(folder)) {
+      kept.add(folder);
+      if (dirname(folder) === folder) break;
+    }
+  }
+  const candidates = new Set<string>();
+  for (const destination of gone) {
+    const limit = isStrictlyBelow(keepReal, destination)
+      ? keepReal
+      : topFolderOf(projectReal, destination);
+    if (limit === undefined) continue;
+    for (
+      let folder = dirname(destination);
+      isStrictlyBelow(limit, folder);
+      folder = dirname(folder)
+    )
+      candidates.add(folder);
+  }
+  const emptied: FolderRemoval[] = [];
+  // innermost first: a child's path is longer than its parent's
+  for (const folder of [...candidates].sort((a, b) => b.length - a.length)) {
+    if (kept.has(folder)) continue;
+    let entries: string[];
+    try {
+      entries = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    if (!entries.every((entry) => gone.has(join(folder, entry)))) continue;
+    gone.add(folder);
+    emptied.push({
+      display: `${displayPath(cwd, project, relative(projectReal, folder))}/`,
+      destination: folder,
+    });
+  }
+  return emptied;
+}
+
+function isStrictlyBelow(folder: string, path: string): boolean {
+  const text = relative(folder, path);
+  return text !== "" && text !== ".." && !text.startsWith(`..${sep}`) && !isAbsolute(text);
+}
+
+/** The folder at the project's top that holds `path`, or undefined for a file at the top. */
+function topFolderOf(projectReal: string, path: string): string | undefined {
+  if (!isStrictlyBelow(projectReal, path)) return undefined;
+  const [first, ...rest] = relative(projectReal, path).split(sep);
+  return rest.length === 0 || first === undefined ? undefined : join(projectReal, first);
+}
+
+/** The emptied folders not inside another emptied one: what a report names. */
+export function outermost(emptied: readonly FolderRemoval[]): FolderRemoval[] {
+  const all = new Set(emptied.map((folder) => folder.destination));
+  return emptied
+    .filter((folder) => !all.has(dirname(folder.destination)))
+    .sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
 }

@@ -196,6 +196,28 @@ describe("a planted journal is refused whole, and nothing is written or deleted"
     refusedJournal(dir, outside, 'entries[0].path "k8s/link.yaml" is a symbolic link');
   });
 
+  it("emptied folders that lead out, through a link or into .git are refused, and a removed file's folder must be there or listed", () => {
+    const { dir, outside, outsideName } = scene();
+    symlinkSync(outside, join(dir, "out"));
+    const removed = entry("k8s/gone/app.yaml", "kind: Deployment\n");
+    const withEmptied = (emptied: string[]) => ({ ...journalOf([removed]), emptied });
+    plant(dir, withEmptied([`${outsideName}/made`]));
+    refusedJournal(dir, outside, /^emptied\[0\] ".*made" leads out of the folder \(`\.\.`\)$/);
+    plant(dir, withEmptied(["out/made"]));
+    refusedJournal(dir, outside, 'emptied[0] "out/made" goes through the symbolic link "out"');
+    plant(dir, withEmptied([".git/hooks"]));
+    refusedJournal(dir, outside, 'emptied[0] ".git/hooks" is in .git');
+    plant(dir, withEmptied(["notes.txt"]));
+    refusedJournal(dir, outside, 'emptied[0] "notes.txt" is not a folder');
+    // a removed file whose folder is gone and not listed as emptied is no state a run leaves
+    plant(dir, journalOf([removed]));
+    refusedJournal(
+      dir,
+      outside,
+      'entries[0].path "k8s/gone/app.yaml" was removed and its folder is gone',
+    );
+  });
+
   it("a path into .git/hooks (in any spelling) and into .hg", () => {
     const { dir, outside } = scene();
     write(dir, ".git/config", "[core]\n");

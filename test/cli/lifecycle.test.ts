@@ -527,7 +527,7 @@ describe("kiln remove", () => {
     assert.equal(refused.status, 1);
     assert.equal(
       refused.stderr,
-      "error: k8s/api-service.yaml was edited since kiln wrote it - pass --force to remove it anyway\n  `kiln diff` and `git diff` show the edits; nothing was removed\n",
+      "error: k8s/api-service.yaml was edited since kiln wrote it - pass --force to remove it anyway\n  `git diff` shows the edits (`kiln diff` shows what an update would change); nothing was removed\n",
     );
     assert.equal(treeHash(dir), before);
     const run = kiln(["remove", "api", "--force"], dir);

@@ -1,6 +1,9 @@
 // kiln preset export: the project's components (kiln.lock) and settings (kiln.toml) written
 // back as a preset manifest, so `kiln setup` of it rebuilds the project elsewhere. To stdout, or
 // with --output to a file, written as every file kiln writes (all or nothing, path rules).
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { KilnError } from "../../core/errors.ts";
+import { escapeRefusal } from "../../core/plan.ts";
 import { presetFromLock } from "../../core/project/preset-from-lock.ts";
 import { serializePreset } from "../../core/project/preset-manifest.ts";
 import { commit } from "../../node/write-commit.ts";
@@ -49,6 +52,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     output.content(text);
     return 0;
   }
+  refuseOutsideProject(cwd, target, typedTarget as string);
   const steps = planRun([{ root: cwd, files: [{ path: target, content: text }], project: cwd }], {
     force: flag(parsed, "force"),
     cwd,
@@ -57,4 +61,18 @@ export async function run(argv: string[], output: Output): Promise<number> {
   commit(steps);
   reportSteps(output, steps, false);
   return 0;
+}
+
+/**
+ * `--output` is written with the rules of every write, inside the project only: a path that
+ * leads out of it is refused before anything is planned, saying that stdout goes anywhere.
+ */
+function refuseOutsideProject(cwd: string, target: string, typed: string): void {
+  const inside = relative(cwd, resolve(cwd, target));
+  if (inside !== ".." && !inside.startsWith(`..${sep}`) && !isAbsolute(inside)) return;
+  throw new KilnError(
+    "invalid_request",
+    escapeRefusal(typed).message,
+    `--output writes only inside the project; the manifest goes to stdout without it: \`kiln preset export > ${typed}\``,
+  );
 }

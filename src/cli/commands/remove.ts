@@ -1,6 +1,8 @@
 // kiln remove: deletes a component's files and its kiln.lock entry, in one all-or-nothing run.
 // A file edited since kiln wrote it is refused unless --force: it holds work kiln cannot give
-// back. A file already gone is fine. A path that breaks the rules of a write (kiln.lock is
+// back. A file already gone is fine. The folders its removals leave empty go in the same run
+// (never the output folder, never one holding any other file), and what still refers to a
+// removed component (a playbook using a removed role) is warned about with the fixing command. A path that breaks the rules of a write (kiln.lock is
 // edited in pull requests; a file may be a link that leads out) stops the run before any file
 // is read: nothing is hashed or removed.
 
@@ -12,11 +14,16 @@ import { sha256Hex } from "../../node/lock-compression.ts";
 import { refuseNewerLock } from "../../node/lock-on-disk.ts";
 import { ProjectFiles, refusedPathsError } from "../../node/project-files.ts";
 import { commit } from "../../node/write-commit.ts";
-import { planRemovals, planRun } from "../../node/write-plan.ts";
+import { outermost, planEmptiedFolders, planRemovals, planRun } from "../../node/write-plan.ts";
 import { flag } from "../args.ts";
 import { REMOVE } from "../command-list.ts";
 import { recoverInterruptedRun } from "../journal-notice.ts";
-import { readLockedProject, selectComponents } from "../lifecycle.ts";
+import {
+  outputFolderOf,
+  readLockedProject,
+  reportBrokenReferences,
+  selectComponents,
+} from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 
@@ -56,7 +63,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     throw new KilnError(
       "invalid_request",
       `${edited.map((file) => file.path).join(", ")} ${edited.length === 1 ? "was" : "were"} edited since kiln wrote ${edited.length === 1 ? "it" : "them"} - pass --force to remove ${edited.length === 1 ? "it" : "them"} anyway`,
-      "`kiln diff` and `git diff` show the edits; nothing was removed",
+      "`git diff` shows the edits (`kiln diff` shows what an update would change); nothing was removed",
     );
   }
   const removals = planRemovals(
@@ -78,12 +85,23 @@ export async function run(argv: string[], output: Output): Promise<number> {
     ],
     { force: true, cwd },
   );
-  commit(steps, removals);
+  const emptied = planEmptiedFolders(
+    cwd,
+    removals,
+    steps.map((step) => step.destination),
+    outputFolderOf(cwd, project.config),
+    cwd,
+  );
+  commit(steps, removals, cwd, emptied);
   const style = output.out;
   for (const removal of removals)
     output.line(`${style.yellow("removed".padEnd(9))} ${output.path(removal.display)}`);
+  for (const folder of outermost(emptied))
+    output.line(`${style.yellow("removed".padEnd(9))} ${output.path(folder.display)}`);
+  const folders = emptied.length === 0 ? "" : ` and ${plural(emptied.length, "empty folder")}`;
   output.line(
-    `removed ${name}: ${plural(removals.length, "file")} - ${LOCK_FILE} no longer records ${selected.length === 1 ? "it" : `its ${selected.length} components`}`,
+    `removed ${name}: ${plural(removals.length, "file")}${folders} - ${LOCK_FILE} no longer records ${selected.length === 1 ? "it" : `its ${selected.length} components`}`,
   );
+  reportBrokenReferences(output, project.config, project.lock, lock, selected);
   return 0;
 }

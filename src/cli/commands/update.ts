@@ -28,7 +28,14 @@ import { refuseNewerLock } from "../../node/lock-on-disk.ts";
 import { refusedPathsError } from "../../node/project-files.ts";
 import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "../../node/read-regular-file.ts";
 import { commit } from "../../node/write-commit.ts";
-import { planRemovals, planRun, type WriteGroup } from "../../node/write-plan.ts";
+import {
+  type FolderRemoval,
+  outermost,
+  planEmptiedFolders,
+  planRemovals,
+  planRun,
+  type WriteGroup,
+} from "../../node/write-plan.ts";
 import { flag, type Parsed, stringOption, UsageError } from "../args.ts";
 import { UPDATE } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
@@ -38,6 +45,7 @@ import {
   type ComponentUpdate,
   followedLines,
   lockCheckProject,
+  outputFolderOf,
   planUpdates,
   readLockedProject,
   selectComponents,
@@ -323,10 +331,18 @@ export async function run(argv: string[], output: Output): Promise<number> {
     }),
     cwd,
   );
-  commit(steps, removals);
+  // a renamed role's old folders, once its files moved out: removed as `kiln remove` does
+  const emptied = planEmptiedFolders(
+    cwd,
+    removals,
+    steps.map((step) => step.destination),
+    outputFolderOf(cwd, project.config),
+    cwd,
+  );
+  commit(steps, removals, cwd, emptied);
   if (flag(parsed, "json")) output.line(JSON.stringify(updateJson(updates, resolution), null, 2));
   else {
-    report(output, updates, resolution);
+    report(output, updates, resolution, outermost(emptied));
     if (profile !== undefined) {
       output.line(
         `automation profile: \`${profile}\` - ${LOCK_FILE} and ${PROJECT_FILE} record it${projectFile === undefined ? ` (${PROJECT_FILE} said so already)` : ""}`,
@@ -417,7 +433,12 @@ function noteOf(
   return "";
 }
 
-function report(output: Output, updates: ComponentUpdate[], resolution: ConflictResolution): void {
+function report(
+  output: Output,
+  updates: ComponentUpdate[],
+  resolution: ConflictResolution,
+  emptied: readonly FolderRemoval[],
+): void {
   const style = output.out;
   const counts = new Map<string, number>();
   for (const update of updates) {
@@ -445,6 +466,8 @@ function report(output: Output, updates: ComponentUpdate[], resolution: Conflict
       for (const line of discardedLines(discardedOf(outcome, resolution))) output.line(line);
     }
   }
+  for (const folder of emptied)
+    output.line(`${style.yellow("removed".padEnd(9))} ${output.path(folder.display)}`);
   const summary = [...counts].map(([word, count]) => `${count} ${word}`).join(", ");
   output.line(
     `updated ${plural(updates.length, "component")}: ${summary || "no files"} - ${LOCK_FILE} records the new state`,

@@ -141,6 +141,8 @@ export function lockEntry(
     labels: { ...input.labels },
     namespace,
     automationProfile: profile === DEFAULT_AUTOMATION_PROFILE ? undefined : profile,
+    // an update or rename keeps the component's place in the project's order
+    order: old?.order,
     files: rendered.files.map((file, index) =>
       lockedFile(file.path, file.content, index, codec, oldFiles.get(file.path)),
     ),

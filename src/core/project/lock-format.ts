@@ -75,6 +75,12 @@ export interface LockedComponent {
   namespace: string;
   /** The automation tool profile, only when not the default `cm`. */
   automationProfile?: AutomationProfile | undefined;
+  /**
+   * The component's place in the order the project's components were added or set up (1 the
+   * first), which the lock's own order (by name, for small diffs) loses: `kiln preset export`
+   * lists them in it. Absent in a lock written before kiln kept it; those come first.
+   */
+  order?: number | undefined;
   files: LockedFile[];
 }
 
@@ -174,6 +180,7 @@ const decodeComponent = struct("LockedComponent", {
   labels: withDefault(record(string), () => ({})),
   namespace: required(string),
   automationProfile: optional(decodeAutomationProfile),
+  order: optional(unsigned(32)),
   files: withDefault(array(decodeFile), () => []),
 });
 
@@ -250,10 +257,26 @@ export function sameComponent(
 }
 
 /**
- * The lock with `entry` recorded: it replaces the entry of the same component, and any other
- * component's claim on one of its files is dropped (the file is now the new entry's).
+ * The lock with `entry` recorded: it replaces the entry of the same component (keeping its
+ * place in the project's order), or joins the project last, and any other component's claim
+ * on one of its files is dropped (the file is now the new entry's).
  */
 export function recordComponent(lock: Lock, entry: LockedComponent): Lock {
+  const replaced = lock.components.find((component) => sameComponent(component, entry));
+  const order =
+    replaced?.order ?? Math.max(0, ...lock.components.map((other) => other.order ?? 0)) + 1;
+  return recordAt(lock, { ...entry, order });
+}
+
+/** The components in the order they were added or set up (a lock's oldest, unnumbered, first). */
+export function inProjectOrder(components: readonly LockedComponent[]): LockedComponent[] {
+  return [...components]
+    .map((entry, index) => ({ entry, index }))
+    .sort((a, b) => (a.entry.order ?? 0) - (b.entry.order ?? 0) || a.index - b.index)
+    .map(({ entry }) => entry);
+}
+
+function recordAt(lock: Lock, entry: LockedComponent): Lock {
   const paths = new Set(entry.files.map((file) => file.path));
   const others = lock.components
     .filter((component) => !sameComponent(component, entry))

@@ -8,10 +8,13 @@
 import { DEFAULT_OUTPUT_DIR } from "../config.ts";
 import { DEFAULT_AUTOMATION_PROFILE } from "../context.ts";
 import type { ProjectConfig } from "./kiln-toml.ts";
-import type { Lock } from "./lock-format.ts";
+import { inProjectOrder, type Lock } from "./lock-format.ts";
 import type { Preset } from "./preset-manifest.ts";
 
-/** The preset of a project: kiln.toml's settings and kiln.lock's components, in lock order. */
+/**
+ * The preset of a project: kiln.toml's settings and kiln.lock's components, in the order they
+ * were added or set up (`order`), so `kiln setup` of it lays the project out as it grew.
+ */
 export function presetFromLock(lock: Lock, config: ProjectConfig): Preset {
   const profile = config.automationProfile ?? DEFAULT_AUTOMATION_PROFILE;
   return {
@@ -24,7 +27,7 @@ export function presetFromLock(lock: Lock, config: ProjectConfig): Preset {
       outputDir: config.outputDir,
       automationProfile: profile === DEFAULT_AUTOMATION_PROFILE ? undefined : profile,
     },
-    components: lock.components.map((entry) => ({
+    components: inProjectOrder(lock.components).map((entry) => ({
       reference: entry.reference,
       name: entry.name,
       // a component rendered in another namespace than the project's keeps it as a field
