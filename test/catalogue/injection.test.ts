@@ -220,10 +220,19 @@ print(json.dumps(out, default=str))
 /** Whether the automation tool's readers run here (or must: KILN_REQUIRE_TOOLS=1). */
 const toolsRun = ansibleSkip() === false;
 
-/** The Python the automation tool runs on (`ansible-inventory --version` names it). */
+let toolPythonPath: string | undefined;
+
+/**
+ * The Python the automation tool runs on (`ansible-inventory --version` names it), asked once
+ * per file: the answer cannot change between tests, and each ask starts the tool's Python.
+ */
 function toolPython(): string {
-  const version = spawnSync("ansible-inventory", ["--version"], { encoding: "utf8" }).stdout ?? "";
-  return /python version = .*\((\/[^)]+)\)\s*$/m.exec(version)?.[1] ?? "python3";
+  if (toolPythonPath === undefined) {
+    const version =
+      spawnSync("ansible-inventory", ["--version"], { encoding: "utf8" }).stdout ?? "";
+    toolPythonPath = /python version = .*\((\/[^)]+)\)\s*$/m.exec(version)?.[1] ?? "python3";
+  }
+  return toolPythonPath;
 }
 
 type Reader = (text: string) => unknown;
