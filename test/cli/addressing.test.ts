@@ -8,7 +8,16 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ansibleSkip, ansibleSyntaxCheck } from "../tools/ansible.ts";
-import { cleanUp, ensureBuilt, kiln, project, tempDir, tree, writeJson } from "./helpers.ts";
+import {
+  cleanUp,
+  ensureBuilt,
+  kiln,
+  project,
+  setUpProject,
+  tempDir,
+  tree,
+  writeJson,
+} from "./helpers.ts";
 
 before(ensureBuilt);
 after(cleanUp);
@@ -28,10 +37,7 @@ const entryOf = (dir: string, component: string, name: string) =>
 
 /** A fresh `k8s-web-app` project (output folder `k8s`, namespace `web`). */
 function webApp(): string {
-  const dir = tempDir();
-  const setup = kiln(["setup", "k8s-web-app"], dir);
-  assert.equal(setup.status, 0, setup.stderr);
-  return dir;
+  return setUpProject("k8s-web-app");
 }
 
 /** The paths whose content differs between two trees. */

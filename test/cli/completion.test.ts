@@ -12,7 +12,7 @@ import { COMMAND_LIST } from "../../src/cli/command-list.ts";
 import { builtinPresets } from "../../src/node/builtin-presets.ts";
 import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { toolsRequired } from "../tools/ansible.ts";
-import { BIN, cleanUp, ensureBuilt, kiln, tempDir, tree, write } from "./helpers.ts";
+import { BIN, cleanUp, ensureBuilt, kiln, setUpProject, tempDir, tree, write } from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -51,10 +51,7 @@ const sorted = (words: readonly string[]) => [...words].sort();
 
 /** A `k8s-web-app` project: a deployment, a service and an ingress named `api` (and `frontend`). */
 function k8sWebApp(): string {
-  const dir = tempDir();
-  const run = kiln(["setup", "k8s-web-app"], dir);
-  assert.equal(run.status, 0, run.stderr);
-  return dir;
+  return setUpProject("k8s-web-app");
 }
 
 describe("kiln completion bash", { skip: shellSkip("bash") }, () => {

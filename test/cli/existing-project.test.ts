@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { cleanUp, ensureBuilt, kiln, tempDir, tree, write } from "./helpers.ts";
+import { cleanUp, ensureBuilt, kiln, setUpProject, tempDir, tree, write } from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -23,8 +23,7 @@ function lockOf(dir: string): LockJson {
 
 /** A k8s-web-app project whose api deployment has a hand edit (replicas 7). */
 function editedProject(): { dir: string; edited: string } {
-  const dir = tempDir();
-  assert.equal(kiln(["setup", "k8s-web-app"], dir).status, 0);
+  const dir = setUpProject("k8s-web-app");
   const path = "k8s/api-deployment.yaml";
   const original = readFileSync(join(dir, path), "utf8");
   const edited = original.replace(/replicas: \d+/, "replicas: 7");

@@ -9,6 +9,7 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -249,6 +250,31 @@ export function project(settings: { outputDir?: string; namespace?: string } = {
     "kiln.toml",
     `[project]\nname = "demo"\ndefault_namespace = "${settings.namespace ?? "default"}"\noutput_dir = "${settings.outputDir ?? "k8s"}"\n`,
   );
+  return dir;
+}
+
+/** Per preset, the folder where `kiln setup <preset>` ran once in this test process. */
+const setUpOnce = new Map<string, string>();
+
+/**
+ * A fresh folder holding exactly what `kiln setup <preset>` writes into an empty folder, for
+ * tests whose starting point is a set-up project (not the setup itself). Setup runs once per
+ * preset and test file; each call copies its result recursively into a new folder. The copy is
+ * byte for byte what setup wrote: setup writes nothing that depends on the folder it runs in
+ * (no absolute paths, no times), and kiln reads file contents, never their times.
+ */
+export function setUpProject(preset: string): string {
+  let seed = setUpOnce.get(preset);
+  if (seed === undefined || !existsSync(join(seed, "kiln.lock"))) {
+    seed = tempDir();
+    const setup = kiln(["setup", preset], seed);
+    if (setup.status !== 0) {
+      throw new Error(`kiln setup ${preset} failed (exit ${setup.status}): ${setup.stderr}`);
+    }
+    setUpOnce.set(preset, seed);
+  }
+  const dir = tempDir();
+  cpSync(seed, dir, { recursive: true });
   return dir;
 }
 

@@ -11,7 +11,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ansibleSkip } from "../tools/ansible.ts";
-import { cleanUp, ensureBuilt, kiln, tempDir, tree, writeJson } from "./helpers.ts";
+import { cleanUp, ensureBuilt, kiln, setUpProject, tempDir, tree, writeJson } from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -51,9 +51,7 @@ const COMMENTED_TOML =
  * to cm.cfg.
  */
 function editedPlatform(): string {
-  const dir = tempDir();
-  const setup = kiln(["setup", "multi-tier-platform"], dir);
-  assert.equal(setup.status, 0, setup.stderr);
+  const dir = setUpProject("multi-tier-platform");
   writeFileSync(join(dir, "kiln.toml"), COMMENTED_TOML);
   const inventory = join(dir, "infra", "platform-inventory.ini");
   writeFileSync(

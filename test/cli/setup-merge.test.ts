@@ -10,7 +10,17 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { validateK8sManifest } from "../tools/k8s-schema.ts";
-import { cleanUp, ensureBuilt, kiln, REPO, tempDir, tree, write, writeJson } from "./helpers.ts";
+import {
+  cleanUp,
+  ensureBuilt,
+  kiln,
+  REPO,
+  setUpProject,
+  tempDir,
+  tree,
+  write,
+  writeJson,
+} from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -45,8 +55,7 @@ function bumpedPreset(dir: string, file: string, image: string): string {
 
 /** A k8s-web-app project whose api deployment has an env block right under the image. */
 function projectWithEnv(): { dir: string; rendered: string; edited: string } {
-  const dir = tempDir();
-  assert.equal(kiln(["setup", "k8s-web-app"], dir).status, 0);
+  const dir = setUpProject("k8s-web-app");
   const rendered = read(dir, API);
   const edited = rendered.replace(
     `          image: ${IMAGE}\n`,

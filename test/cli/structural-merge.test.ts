@@ -9,7 +9,17 @@ import { after, before, describe, it } from "node:test";
 import { parse, parseAllDocuments } from "yaml";
 import { ansibleInventoryList, ansibleSkip } from "../tools/ansible.ts";
 import { validateK8sManifest } from "../tools/k8s-schema.ts";
-import { cleanUp, ensureBuilt, kiln, project, tempDir, tree, write, writeJson } from "./helpers.ts";
+import {
+  cleanUp,
+  ensureBuilt,
+  kiln,
+  project,
+  setUpProject,
+  tempDir,
+  tree,
+  write,
+  writeJson,
+} from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -31,9 +41,7 @@ const ENV_BLOCK = "          env:\n            - name: LOG_LEVEL\n              
 
 /** A `k8s-web-app` project whose api deployment has an `env:` block right under `image:`. */
 function webAppWithEnv(): string {
-  const dir = tempDir();
-  const setup = kiln(["setup", "k8s-web-app"], dir);
-  assert.equal(setup.status, 0, setup.stderr);
+  const dir = setUpProject("k8s-web-app");
   const original = read(dir, API);
   assert.ok(original.includes(IMAGE_LINE), original);
   write(dir, API, original.replace(IMAGE_LINE, `${IMAGE_LINE}${ENV_BLOCK}`));
