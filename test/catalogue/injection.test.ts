@@ -22,7 +22,11 @@ import { tfIdentifier } from "../../src/core/filters.ts";
 import { type RenderedFile, renderItem } from "../../src/core/render-item.ts";
 import { resolveReference } from "../../src/node/resolve-reference.ts";
 import { TemplateEngine } from "../../src/node/template-engine.ts";
-import { type AnsibleInventoryList, ansibleInventoryList, ansibleSkip } from "../tools/ansible.ts";
+import {
+  type AnsibleInventoryList,
+  ansibleInventoryListAll,
+  ansibleSkip,
+} from "../tools/ansible.ts";
 import { hclJsonLiteral, parseTerraform } from "../tools/hcl.ts";
 import { validateK8sManifest } from "../tools/k8s-schema.ts";
 
@@ -301,11 +305,19 @@ after(() => {
 
 /** `ansible-inventory --list` of one inventory text. */
 function inventoryList(text: string): AnsibleInventoryList {
+  return inventoriesList([text]);
+}
+
+/** `ansible-inventory -i <file> -i <file> ... --list` of several inventory texts, one run. */
+function inventoriesList(texts: readonly string[]): AnsibleInventoryList {
   const dir = mkdtempSync(join(tmpdir(), "kiln-injection-"));
   scratchDirs.push(dir);
-  const path = join(dir, "inventory.ini");
-  writeFileSync(path, text);
-  return ansibleInventoryList(path);
+  const paths = texts.map((text, index) => {
+    const path = join(dir, `inventory-${index}.ini`);
+    writeFileSync(path, text);
+    return path;
+  });
+  return ansibleInventoryListAll(paths);
 }
 
 // --- Kubernetes -------------------------------------------------------------------------------
@@ -1112,20 +1124,22 @@ describe("hostile values in automation/inventory, read by ansible-inventory", ()
       cases.push({
         what: `host variable name ${json(value)}`,
         field: "hosts",
-        fields: { hosts: json([{ group: g, members: [{ name: h, vars: { [value]: "x" } }] }]) },
-        groups: groupOf(g, [h]),
-        hosts: { [h]: { ...DEFAULTS, [value]: "x" } },
+        fields: {
+          hosts: json([{ group: `v${g}`, members: [{ name: `v${h}`, vars: { [value]: "x" } }] }]),
+        },
+        groups: groupOf(`v${g}`, [`v${h}`]),
+        hosts: { [`v${h}`]: { ...DEFAULTS, [value]: "x" } },
       });
       cases.push({
         what: `group variable name ${json(value)}`,
         field: "hosts",
-        fields: { hosts: json([{ group: g, members: [h], vars: { [value]: "x" } }]) },
-        groups: groupOf(g, [h], { vars: { [value]: "x" } }),
-        hosts: { [h]: { ...DEFAULTS, [value]: "x" } },
+        fields: { hosts: json([{ group: `w${g}`, members: [`w${h}`], vars: { [value]: "x" } }]) },
+        groups: groupOf(`w${g}`, [`w${h}`], { vars: { [value]: "x" } }),
+        hosts: { [`w${h}`]: { ...DEFAULTS, [value]: "x" } },
       });
       // values: host keys, host and group variables, the defaults
       const member = {
-        name: h,
+        name: `x${h}`,
         cm_host: value,
         cm_user: value,
         cm_port: value,
@@ -1136,10 +1150,12 @@ describe("hostile values in automation/inventory, read by ansible-inventory", ()
       cases.push({
         what: `host values ${json(value)}`,
         field: "hosts",
-        fields: { hosts: json([{ group: g, members: [member], vars: { gk: value, gn: null } }]) },
-        groups: groupOf(g, [h], { vars: { gk: iniRead(value), gn: null } }),
+        fields: {
+          hosts: json([{ group: `x${g}`, members: [member], vars: { gk: value, gn: null } }]),
+        },
+        groups: groupOf(`x${g}`, [`x${h}`], { vars: { gk: iniRead(value), gn: null } }),
         hosts: {
-          [h]: {
+          [`x${h}`]: {
             ...written("cm_host"),
             ...written("cm_user"),
             ...written("cm_port"),
@@ -1156,33 +1172,43 @@ describe("hostile values in automation/inventory, read by ansible-inventory", ()
         what: `default_user and default_port ${json(value)}`,
         field: "default_",
         fields: {
-          hosts: json([{ group: g, members: [h] }]),
+          hosts: json([{ group: `d${g}`, members: [`d${h}`] }]),
           default_user: value,
           default_port: value,
         },
-        groups: groupOf(g, [h]),
+        groups: groupOf(`d${g}`, [`d${h}`]),
         // fields of the component: JSON-looking text arrives as a list or map, written as one
         hosts: {
-          [h]: value === "" ? {} : { cm_user: fieldRead(value), cm_port: fieldRead(value) },
+          [`d${h}`]: value === "" ? {} : { cm_user: fieldRead(value), cm_port: fieldRead(value) },
         },
       });
     });
 
     // render each case on its own (a refusal is per case); read the accepted ones of each kind
-    // together, one file per kind (names differ within a kind), one ansible-inventory run each
-    const batches = new Map<string, { cases: InventoryCase[]; texts: string[] }>();
+    // together, one file per kind (names differ within a kind). Kinds whose names cannot clash
+    // share one ansible-inventory run (one -i a file): the kinds that name a group or a host by
+    // the hostile value each run alone (the same value as a group in one and a host in another
+    // would clash), the rest name their own groups and hosts (v, w, x, d before g<i> and h<i>)
+    // and join the group-name run.
+    const runOf = (kind: string): string =>
+      ["host name", "host address as the name", "child name"].includes(kind) ? kind : "shared";
+    const batches = new Map<string, { cases: InventoryCase[]; texts: Map<string, string[]> }>();
     for (const c of cases) {
       const result = await attempt("automation/inventory", { name: "inv", fields: c.fields });
       if (refusedFor(result, "automation/inventory", c.field, c.what, tally)) continue;
       const kind = c.what.replace(/ ".*$/s, "");
-      const batch = batches.get(kind) ?? { cases: [], texts: [] };
-      batches.set(kind, batch);
+      const batch = batches.get(runOf(kind)) ?? { cases: [], texts: new Map<string, string[]>() };
+      batches.set(runOf(kind), batch);
       batch.cases.push(c);
-      batch.texts.push((result.files[0] as RenderedFile).content);
+      const texts = batch.texts.get(kind) ?? [];
+      batch.texts.set(kind, texts);
+      texts.push((result.files[0] as RenderedFile).content);
     }
     let read = 0;
-    for (const [kind, batch] of batches) {
-      const list = inventoryList(batch.texts.join("\n"));
+    for (const batch of batches.values()) {
+      // the kinds this run read, to name in a failure
+      const kind = [...batch.texts.keys()].join(", ");
+      const list = inventoriesList([...batch.texts.values()].map((texts) => texts.join("\n")));
       // a host without variables is left out of `_meta.hostvars`
       const expectedHosts = Object.fromEntries(
         batch.cases

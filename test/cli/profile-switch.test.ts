@@ -182,8 +182,7 @@ describe("kiln update --profile", () => {
   });
 
   it("an untouched file whose name changes is moved: written at its new name, its old one removed", () => {
-    const dir = tempDir();
-    assert.equal(kiln(["setup", "multi-tier-platform"], dir).status, 0);
+    const dir = setUpProject("multi-tier-platform");
     const config = read(dir, "infra/cm.cfg");
     const run = kiln(["update", "--profile", "ansible"], dir);
     assert.equal(run.status, 0, run.stderr);

@@ -127,6 +127,18 @@ export function ansibleInventoryList(file: string): AnsibleInventoryList {
   return JSON.parse(stdout) as AnsibleInventoryList;
 }
 
+/**
+ * `ansible-inventory -i <a> -i <b> ... --list`, parsed: several inventory files read by one run
+ * of the tool (one start of its Python instead of one a file). The tool merges them: groups of
+ * the same name in two files are one group, so callers give each file its own names.
+ */
+export function ansibleInventoryListAll(files: readonly string[]): AnsibleInventoryList {
+  const paths = files.map((file) => resolve(file));
+  const args = [...paths.flatMap((path) => ["-i", path]), "--list"];
+  const { stdout } = run("ansible-inventory", args, dirname(paths[0] as string));
+  return JSON.parse(stdout) as AnsibleInventoryList;
+}
+
 /** The resolved variables of one host (`--list`'s `_meta.hostvars[host]`), `{}` if it has none. */
 export function ansibleHostVars(file: string, host: string): Record<string, unknown> {
   return ansibleInventoryList(file)._meta.hostvars[host] ?? {};
