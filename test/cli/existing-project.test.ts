@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { cleanUp, ensureBuilt, kiln, setUpProject, tempDir, tree, write } from "./helpers.ts";
+import { cleanUp, ensureBuilt, kiln, setUpProject, tree, write } from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);

@@ -16,7 +16,6 @@ import {
   kiln,
   REPO,
   setUpProject,
-  tempDir,
   tree,
   write,
   writeJson,
