@@ -253,29 +253,42 @@ export function project(settings: { outputDir?: string; namespace?: string } = {
   return dir;
 }
 
-/** Per preset, the folder where `kiln setup <preset>` ran once in this test process. */
-const setUpOnce = new Map<string, string>();
+/** Per starting point, the folder where it was built once in this test process. */
+const builtOnce = new Map<string, string>();
 
 /**
- * A fresh folder holding exactly what `kiln setup <preset>` writes into an empty folder, for
- * tests whose starting point is a set-up project (not the setup itself). Setup runs once per
- * preset and test file; each call copies its result recursively into a new folder. The copy is
- * byte for byte what setup wrote: setup writes nothing that depends on the folder it runs in
- * (no absolute paths, no times), and kiln reads file contents, never their times.
+ * A fresh folder holding a copy of the starting point `key`, the folder `build` makes and
+ * returns the first time the key is asked for in this test file; later calls copy that folder
+ * recursively into a new one. For tests whose starting point is the result of kiln commands
+ * (not the commands themselves): the copy is byte for byte what the commands wrote, since kiln
+ * writes nothing that depends on the folder it runs in (no absolute paths, no times) and reads
+ * file contents, never their times. `build` must make the same files every time for its key.
  */
-export function setUpProject(preset: string): string {
-  let seed = setUpOnce.get(preset);
-  if (seed === undefined || !existsSync(join(seed, "kiln.lock"))) {
-    seed = tempDir();
-    const setup = kiln(["setup", preset], seed);
-    if (setup.status !== 0) {
-      throw new Error(`kiln setup ${preset} failed (exit ${setup.status}): ${setup.stderr}`);
-    }
-    setUpOnce.set(preset, seed);
+export function copyOfBuilt(key: string, build: () => string): string {
+  let seed = builtOnce.get(key);
+  if (seed === undefined || !existsSync(seed)) {
+    seed = build();
+    builtOnce.set(key, seed);
   }
   const dir = tempDir();
   cpSync(seed, dir, { recursive: true });
   return dir;
+}
+
+/**
+ * A fresh folder holding exactly what `kiln setup <preset>` writes into an empty folder, for
+ * tests whose starting point is a set-up project (not the setup itself): setup runs once per
+ * preset and test file, each call gets a copy (see `copyOfBuilt`).
+ */
+export function setUpProject(preset: string): string {
+  return copyOfBuilt(`setup ${preset}`, () => {
+    const seed = tempDir();
+    const setup = kiln(["setup", preset], seed);
+    if (setup.status !== 0) {
+      throw new Error(`kiln setup ${preset} failed (exit ${setup.status}): ${setup.stderr}`);
+    }
+    return seed;
+  });
 }
 
 /** A registry-item JSON file whose files have the given paths and templates. */

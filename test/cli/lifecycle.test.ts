@@ -11,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { inflateRawSync } from "node:zlib";
 import {
   cleanUp,
+  copyOfBuilt,
   ensureBuilt,
   kiln,
   kilnAsync,
@@ -71,16 +72,19 @@ const treeHash = (dir: string) => sha256(JSON.stringify(tree(dir)));
 
 /** A project with a file item `items/note.json` vendored as `n`. */
 function fileItemProject(template: string, path = "notes/{{ name }}.md") {
-  const dir = project();
-  writeJson(dir, "items/note.json", {
-    name: "note",
-    category: "test",
-    fields: [{ name: "title", default: "T" }],
-    files: [{ path, template }],
+  // the add runs once per template and path in this file; each test gets its own copy
+  return copyOfBuilt(JSON.stringify(["note item", template, path]), () => {
+    const dir = project();
+    writeJson(dir, "items/note.json", {
+      name: "note",
+      category: "test",
+      fields: [{ name: "title", default: "T" }],
+      files: [{ path, template }],
+    });
+    const run = kiln(["add", "items/note.json", "--name", "n"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    return dir;
   });
-  const run = kiln(["add", "items/note.json", "--name", "n"], dir);
-  assert.equal(run.status, 0, run.stderr);
-  return dir;
 }
 
 function changeItem(dir: string, template: string, path = "notes/{{ name }}.md") {

@@ -8,7 +8,16 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { cleanUp, ensureBuilt, kiln, project, REPO, tree, writeJson } from "./helpers.ts";
+import {
+  cleanUp,
+  copyOfBuilt,
+  ensureBuilt,
+  kiln,
+  project,
+  REPO,
+  tree,
+  writeJson,
+} from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -47,9 +56,16 @@ function editLock(
 
 /** A project with a deployment and a service named api, the service recorded by kiln `by`. */
 function projectRecordedBy(by: string): string {
-  const dir = project();
-  assert.equal(kiln(["add", "k8s/deployment", "--name", "api", "--image", "a:1"], dir).status, 0);
-  assert.equal(kiln(["add", "k8s/service", "--name", "api", "--port", "80"], dir).status, 0);
+  // the two adds run once per file; each test edits its own copy of their result
+  const dir = copyOfBuilt("api deployment and service", () => {
+    const seed = project();
+    assert.equal(
+      kiln(["add", "k8s/deployment", "--name", "api", "--image", "a:1"], seed).status,
+      0,
+    );
+    assert.equal(kiln(["add", "k8s/service", "--name", "api", "--port", "80"], seed).status, 0);
+    return seed;
+  });
   editLock(dir, "api", "k8s/service", (entry) => {
     entry.source.kiln = by;
   });
