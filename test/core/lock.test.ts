@@ -166,6 +166,17 @@ describe("kiln.lock format", () => {
     );
   });
 
+  test("a component joins a stranger's lock of 300,000 components last, without a crash", () => {
+    // more components than a function call takes arguments (Math.max(...all) threw RangeError)
+    const many = { ...emptyLock() };
+    many.components = Array.from({ length: 300_000 }, (_, index) => ({
+      ...entry(`c${index}`, "k8s/service", []),
+      order: index + 1,
+    }));
+    const recorded = recordComponent(many, entry("new", "k8s/deployment", ["n.yaml"]));
+    assert.equal(recorded.components.find((c) => c.name === "new")?.order, 300_001);
+  });
+
   test("sources: built-in with kiln's version, URL without credentials, file as typed", () => {
     assert.deepEqual(lockSource("k8s/deployment", true, "1.2.3"), {
       type: "builtin",

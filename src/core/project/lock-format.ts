@@ -264,7 +264,10 @@ export function sameComponent(
 export function recordComponent(lock: Lock, entry: LockedComponent): Lock {
   const replaced = lock.components.find((component) => sameComponent(component, entry));
   const order =
-    replaced?.order ?? Math.max(0, ...lock.components.map((other) => other.order ?? 0)) + 1;
+    replaced?.order ??
+    // a reduce, not Math.max(...): a stranger's lock may hold more components than a call's
+    // arguments can
+    lock.components.reduce((highest, other) => Math.max(highest, other.order ?? 0), 0) + 1;
   return recordAt(lock, { ...entry, order });
 }
 
