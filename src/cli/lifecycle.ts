@@ -90,6 +90,29 @@ function asAdded(entry: LockedComponent, config: ProjectConfig): ComponentToAdd 
   return { reference: entry.reference, name: entry.name, fields, labels: entry.labels };
 }
 
+/** A finding as it reads: the same rule and message is the same finding. */
+function findingKey(finding: { rule: string; message: string }): string {
+  return `${finding.rule}\u0000${finding.message}`;
+}
+
+/**
+ * The checks of `kiln check` on the project as a run left it (its lock's values, no render):
+ * the findings the project before the run did not have, and those `alsoKeep` asks for.
+ */
+export function findingsAfter(
+  config: ProjectConfig,
+  before: Lock,
+  after: Lock,
+  alsoKeep: (finding: ReturnType<typeof checkProject>[number]) => boolean = () => false,
+): ReturnType<typeof checkProject> {
+  const earlier = new Set(
+    checkProject(lockCheckProject(config, before.components)).map(findingKey),
+  );
+  return checkProject(lockCheckProject(config, after.components)).filter(
+    (finding) => !earlier.has(findingKey(finding)) || alsoKeep(finding),
+  );
+}
+
 /**
  * The findings of `kiln check` that the project after a removal has and the project before it
  * did not: what still refers to a removed component (a playbook using a removed role, an
@@ -104,13 +127,7 @@ export function reportBrokenReferences(
   after: Lock,
   removed: readonly LockedComponent[],
 ): void {
-  const key = (finding: { rule: string; message: string }) =>
-    `${finding.rule}\u0000${finding.message}`;
-  const earlier = new Set(checkProject(lockCheckProject(config, before.components)).map(key));
-  const findings = checkProject(lockCheckProject(config, after.components)).filter(
-    (finding) => !earlier.has(key(finding)),
-  );
-  for (const finding of findings) {
+  for (const finding of findingsAfter(config, before, after)) {
     output.line(output.out.yellow(`warning[${finding.rule}] ${finding.message}`));
     const [first] = finding.components;
     const referring = first === undefined ? undefined : after.components[first.index];

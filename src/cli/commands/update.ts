@@ -15,7 +15,6 @@ import { KilnError } from "../../core/errors.ts";
 import { MAX_EDIT_LINES } from "../../core/line-diff.ts";
 import { checkPlannedPaths } from "../../core/plan.ts";
 import { plural } from "../../core/plural.ts";
-import { checkProject } from "../../core/project/checks/check-project.ts";
 import { exactAddresses } from "../../core/project/component-address.ts";
 import type { FileOutcome } from "../../core/project/file-outcomes.ts";
 import type { ProjectConfig } from "../../core/project/kiln-toml.ts";
@@ -43,8 +42,8 @@ import { recoverInterruptedRun } from "../journal-notice.ts";
 import {
   type Changes,
   type ComponentUpdate,
+  findingsAfter,
   followedLines,
-  lockCheckProject,
   outputFolderOf,
   planUpdates,
   readLockedProject,
@@ -387,24 +386,14 @@ function reportFindings(
   after: Lock,
   updated: readonly LockedComponent[],
 ): void {
-  const earlier = new Set(
-    checkProject(lockCheckProject(config, before.components)).map(findingKey),
-  );
-  const findings = checkProject(lockCheckProject(config, after.components)).filter(
-    (finding) =>
-      !earlier.has(findingKey(finding)) ||
-      finding.components.some(({ index }) =>
-        updated.includes(after.components[index] as LockedComponent),
-      ),
+  const findings = findingsAfter(config, before, after, (finding) =>
+    finding.components.some(({ index }) =>
+      updated.includes(after.components[index] as LockedComponent),
+    ),
   );
   for (const finding of findings) {
     output.line(output.out.yellow(`warning[${finding.rule}] ${finding.message}`));
   }
-}
-
-/** A finding as it reads: the same rule and message is the same finding. */
-function findingKey(finding: { rule: string; message: string }): string {
-  return `${finding.rule}\u0000${finding.message}`;
 }
 
 /** What the report says after a file's path: how its conflicts were settled, why it was left. */
