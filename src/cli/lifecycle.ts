@@ -43,7 +43,12 @@ import { ProjectFiles } from "../node/project-files.ts";
 import { realPathOf, resolveOutputFolder } from "../node/write-plan.ts";
 import type { Output } from "./output.ts";
 import { componentLabel } from "./preset-run.ts";
-import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
+import {
+  ComponentRenderer,
+  type PinChange,
+  RenderStopped,
+  type ResolvedRender,
+} from "./render-component.ts";
 import { missedReason, type UrlReport } from "./url-fetches.ts";
 
 /**
@@ -211,7 +216,7 @@ export async function rerender(
   changes?: Changes,
 ): Promise<Rerendered> {
   const input = recordedInput(entry, changes);
-  const render = await renderer.render(entry.reference, input, componentLabel(entry));
+  const render = await renderer.render(renderer.referenceFor(entry), input, componentLabel(entry));
   const files = render.files.map((file, template) => ({
     path: pathInside(project.config.outputDir, file.path),
     template,
@@ -229,13 +234,13 @@ export async function renderLockForChecks(project: LockedProject): Promise<{
   results: ComponentRender<LockedComponent, ResolvedRender>[];
   urls: UrlReport[];
 }> {
-  const renderer = new ComponentRenderer(project.cwd);
+  const renderer = new ComponentRenderer(project.cwd, { lock: project.lock });
   try {
     const urls = await fetchUrlsOf(renderer, project.lock.components);
     const results = await renderCollectingErrors(project.lock.components, {
       defaultNamespace: project.config.defaultNamespace,
       render: (entry) =>
-        renderer.render(entry.reference, recordedInput(entry), componentLabel(entry)),
+        renderer.render(renderer.referenceFor(entry), recordedInput(entry), componentLabel(entry)),
       isFatal: (error) => error instanceof RenderStopped,
     });
     return { results, urls };
@@ -352,11 +357,16 @@ export async function planUpdates(
     changes?: Changes | undefined;
     mergeByStructure?: StructureMerge | undefined;
     follow?: boolean;
+    /** The version registry components go to (`update --to`, `--latest`); the pinned one without. */
+    pinChange?: PinChange | undefined;
   },
 ): Promise<{ updates: ComponentUpdate[]; urls: UrlReport[]; followed: Followed[] }> {
   const selected = selectComponents(project.lock, names);
   const files = new ProjectFiles(project.cwd);
-  const renderer = new ComponentRenderer(project.cwd);
+  const renderer = new ComponentRenderer(project.cwd, {
+    lock: project.lock,
+    pinChange: options.pinChange,
+  });
   const updates: ComponentUpdate[] = [];
   try {
     const urls = await fetchUrlsOf(renderer, selected);
@@ -396,7 +406,7 @@ async function scopedChanges(
   const addresses = exactAddresses(selected);
   const targets: FieldTarget[] = [];
   for (const [index, entry] of selected.entries()) {
-    const item = await renderer.item(entry.reference);
+    const item = await renderer.item(renderer.referenceFor(entry));
     targets.push({
       address: addresses[index] as string,
       declared: item.fields.map((field) => field.name),
@@ -555,6 +565,7 @@ export function updatedEntry(update: ComponentUpdate): LockedComponent {
       reference: update.entry.reference,
       item: update.render.item,
       builtin: update.render.builtin,
+      registry: update.render.registry,
       input: update.input,
       files: records.map((record) => ({ path: record.path, content: record.content })),
     },
