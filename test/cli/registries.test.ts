@@ -365,6 +365,36 @@ describe("where registries are configured", { skip }, () => {
   });
 });
 
+describe("a preset naming a registry's item", { skip }, () => {
+  it("setup records it by namespace, version and digest, as add does", async () => {
+    const bytes = publish(root, "preset", ["1.2.0", "1.3.0"]);
+    const config = tempDir();
+    write(
+      config,
+      "kiln/config.toml",
+      `[registries]\n"@acme" = "${nginx.origin}/open/preset/{name}.json"\n`,
+    );
+    const dir = tempDir();
+    write(
+      dir,
+      "team.preset.json",
+      JSON.stringify({
+        name: "team",
+        components: [{ reference: "@acme/redis@1.2.0", name: "cache", fields: {} }],
+      }),
+    );
+    const setup = await run(["setup", "./team.preset.json"], dir, { XDG_CONFIG_HOME: config });
+    assert.equal(setup.status, 0, setup.stderr);
+    assert.deepEqual(lockOf(dir).components[0]?.source, {
+      type: "registry",
+      registry: "@acme",
+      item: "redis",
+      version: "1.2.0",
+      digest: digestOf(bytes["1.2.0"] as string),
+    });
+  });
+});
+
 describe("registries without a server", () => {
   it("an unknown namespace names the configured ones, the nearest, and how to configure one", async () => {
     const dir = projectWith(`[registries]\n"@acme" = "https://registry.acme.test/r/{name}.json"\n`);

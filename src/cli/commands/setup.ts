@@ -109,7 +109,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const presetLock = setupLock(
     components.map(({ component, output }) => ({
       component,
-      item: itemRecord(component.reference, output.item, output.builtin),
+      item: itemRecord(component.reference, output.item, output.builtin, output.registry),
       files: output.files,
     })),
     { outputDir, ...presetRenderSettings(preset) },
