@@ -432,6 +432,21 @@ describe("registries without a server", () => {
     assert.match((await run(["status"], badHeader)).stderr, /`Bad Header` is not a header name/);
   });
 
+  it("setup --force writes kiln.toml anew from the preset and keeps the project's [registries]", async () => {
+    const dir = projectWith(
+      `[registries."@secure"]\nurl = "https://r.test/{name}.json"\nheaders = { Authorization = "Bearer \${T}" }\n`,
+    );
+    const setup = await run(["setup", "k8s-web-app", "--force"], dir);
+    assert.equal(setup.status, 0, setup.stderr);
+    const text = readFileSync(join(dir, "kiln.toml"), "utf8");
+    assert.match(text, /^\[project\]\nname = "web-app"\n/);
+    assert.match(text, /\n\[registries\."@secure"\]\nurl = "https:\/\/r\.test\/\{name\}\.json"\n/);
+    assert.match(text, /Authorization = "Bearer \$\{T\}"/);
+    // and it reads back: the unset variable is named when the registry is used
+    const add = await run(["add", "@secure/redis", "--name", "cache"], dir);
+    assert.match(add.stderr, /^error: the registry @secure uses \$\{T\}, which is not set/);
+  });
+
   it("a user config.toml larger than 1 MiB is refused", async () => {
     const config = tempDir();
     write(config, "kiln/config.toml", `# ${"x".repeat(1024 * 1024)}\n`);

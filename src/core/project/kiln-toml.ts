@@ -73,6 +73,23 @@ export function parseConfigRegistries(text: string, from = PROJECT_FILE): Regist
   return parseRegistriesTable(parseProjectTable(text).registries, from);
 }
 
+/**
+ * `text` (a kiln.toml kiln writes anew: `setup --force`) with the `[registries]` table of the
+ * kiln.toml it replaces, which the preset knows nothing of: the project's registries, and the
+ * lock entries that name them, stay usable. A previous file kiln cannot read keeps nothing.
+ */
+export function withRegistriesKept(text: string, previous: string | undefined): string {
+  if (previous === undefined) return text;
+  let registries: unknown;
+  try {
+    registries = parseProjectTable(previous).registries;
+  } catch {
+    return text;
+  }
+  if (registries === undefined) return text;
+  return `${text}\n${stringify({ registries }).replace(/\n*$/, "\n")}`;
+}
+
 /** Parses `kiln.toml`; missing keys take the compiled-in defaults. */
 export function parseProjectConfig(text: string): ProjectConfig {
   const table = parseProjectTable(text);
