@@ -34,6 +34,7 @@ import type { ConflictResolution } from "../core/project/merge.ts";
 import { type FollowEdit, renameFollowers } from "../core/project/rename-references.ts";
 import { type ComponentRender, renderCollectingErrors } from "../core/project/render-components.ts";
 import { type FieldTarget, scopeFields } from "../core/project/scoped-fields.ts";
+import { referenceAtVersion } from "../core/registry-config.ts";
 import { versionControlFolderOf, versionControlSegmentIn } from "../core/sensitive-paths.ts";
 import type { AutomationProfile } from "../core/vocabulary.ts";
 import { builtinRegistry } from "../node/builtin-registry.ts";
@@ -562,7 +563,11 @@ export function updatedEntry(update: ComponentUpdate): LockedComponent {
   const records = update.outcomes.flatMap((outcome) => (outcome.record ? [outcome.record] : []));
   const entry = lockEntry(
     {
-      reference: update.entry.reference,
+      // a reference typed with a version names the version the lock now pins
+      reference:
+        update.render.registry === undefined
+          ? update.entry.reference
+          : referenceAtVersion(update.entry.reference, update.render.registry.version),
       item: update.render.item,
       builtin: update.render.builtin,
       registry: update.render.registry,

@@ -100,6 +100,18 @@ export function registryReferenceText(reference: RegistryReference): string {
   return reference.version === undefined ? base : `${base}@${reference.version}`;
 }
 
+/**
+ * The reference a component keeps after its registry item moved to `version` (update --to,
+ * --latest): one typed with a version names the new one (`@acme/redis@1.2.0` ->
+ * `@acme/redis@1.3.0`), so it never names a version the lock no longer pins; any other
+ * reference stays as typed.
+ */
+export function referenceAtVersion(reference: string, version: string): string {
+  const parsed = parseRegistryReference(reference);
+  if (parsed?.version === undefined || parsed.version === version) return reference;
+  return registryReferenceText({ ...parsed, version });
+}
+
 function configError(from: string, problem: string, detail?: string): KilnError {
   return new KilnError(
     "invalid_request",

@@ -184,16 +184,56 @@ function kilnRegistryFiles(dir: string): RegistryFiles {
   };
 }
 
+/**
+ * The bounds of one run's requests to registries, as a run's URL references have theirs
+ * (src/cli/url-fetches.ts): a cloned repository's kiln.lock may name any number of registry
+ * items and versions, and each is a request to a configured registry. 64 is far more than a
+ * project's registry components and their indexes; 30 s is three times one request's deadline.
+ */
+export const RUN_REGISTRY_LIMITS = { maxRequests: 64, deadlineMs: 30_000 } as const;
+
+/** What one run may still ask of registries: a count of requests and one deadline for all. */
+class RequestBudget {
+  private made = 0;
+  private deadline: AbortController | undefined;
+
+  /** A place for one more request, with the run's deadline; or why there is none. */
+  take(): { signal: AbortSignal } | { refused: string } {
+    if (this.made >= RUN_REGISTRY_LIMITS.maxRequests) {
+      return {
+        refused: `not fetched: a run of kiln makes at most ${RUN_REGISTRY_LIMITS.maxRequests} requests to registries, and this one needs more`,
+      };
+    }
+    this.made += 1;
+    if (this.deadline === undefined) {
+      const deadline = new AbortController();
+      this.deadline = deadline;
+      setTimeout(
+        () =>
+          deadline.abort(
+            new FetchFailure(
+              `stopped: the run's requests to registries took ${RUN_REGISTRY_LIMITS.deadlineMs / 1000} s in all, the most kiln allows`,
+            ),
+          ),
+        RUN_REGISTRY_LIMITS.deadlineMs,
+      ).unref();
+    }
+    return { signal: this.deadline.signal };
+  }
+}
+
 /** A registry configured by URL: its requests, with the headers and credentials it sends. */
 class RemoteRegistryFiles implements RegistryFiles {
   private readonly registry: RegistryConfig;
   private readonly env: Environment;
+  private readonly budget: RequestBudget;
   /** Everything that came from a variable or a header: never in a message. */
   readonly secrets = new Set<string>();
 
-  constructor(registry: RegistryConfig, env: Environment) {
+  constructor(registry: RegistryConfig, env: Environment, budget: RequestBudget) {
     this.registry = registry;
     this.env = env;
+    this.budget = budget;
   }
 
   index(): Promise<Uint8Array> {
@@ -220,17 +260,21 @@ class RemoteRegistryFiles implements RegistryFiles {
       headers,
     );
     const shown = displayUrl(filled, this.env);
+    const failed = (why: string) =>
+      new KilnError(
+        "invalid_request",
+        `failed to fetch ${what} from ${this.registry.namespace} at ${shown}`,
+        why,
+      );
+    const place = this.budget.take();
+    if ("refused" in place) throw failed(place.refused);
     try {
-      return await fetchBytes(url, { headers });
+      return await fetchBytes(url, { headers, signal: place.signal });
     } catch (error) {
       if (!(error instanceof FetchFailure)) throw error;
       if (error.status === 401 || error.status === 403)
         throw this.refusedError(error.status, shown);
-      throw new KilnError(
-        "invalid_request",
-        `failed to fetch ${what} from ${this.registry.namespace} at ${shown}`,
-        error.message,
-      );
+      throw failed(error.message);
     }
   }
 
@@ -285,6 +329,7 @@ export class RegistryClient {
   private readonly files = new Map<string, RegistryFiles>();
   private readonly indexes = new Map<string, Promise<RegistryIndex>>();
   private readonly resolved = new Map<string, Promise<RegistryResolution>>();
+  private readonly budget = new RequestBudget();
 
   constructor(
     cwd: string,
@@ -375,7 +420,7 @@ export class RegistryClient {
       if (registry === undefined) {
         throw unknownNamespaceError(reference, namespace, [...this.registries.keys()]);
       }
-      files = new RemoteRegistryFiles(registry, (name) => this.env[name]);
+      files = new RemoteRegistryFiles(registry, (name) => this.env[name], this.budget);
     }
     this.files.set(namespace, files);
     return files;

@@ -197,6 +197,8 @@ describe("a namespaced registry served by nginx", { skip }, () => {
     assert.equal(moved.status, 0, moved.stderr);
     assert.match(tree(dir)["k8s/cache-redis.yaml"] ?? "", /^# redis 1\.3\.0\n/);
     assert.equal(lockOf(dir).components[0]?.source.version, "1.3.0");
+    // the reference typed with a version names the one the lock pins now
+    assert.equal(lockOf(dir).components[0]?.reference, "@acme/redis@1.3.0");
     const current = await run(["status"], dir);
     assert.doesNotMatch(current.stdout, /newer version/);
 
@@ -328,6 +330,50 @@ describe("a namespaced registry served by nginx", { skip }, () => {
     });
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /HTTP 401/);
+  });
+});
+
+describe("a run's requests to registries", { skip }, () => {
+  it("are at most 64, whatever kiln.lock names: the rest are not made, and each component says why", async () => {
+    const dir = projectWith(`[registries]\n"@acme" = "${otherOrigin}/{name}.json"\n`);
+    const components = Array.from({ length: 70 }, (_, at) => ({
+      component: "cache/redis",
+      fields: {},
+      files: [],
+      fingerprint: `sha256:${"0".repeat(64)}`,
+      labels: {},
+      name: `cache${at}`,
+      namespace: "default",
+      reference: `@acme/redis@9.0.${at}`,
+      source: {
+        digest: `sha256:${"0".repeat(64)}`,
+        item: "redis",
+        registry: "@acme",
+        type: "registry",
+        version: `9.0.${at}`,
+      },
+    }));
+    write(dir, "kiln.lock", `${JSON.stringify({ version: 2, components })}\n`);
+    otherOriginSaw.length = 0;
+    const status = await run(["status", "--json"], dir);
+    assert.equal(status.status, 0, status.stderr);
+    assert.equal(otherOriginSaw.length, 64);
+    const errors = (JSON.parse(status.stdout) as { components: { error?: string }[] }).components;
+    const refused = errors.filter((component) =>
+      /^failed to fetch the item @acme\/redis@9\.0\.\d+ from @acme/.test(component.error ?? ""),
+    );
+    assert.equal(refused.length, 70);
+    // the ones past the bound fail without a request, and say so
+    const client = new RegistryClient(dir, { env: { XDG_CONFIG_HOME: tempDir() } });
+    const results = await Promise.allSettled(
+      Array.from({ length: 65 }, (_, at) => client.resolve(`@acme/redis@9.2.${at}`)),
+    );
+    const last = results.at(-1) as PromiseRejectedResult;
+    assert.equal(last.status, "rejected");
+    assert.equal(
+      (last.reason as { detail?: string }).detail,
+      "not fetched: a run of kiln makes at most 64 requests to registries, and this one needs more",
+    );
   });
 });
 

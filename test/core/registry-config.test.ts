@@ -17,6 +17,7 @@ import {
   REGISTRY_LIMITS,
   type RegistryConfig,
   redactSecrets,
+  referenceAtVersion,
 } from "../../src/core/registry-config.ts";
 import { indexEntry, parseRegistryIndex } from "../../src/core/registry-index.ts";
 
@@ -52,6 +53,11 @@ describe("references of the fourth kind", () => {
     ]) {
       assert.equal(parseRegistryReference(other), undefined, other);
     }
+  });
+
+  test("a reference typed with a version follows the pin; one without stays as typed", () => {
+    assert.equal(referenceAtVersion("@acme/redis@1.2.0", "1.3.0"), "@acme/redis@1.3.0");
+    assert.equal(referenceAtVersion("@acme/redis", "1.3.0"), "@acme/redis");
   });
 
   test("a namespace is at most 64 characters after its @", () => {
