@@ -365,6 +365,13 @@ export class RegistryClient {
 
   private async fetchItem(reference: string): Promise<RegistryResolution> {
     const parsed = parseRegistryReference(reference) as RegistryReference;
+    if (parsed.item === INDEX_NAME) {
+      throw new KilnError(
+        "invalid_request",
+        `\`${reference}\` names no item - \`${INDEX_NAME}\` is the name of a registry's index, which no item may have`,
+        `run \`kiln add ${parsed.namespace}/<name>\` with the name of one of its items`,
+      );
+    }
     const files = this.filesOf(reference, parsed.namespace);
     let version = parsed.version;
     let expected: { digest: string; where: string } | undefined;

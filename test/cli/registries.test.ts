@@ -546,5 +546,9 @@ describe("@kiln, kiln's own registry", () => {
       missing.resolve("@kiln/nothing"),
       /the registry @kiln has no item `nothing`/,
     );
+    await assert.rejects(
+      missing.resolve("@kiln/registry"),
+      /`registry` is the name of a registry's index/,
+    );
   });
 });
