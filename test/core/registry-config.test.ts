@@ -55,6 +55,13 @@ describe("references of the fourth kind", () => {
     }
   });
 
+  test("an item name is at most 128 characters, a version at most 64", () => {
+    assert.ok(parseRegistryReference(`@acme/${"r".repeat(128)}`));
+    assert.equal(parseRegistryReference(`@acme/${"r".repeat(129)}`), undefined);
+    assert.ok(parseRegistryReference(`@acme/redis@1.0.0-${"a".repeat(58)}`));
+    assert.equal(parseRegistryReference(`@acme/redis@1.0.0-${"a".repeat(59)}`), undefined);
+  });
+
   test("a reference typed with a version follows the pin; one without stays as typed", () => {
     assert.equal(referenceAtVersion("@acme/redis@1.2.0", "1.3.0"), "@acme/redis@1.3.0");
     assert.equal(referenceAtVersion("@acme/redis", "1.3.0"), "@acme/redis");
@@ -135,6 +142,13 @@ describe("the [registries] table", () => {
     assert.throws(() => parseRegistriesTable(table("${1TOKEN}"), "f"), /is not a variable/);
     assert.throws(() => parseRegistriesTable(table("${A-B}"), "f"), /is not a variable/);
     assert.throws(() => parseRegistriesTable(table("Bearer ${TOKEN"), "f"), /is not closed/);
+  });
+
+  test("a URL template is at most 2048 characters", () => {
+    const url = (length: number) => `https://r.test/{name}?${"q".repeat(length - 22)}`;
+    assert.equal(url(2048).length, 2048);
+    assert.ok(parseRegistriesTable({ "@acme": url(2048) }, "f"));
+    assert.throws(() => parseRegistriesTable({ "@acme": url(2049) }, "f"), /longer than 2048/);
   });
 
   test("at most 100 registries in one file", () => {
@@ -236,6 +250,23 @@ describe("the index and the lock", () => {
       (error: Error & { detail?: string }) =>
         /is not a valid registry index/.test(error.message) &&
         /digest is not sha256/.test(error.detail ?? ""),
+    );
+  });
+
+  test("an index lists at most 10,000 items", () => {
+    const index = (count: number) =>
+      JSON.stringify({
+        name: "acme",
+        items: Array.from({ length: count }, (_, at) => ({
+          name: `i${at}`,
+          version: "1.0.0",
+          digest,
+        })),
+      });
+    assert.equal(parseRegistryIndex(index(10_000), "@acme").items.length, 10_000);
+    assert.throws(
+      () => parseRegistryIndex(index(10_001), "@acme"),
+      (error: Error & { detail?: string }) => /more than 10000 items/.test(error.detail ?? ""),
     );
   });
 
