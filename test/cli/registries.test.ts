@@ -6,8 +6,9 @@
 // user's $XDG_CONFIG_HOME/kiln/config.toml; tokens from the environment, never written or
 // printed; versions pinned in kiln.lock and verified by digest.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -15,10 +16,12 @@ import { after, before, describe, it } from "node:test";
 import { RegistryClient } from "../../src/node/registry-client.ts";
 import { nginxSkip, startNginx, type TestNginx } from "../tools/nginx.ts";
 import {
+  cleanEnv,
   cleanUp,
   ensureBuilt,
   kilnAsync,
   project,
+  REPO,
   type Run,
   tempDir,
   tree,
@@ -525,6 +528,57 @@ describe("registries without a server", () => {
 });
 
 describe("@kiln, kiln's own registry", () => {
+  it("the built CLI reads it from registries/kiln beside its own folder: no configuration, no network, pinned and verified", async () => {
+    // a copy of the package as installed (package.json and dist/), with a built @kiln folder
+    // (the build of @kiln's own items puts the real one there)
+    const packageDir = tempDir();
+    cpSync(join(REPO, "dist"), join(packageDir, "dist"), { recursive: true });
+    cpSync(join(REPO, "package.json"), join(packageDir, "package.json"));
+    // its dependencies as installed beside it
+    symlinkSync(join(REPO, "node_modules"), join(packageDir, "node_modules"));
+    const registries = join(packageDir, "dist", "registries");
+    rmSync(registries, { recursive: true, force: true });
+    const bytes = publish(registries, "kiln", ["0.1.0"]);
+    const copy = (args: string[], cwd: string) =>
+      new Promise<Run>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [join(packageDir, "dist", "cli", "main.js"), ...args],
+          {
+            cwd,
+            env: cleanEnv({ XDG_CONFIG_HOME: join(cwd, "..", "no-config") }),
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString();
+        });
+        child.stderr.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        child.on("close", (status) => resolve({ status, stdout, stderr }));
+      });
+    const dir = project();
+    const added = await copy(["add", "@kiln/redis", "--name", "cache"], dir);
+    assert.equal(added.status, 0, added.stderr);
+    assert.equal(added.stdout, "created   k8s/cache-redis.yaml\n");
+    assert.deepEqual(lockOf(dir).components[0]?.source, {
+      type: "registry",
+      registry: "@kiln",
+      item: "redis",
+      version: "0.1.0",
+      digest: digestOf(bytes["0.1.0"] as string),
+    });
+    writeFileSync(join(registries, "kiln", "redis@0.1.0.json"), "{}\n");
+    const update = await copy(["update"], dir);
+    assert.equal(update.status, 1);
+    assert.match(
+      update.stderr,
+      /^error: the item @kiln\/redis@0\.1\.0 changed on the registry without a new version/,
+    );
+  });
+
   it("is read from its folder with no configuration and no network, verified like any registry", async () => {
     const folder = tempDir();
     const bytes = publish(folder, "kiln", ["0.1.0"]);
