@@ -340,6 +340,24 @@ export function expandVariables(
   });
 }
 
+/**
+ * A header value after expansion: a variable may bring a line break (which would start another
+ * header) or more than the bound. The error names the header and the registry, never the value.
+ */
+export function checkExpandedHeader(name: string, value: string, registry: RegistryConfig): void {
+  const problem = /[\r\n\0]/.test(value)
+    ? "holds a line break or NUL"
+    : value.length > REGISTRY_LIMITS.headerValueLength
+      ? `is longer than ${REGISTRY_LIMITS.headerValueLength} characters`
+      : undefined;
+  if (problem === undefined) return;
+  throw new KilnError(
+    "invalid_request",
+    `the header ${name} of the registry ${registry.namespace} ${problem} once its variables are expanded - kiln does not send it`,
+    `check the variables it uses in ${registry.from}`,
+  );
+}
+
 /** `{name}` and `{version}` of a URL template filled in. */
 export function fillTemplate(template: string, item: string, version: string | undefined): string {
   const name =

@@ -22,6 +22,7 @@ import { parseRegistryItemText, type RegistryItem } from "../core/item.ts";
 import { parseConfigRegistries } from "../core/project/kiln-toml.ts";
 import type { Lock, RegistryLockSource } from "../core/project/lock-format.ts";
 import {
+  checkExpandedHeader,
   displayUrl,
   type Environment,
   expandVariables,
@@ -253,6 +254,7 @@ class RemoteRegistryFiles implements RegistryFiles {
     for (const [name, value] of Object.entries(this.registry.headers)) {
       const expanded = expandVariables(value, this.registry, this.env, this.secrets);
       this.secrets.add(expanded);
+      checkExpandedHeader(name, expanded, this.registry);
       headers[name] = expanded;
     }
     const url = this.withoutCredentials(

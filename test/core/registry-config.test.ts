@@ -7,6 +7,7 @@ import { describe, test } from "node:test";
 import { parseConfigRegistries } from "../../src/core/project/kiln-toml.ts";
 import { lockVersionFor, parseLock, serializeLock } from "../../src/core/project/lock-format.ts";
 import {
+  checkExpandedHeader,
   displayUrl,
   expandVariables,
   fillTemplate,
@@ -185,6 +186,18 @@ describe("expansion and redaction", () => {
     );
     // only ${NAME}: a lone $ is text
     assert.equal(expandVariables("a$b $T", config, env({ T: "x" })), "a$b $T");
+  });
+
+  test("an expanded header value with a line break or over 8192 characters is refused, the value never named", () => {
+    const config = registry("https://r.test/{name}.json");
+    checkExpandedHeader("Authorization", "Bearer ok", config);
+    assert.throws(
+      () => checkExpandedHeader("Authorization", "Bearer se\r\ncret", config),
+      (error: Error) =>
+        error.message ===
+        "the header Authorization of the registry @acme holds a line break or NUL once its variables are expanded - kiln does not send it",
+    );
+    assert.throws(() => checkExpandedHeader("X", "v".repeat(8193), config), /longer than 8192/);
   });
 
   test("{name} and {version}: a pin on a template without {version} fetches <name>@<version>", () => {
