@@ -312,6 +312,23 @@ describe("a namespaced registry served by nginx", { skip }, () => {
     for (const content of Object.values(tree(dir))) assert.ok(!content.includes(PASSWORD));
   });
 
+  it("a token in the URL's query: sent, and shown as *** where the URL is named", async () => {
+    publish(root, "query", ["1.0.0"]);
+    const dir = projectWith(
+      `[registries]\n"@q" = "${nginx.origin}/open/query/{name}.json?token=\${Q_TOKEN}&v=2"\n`,
+    );
+    const env = { Q_TOKEN: TOKEN };
+    const added = await run(["add", "@q/redis", "--name", "cache"], dir, env);
+    assert.equal(added.status, 0, added.stderr);
+    const missing = await run(["add", "@q/redis@4.0.0", "--name", "other"], dir, env);
+    assert.equal(missing.status, 1);
+    assert.equal(
+      missing.stderr,
+      `error: failed to fetch the item @q/redis@4.0.0 from @q at ${nginx.origin}/open/query/redis@4.0.0.json?token=***&v=2\n  HTTP status 404\n`,
+    );
+    for (const content of Object.values(tree(dir))) assert.ok(!content.includes(TOKEN));
+  });
+
   it("a redirect to another origin is followed without the configured headers", async () => {
     // /away/ asks for the token (so the header did reach nginx), then sends kiln elsewhere
     publish(root, "moved", ["1.0.0"]);
