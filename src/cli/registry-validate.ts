@@ -31,7 +31,7 @@ import { ComponentRenderer } from "./render-component.ts";
 
 /** One item's outcome. */
 interface ItemReport {
-  /** `<name> (<folder>, <version>)`, or the folder when the item did not read. */
+  /** `<name> <version>` (and its folder when named otherwise), or the folder when the item did not read. */
   label: string;
   problems: string[];
   checks: Set<string>;
@@ -69,7 +69,7 @@ async function validateItem(
 ): Promise<ItemReport> {
   const { item } = source;
   const report: ItemReport = {
-    label: `${item.name} (${source.folder}, ${source.version})`,
+    label: `${item.name} ${source.version}${source.folder === item.name ? "" : ` (${source.folder})`}`,
     problems: [],
     checks: new Set(["schema"]),
     files: 0,
