@@ -77,7 +77,7 @@ async function validateItem(
   const lacking = unfillable(item);
   if (lacking.length > 0) {
     report.problems.push(
-      `component.json: required ${plural(lacking.length, "field")} without an example or default: ${lacking.join(", ")} - give each an \`example\` so the item can be tried`,
+      `component.json: ${lacking.length === 1 ? "a required field" : "required fields"} without an example or default: ${lacking.join(", ")} - give ${lacking.length === 1 ? "it" : "each"} an \`example\` so the item can be tried`,
     );
     return report;
   }

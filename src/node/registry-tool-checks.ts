@@ -16,8 +16,9 @@
 // written to a private temporary folder (never a `.py` file, so no plugin or module beside a
 // playbook loads; never an `ansible.cfg`), the tools start there with a configuration file of
 // kiln's own (empty: an `ansible.cfg` of the working folder or the environment is not read), the
-// inventory plugins are only `ini` and `yaml` (never `script`, which runs an executable file),
-// and the files are written without the executable bit. Syntax checks parse; they run nothing.
+// inventory plugins are only `host_list`, `ini` and `yaml` (never `script`, which runs an
+// executable file), and the files are written without the executable bit. Syntax checks parse;
+// they run nothing.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -96,7 +97,7 @@ function yamlProblem(content: string): string | undefined {
   return undefined;
 }
 
-/** The plays of a YAML file that is a playbook (a list of plays), or undefined. */
+/** The plays of a YAML file that is a playbook (a list with a play in it), or undefined. */
 function playsOf(content: string): Record<string, unknown>[] | undefined {
   const documents = parseAllDocuments(content);
   const first = Array.isArray(documents) ? documents[0] : undefined;
@@ -107,7 +108,7 @@ function playsOf(content: string): Record<string, unknown>[] | undefined {
     typeof entry === "object" &&
     entry !== null &&
     ["hosts", "import_playbook", "ansible.builtin.import_playbook"].some((key) => key in entry);
-  return value.every(isPlay) ? (value as Record<string, unknown>[]) : undefined;
+  return value.some(isPlay) ? (value as Record<string, unknown>[]) : undefined;
 }
 
 /** Whether a YAML file's first document is a Kubernetes object (`apiVersion` and `kind`). */
@@ -158,7 +159,7 @@ function toolEnv(scratch: string): NodeJS.ProcessEnv {
     ANSIBLE_LOCAL_TEMP: join(scratch, ".tmp"),
     ANSIBLE_HOME: join(scratch, ".home"),
     ANSIBLE_INVENTORY_UNPARSED_FAILED: "True",
-    ANSIBLE_INVENTORY_ENABLED: "ini,yaml",
+    ANSIBLE_INVENTORY_ENABLED: "host_list,ini,yaml",
     ANSIBLE_RETRY_FILES_ENABLED: "False",
     ANSIBLE_ROLES_PATH: join(scratch, "roles"),
   };
@@ -183,7 +184,9 @@ function runTool(
   });
   if (result.error) return `${command} could not run: ${result.error.message}`;
   if (result.status !== 0) {
-    return firstLines(`${result.stderr}\n${result.stdout}`) || `${command} exited ${result.status}`;
+    // the scratch folder's path means nothing to the reader: the file is named relative to it
+    const said = `${result.stderr}\n${result.stdout}`.split(`${cwd}/`).join("");
+    return firstLines(said) || `${command} exited ${result.status}`;
   }
   return undefined;
 }
