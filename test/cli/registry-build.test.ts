@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ansibleSkip } from "../tools/ansible.ts";
@@ -14,6 +16,7 @@ import {
   cleanUp,
   ensureBuilt,
   kiln,
+  kilnAsync,
   project,
   REPO,
   tempDir,
@@ -227,6 +230,36 @@ describe("kiln registry build", () => {
       tree(dir)["k8s/cache-redis.yaml"],
       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: cache\nspec:\n  containers:\n    - name: redis\n      image: redis:7.4\n",
     );
+  });
+
+  it("kiln add <URL of the built item> renders it, served as static files by a web server", async () => {
+    const registry = fixtureRegistry();
+    assert.equal(kiln(["registry", "build"], registry).status, 0);
+    const served = join(registry, "public");
+    // a static file server: the built folder as it is, nothing else
+    const server = createServer((request, response) => {
+      const path = join(served, ...(request.url ?? "/").split("/").filter((part) => part !== ".."));
+      try {
+        response.end(readFileSync(path));
+      } catch {
+        response.statusCode = 404;
+        response.end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const dir = project();
+      const run = await kilnAsync(
+        ["add", `${base}/r/redis@1.2.0.json`, "--name", "cache", "--image", "redis:7.4"],
+        dir,
+      );
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout, "created   k8s/cache-redis.yaml\n");
+      assert.match(tree(dir)["k8s/cache-redis.yaml"] as string, /^ {6}image: redis:7\.4$/m);
+    } finally {
+      server.close();
+    }
   });
 
   it("refuses an item named `registry` (the index's name) and an invalid version", () => {
