@@ -4,6 +4,7 @@
 // The work is src/node/registry-build.ts's and src/cli/registry-validate.ts's; this file parses
 // the command line and prints.
 import { resolve } from "node:path";
+import { didYouMean } from "../../core/did-you-mean.ts";
 import { plural } from "../../core/plural.ts";
 import {
   DEFAULT_OUTPUT,
@@ -50,7 +51,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const [action, typedDir = "."] = args as [string, string | undefined];
   if (action !== "build" && action !== "validate") {
     throw new UsageError(
-      `unknown action \`${action}\` - kiln registry build or kiln registry validate`,
+      `unknown action \`${action}\`${didYouMean(action, ["build", "validate"])} - kiln registry build or kiln registry validate`,
     );
   }
   const cwd = process.cwd();
