@@ -213,7 +213,25 @@ export function publishedItem(
       `${label}: no item may be named \`${RESERVED_ITEM_NAME}\` - a built registry's index is ${REGISTRY_FILE}`,
     );
   }
-  return { item, version, text: `${JSON.stringify(ordered, null, 2)}\n` };
+  return { item, version, text: `${publishedText(ordered, label)}\n` };
+}
+
+/**
+ * The item's JSON text. JSON.parse reads nesting of any depth, JSON.stringify recurses and runs
+ * out of stack on a stranger's `[[[[...]]]]` (tens of thousands deep): that is an item too deep
+ * to publish, said as such rather than as the engine's stack error.
+ */
+function publishedText(item: Record<string, unknown>, label: string): string {
+  try {
+    return JSON.stringify(item, null, 2);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new KilnError(
+      "invalid_request",
+      `${label} nests lists or objects too deeply to publish`,
+      "an item is fields and files: keep any other key shallow",
+    );
+  }
 }
 
 /** The built index's text: the registry's name and homepage, then one entry per item. */

@@ -332,6 +332,23 @@ describe("hostile registry source folders are refused, nothing written", () => {
     assert.equal(existsSync(join(dir, "public")), false);
   });
 
+  it("a component.json nested too deeply to write back as JSON", () => {
+    const dir = fixtureRegistry();
+    const depth = 200_000;
+    write(
+      dir,
+      "redis/component.json",
+      `${JSON.stringify(redisComponent("1.2.0")).slice(0, -1)},"x":${"[".repeat(depth)}${"]".repeat(depth)}}`,
+    );
+    const run = kiln(["registry", "build"], dir);
+    assert.equal(run.status, 1);
+    assert.match(
+      run.stderr,
+      /^error: redis\/component\.json nests lists or objects too deeply to publish$/m,
+    );
+    assert.equal(existsSync(join(dir, "public")), false);
+  });
+
   it("a link in the output folder leading out of it is refused by the rules of every write", () => {
     const dir = fixtureRegistry();
     const elsewhere = write(tempDir(), "keep.json", "{}\n");
