@@ -42,6 +42,9 @@ import { planRun, type Step } from "./write-plan.ts";
  */
 export const MAX_SOURCE_FILE_BYTES = MAX_LOCAL_FILE_BYTES;
 
+/** All the items of one registry together, read into memory and written by one build. */
+export const MAX_REGISTRY_BYTES = 256 * 1024 * 1024;
+
 /** The output folder when none is given: `public/r` of the source folder, as shadcn's. */
 export const DEFAULT_OUTPUT = join("public", "r");
 
@@ -162,6 +165,7 @@ export function readRegistrySource(
   const manifest = parseRegistryManifest(manifestBytes.toString("utf8"), manifestShown);
   const items: SourceItem[] = [];
   const names = new Map<string, string>();
+  let publishedBytesTotal = 0;
   for (const folder of manifest.items) {
     let published: PublishedItem;
     try {
@@ -180,8 +184,23 @@ export function readRegistrySource(
     }
     names.set(published.item.name, folder);
     items.push({ ...published, folder });
+    publishedBytesTotal += Buffer.byteLength(published.text, "utf8");
+    if (publishedBytesTotal > MAX_REGISTRY_BYTES) {
+      throw new KilnError(
+        "invalid_request",
+        `the items of ${manifestShown} take more than ${MAX_REGISTRY_BYTES} bytes - kiln builds a registry only up to that size`,
+        "split it into registries of their own",
+      );
+    }
   }
   return { manifest, items };
+}
+
+function itemTooLarge(componentShown: string): KilnError {
+  return new KilnError(
+    "invalid_request",
+    `${componentShown}: the item is larger than ${MAX_SOURCE_FILE_BYTES} bytes with its templates - kiln fetches items only up to that size`,
+  );
 }
 
 /** One component folder, read and published; `show` turns a source path into its shown form. */
@@ -193,17 +212,19 @@ function readComponentFolder(
   const componentShown = show(`${folder}/${COMPONENT_FILE}`);
   const text = readSourceFile(rootReal, `${folder}/${COMPONENT_FILE}`, componentShown);
   const source = parseComponentSource(text.toString("utf8"), componentShown);
-  const templates = source.templateFiles.map((file) =>
-    readSourceFile(rootReal, `${folder}/${file}`, show(`${folder}/${file}`)).toString("utf8"),
-  );
+  // the item's bytes are counted as its files are read, so a component.json naming one large
+  // template a thousand times stops at the cap instead of reading it a thousand times
+  let total = text.length;
+  const templates = source.templateFiles.map((file) => {
+    const bytes = readSourceFile(rootReal, `${folder}/${file}`, show(`${folder}/${file}`));
+    total += bytes.length;
+    if (total > MAX_SOURCE_FILE_BYTES) throw itemTooLarge(componentShown);
+    return bytes.toString("utf8");
+  });
   const version = itemVersion(source.json, componentShown);
   const published = publishedItem(source, templates, version, componentShown);
-  const size = Buffer.byteLength(published.text, "utf8");
-  if (size > MAX_SOURCE_FILE_BYTES) {
-    throw new KilnError(
-      "invalid_request",
-      `${componentShown}: the item is ${size} bytes with its templates, more than ${MAX_SOURCE_FILE_BYTES} - kiln fetches items only up to that size`,
-    );
+  if (Buffer.byteLength(published.text, "utf8") > MAX_SOURCE_FILE_BYTES) {
+    throw itemTooLarge(componentShown);
   }
   return published;
 }

@@ -332,6 +332,26 @@ describe("hostile registry source folders are refused, nothing written", () => {
     assert.equal(existsSync(join(dir, "public")), false);
   });
 
+  it("an item over 10 MiB with its templates, counted as they are read (one 6 MiB template named twice)", () => {
+    const dir = fixtureRegistry();
+    truncateSync(join(dir, "redis", "redis.yaml.j2"), 6 * 1024 * 1024);
+    const component = redisComponent("1.2.0");
+    writeJson(dir, "redis/component.json", {
+      ...component,
+      files: [
+        { path: "a.yaml", templateFile: "redis.yaml.j2" },
+        { path: "b.yaml", templateFile: "redis.yaml.j2" },
+      ],
+    });
+    const run = kiln(["registry", "build"], dir);
+    assert.equal(run.status, 1);
+    assert.match(
+      run.stderr,
+      /^error: redis\/component\.json: the item is larger than 10485760 bytes with its templates - kiln fetches items only up to that size$/m,
+    );
+    assert.equal(existsSync(join(dir, "public")), false);
+  });
+
   it("a component.json nested too deeply to write back as JSON", () => {
     const dir = fixtureRegistry();
     const depth = 200_000;
