@@ -38,7 +38,11 @@ interface ItemReport {
   files: number;
 }
 
-/** The field values of one validation render; undefined when a required field has no value. */
+/**
+ * The field values of one validation render: with `all`, every field that has an example or a
+ * default, the example first; otherwise the required fields only (the others then take their
+ * defaults, as in `kiln add`, and the examples of optional fields are left out).
+ */
 function renderValues(item: RegistryItem, all: boolean): Record<string, string> {
   const values: Record<string, string> = {};
   for (const field of item.fields) {
@@ -56,6 +60,7 @@ function unfillable(item: RegistryItem): string[] {
     .map((field) => field.name);
 }
 
+/** An error's message, and the first line of its detail when it has one. */
 function detailed(error: unknown): string {
   const detail =
     error instanceof KilnError && error.detail ? ` (${error.detail.split("\n")[0]})` : "";
