@@ -112,6 +112,13 @@ export function parseRegistryManifest(text: string, label: string): RegistryMani
   }
   const folders: string[] = [];
   items.forEach((item, index) => {
+    if (plainObject(item)?.digest !== undefined) {
+      throw new KilnError(
+        "invalid_request",
+        `${label} is a built registry's index, not a source folder's manifest`,
+        "run kiln registry build and validate on the folder the registry is built from",
+      );
+    }
     if (typeof item !== "string") throw manifestError(label, `items[${index}] must be a string`);
     const problem = sourcePathProblem(item);
     if (problem) throw manifestError(label, `items[${index}] ${problem}`);

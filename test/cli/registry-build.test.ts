@@ -262,6 +262,17 @@ describe("kiln registry build", () => {
     }
   });
 
+  it("a built folder given as the source is named as a built index", () => {
+    const dir = fixtureRegistry();
+    assert.equal(kiln(["registry", "build"], dir).status, 0);
+    const run = kiln(["registry", "validate", "public/r"], dir);
+    assert.equal(run.status, 1);
+    assert.match(
+      run.stderr,
+      /^error: public\/r\/registry\.json is a built registry's index, not a source folder's manifest$/m,
+    );
+  });
+
   it("refuses an item named `registry` (the index's name) and an invalid version", () => {
     const dir = fixtureRegistry();
     writeJson(dir, "redis/component.json", { ...redisComponent("1.2.0"), name: "registry" });
