@@ -7,7 +7,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ansibleSkip } from "../tools/ansible.ts";
-import { parseTerraform, terraformFolderDuplicates } from "../tools/hcl.ts";
+import {
+  parseTerraform,
+  terraformFolderDuplicates,
+  terraformInit,
+  terraformSkip,
+} from "../tools/hcl.ts";
 import { cleanUp, ensureBuilt, kiln, project, REPO, tempDir, write, writeJson } from "./helpers.ts";
 import { fixtureRegistry, redisComponent, sha256 } from "./registry-fixture.ts";
 
@@ -136,6 +141,66 @@ function resources(json: Record<string, unknown>): string[] {
   );
 }
 
+interface KilnComponent {
+  reference: string;
+  name: string;
+  fields: Record<string, string>;
+  item: string;
+  network: boolean;
+}
+
+let rendered: { component: KilnComponent; file: { path: string; content: string } }[] | undefined;
+
+/**
+ * Every @kiln item rendered with its examples and defaults, and (where `private_network` is
+ * optional) without a network: one preset, rendered by one run of the built binary, once per
+ * file.
+ */
+function renderedKilnItems(): {
+  component: KilnComponent;
+  file: { path: string; content: string };
+}[] {
+  if (rendered !== undefined) return rendered;
+  const components = KILN_ITEMS.flatMap((name): KilnComponent[] => {
+    const reference = join(REPO, "dist", "registries", "kiln", `${name}.json`);
+    const item = JSON.parse(readFileSync(reference, "utf8")) as {
+      fields: { name: string; required: boolean; example?: string; default?: string }[];
+    };
+    const fields = Object.fromEntries(
+      item.fields.flatMap((field) => {
+        const value = field.example ?? field.default;
+        return value === undefined ? [] : [[field.name, value]];
+      }),
+    ) as Record<string, string>;
+    const optional = !item.fields.find((field) => field.name === "private_network")?.required;
+    const { private_network: _network, ...without } = fields;
+    return [
+      { reference, name: `${name}-net`, fields, item: name, network: true },
+      ...(optional
+        ? [{ reference, name: `${name}-pub`, fields: without, item: name, network: false }]
+        : []),
+    ];
+  });
+  const dir = tempDir();
+  writeJson(dir, "kiln.preset.json", {
+    name: "kiln-items",
+    components: components.map(({ reference, name, fields }) => ({ reference, name, fields })),
+  });
+  const run = kiln(["render", "./kiln.preset.json", "--json"], dir);
+  assert.equal(run.status, 0, run.stderr);
+  const files = (JSON.parse(run.stdout) as { files: { path: string; content: string }[] }).files;
+  assert.equal(files.length, components.length);
+  rendered = components.map((component) => {
+    const provider = component.item.split("-")[0] as string;
+    const file = files.find((candidate) =>
+      candidate.path.startsWith(`${component.name}-${provider}/`),
+    );
+    assert.ok(file, `${component.name}: ${files.map((candidate) => candidate.path).join(", ")}`);
+    return { component, file };
+  });
+  return rendered;
+}
+
 describe("@kiln, kiln's own registry", () => {
   it("its source folder passes kiln registry validate", () => {
     const run = kiln(["registry", "validate", "registries/kiln"], REPO);
@@ -176,43 +241,8 @@ describe("@kiln, kiln's own registry", () => {
       "hetzner-private": ["hcloud_network", "hcloud_network_subnet"],
       "digitalocean-private": ["digitalocean_vpc"],
     };
-    // every item with its examples and defaults, and (where it is optional) without a network:
-    // one preset, rendered by one run
-    const components = KILN_ITEMS.flatMap((name) => {
-      const reference = join(REPO, "dist", "registries", "kiln", `${name}.json`);
-      const item = JSON.parse(readFileSync(reference, "utf8")) as {
-        fields: { name: string; required: boolean; example?: string; default?: string }[];
-      };
-      const fields = Object.fromEntries(
-        item.fields.flatMap((field) => {
-          const value = field.example ?? field.default;
-          return value === undefined ? [] : [[field.name, value]];
-        }),
-      );
-      const optional = !item.fields.find((field) => field.name === "private_network")?.required;
-      const { private_network: _network, ...without } = fields;
-      return [
-        { reference, name: `${name}-net`, fields, item: name, network: true },
-        ...(optional
-          ? [{ reference, name: `${name}-pub`, fields: without, item: name, network: false }]
-          : []),
-      ];
-    });
-    const dir = tempDir();
-    writeJson(dir, "kiln.preset.json", {
-      name: "kiln-items",
-      components: components.map(({ reference, name, fields }) => ({ reference, name, fields })),
-    });
-    const run = kiln(["render", "./kiln.preset.json", "--json"], dir);
-    assert.equal(run.status, 0, run.stderr);
-    const files = (JSON.parse(run.stdout) as { files: { path: string; content: string }[] }).files;
-    assert.equal(files.length, components.length);
-    for (const component of components) {
+    for (const { component, file } of renderedKilnItems()) {
       const provider = component.item.split("-")[0] as string;
-      const file = files.find((candidate) =>
-        candidate.path.startsWith(`${component.name}-${provider}/`),
-      );
-      assert.ok(file, `${component.name}: ${files.map((candidate) => candidate.path).join(", ")}`);
       assert.equal(file.path, `${component.name}-${provider}/${component.name}-${provider}.tf`);
       const json = await parseTerraform(file.content, file.path);
       assert.deepEqual(await terraformFolderDuplicates([file]), [], file.path);
@@ -220,6 +250,16 @@ describe("@kiln, kiln's own registry", () => {
       for (const type of networkResources[component.item] ?? []) {
         assert.equal(types.includes(type), component.network, `${component.name}: ${type}`);
       }
+    }
+  });
+
+  it("each item's folder loads in terraform init (offline, stand-in providers)", {
+    skip: terraformSkip(),
+  }, async () => {
+    const dir = tempDir();
+    for (const { file } of renderedKilnItems()) {
+      write(dir, file.path, file.content);
+      await terraformInit(join(dir, file.path.slice(0, file.path.indexOf("/"))));
     }
   });
 
