@@ -234,19 +234,27 @@ export function itemDigest(text: string): string {
   return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
 }
 
-/** The versions of `name` already published in the output folder (`<name>@<version>.json`). */
-function publishedVersions(outputDir: string, name: string): string[] {
+/**
+ * Every item's versions already published in the output folder (`<name>@<version>.json`), by
+ * name: the folder is listed once for the whole build, however many items it publishes.
+ */
+function publishedVersions(outputDir: string): Map<string, string[]> {
+  const versions = new Map<string, string[]>();
   let entries: string[];
   try {
     entries = readdirSync(outputDir);
   } catch {
-    return [];
+    return versions;
   }
-  const prefix = `${name}@`;
-  return entries
-    .filter((entry) => entry.startsWith(prefix) && entry.endsWith(".json"))
-    .map((entry) => entry.slice(prefix.length, -".json".length))
-    .filter((version) => semver.valid(version) === version);
+  for (const entry of entries) {
+    const at = entry.lastIndexOf("@");
+    if (at <= 0 || !entry.endsWith(".json")) continue;
+    const version = entry.slice(at + 1, -".json".length);
+    if (semver.valid(version) !== version) continue;
+    const name = entry.slice(0, at);
+    versions.set(name, [...(versions.get(name) ?? []), version]);
+  }
+  return versions;
 }
 
 /**
@@ -276,6 +284,7 @@ export function planRegistryBuild(
 ): RegistryBuild {
   const entries: IndexEntry[] = [];
   const files: { path: string; content: string }[] = [];
+  const published = publishedVersions(outputDir);
   for (const { item, version, text, folder } of source.items) {
     const { latest, pinned } = itemFileNames(item.name, version);
     const pinnedShown = `${outputShown.replace(/\/+$/, "")}/${pinned}`;
@@ -287,9 +296,7 @@ export function planRegistryBuild(
         `raise \`version\` in ${folder}/${COMPONENT_FILE}: clients that pinned ${version} expect its bytes never to change`,
       );
     }
-    const newer = publishedVersions(outputDir, item.name).filter((other) =>
-      semver.gt(other, version),
-    );
+    const newer = (published.get(item.name) ?? []).filter((other) => semver.gt(other, version));
     if (newer.length > 0) {
       const newest = semver.rsort(newer)[0] as string;
       throw new KilnError(
