@@ -332,6 +332,25 @@ export const PRESET: CommandDecl = {
   ],
 };
 
+export const REGISTRY: CommandDecl = {
+  name: "registry",
+  summary: "registry build|validate: publish a registry of your own components",
+  positionals: [
+    { name: "action", complete: { words: ["build", "validate"] } },
+    { name: "dir", count: "optional", complete: FOLDERS },
+  ],
+  options: [
+    {
+      name: "output",
+      type: "string",
+      value: "<folder>",
+      description: "build: where the built files go",
+      default: "<dir>/public/r",
+      complete: FOLDERS,
+    },
+  ],
+};
+
 export const SERVE: CommandDecl = {
   name: "serve",
   summary: "start the HTTP API",
@@ -441,6 +460,7 @@ export const COMMAND_LIST: readonly CommandDecl[] = [
   UPDATE,
   REMOVE,
   PRESET,
+  REGISTRY,
   SERVE,
   COMPLETION,
 ];

@@ -13,7 +13,7 @@ import { isPlainObject } from "./shape.ts";
 /** The bounds of a registry configuration (docs/security.md). */
 export const REGISTRY_LIMITS = {
   /** Characters of a namespace after its `@`. */
-  namespaceLength: 64,
+  namespaceLength: 63,
   /** Registries one file may configure. */
   registries: 100,
   /** Headers one registry may send. */
@@ -57,7 +57,7 @@ const VERSION_TEXT = new RegExp(`^[0-9A-Za-z.+-]{1,${REGISTRY_LIMITS.versionLeng
 /** The item name the index takes in the URL template: no item may have it. */
 export const INDEX_NAME = "registry";
 
-/** Is `namespace` `@` followed by 1 to 64 lowercase letters, digits and `-` (not first)? */
+/** Is `namespace` `@` followed by 1 to 63 lowercase letters, digits and `-` (not first)? */
 export function isNamespace(namespace: string): boolean {
   return NAMESPACE.test(namespace);
 }

@@ -68,7 +68,7 @@ describe("references of the fourth kind", () => {
     assert.equal(referenceAtVersion("@acme/redis", "1.3.0"), "@acme/redis");
   });
 
-  test("a namespace is at most 64 characters after its @", () => {
+  test("a namespace is at most 63 characters after its @, as a registry names itself", () => {
     const longest = `@${"a".repeat(REGISTRY_LIMITS.namespaceLength)}`;
     assert.ok(parseRegistryReference(`${longest}/redis`));
     assert.equal(parseRegistryReference(`${longest}a/redis`), undefined);

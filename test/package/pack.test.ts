@@ -53,6 +53,20 @@ describe("the packed package, installed into an empty prefix", () => {
     }
   });
 
+  it("ships @kiln, kiln's own registry, built: its index and each item file", () => {
+    const registry = join(prefix, "lib", "node_modules", "kiln", "dist", "registries", "kiln");
+    const index = JSON.parse(readFileSync(join(registry, "registry.json"), "utf8")) as {
+      name: string;
+      items: { name: string; version: string }[];
+    };
+    assert.equal(index.name, "kiln");
+    assert.ok(index.items.length >= 6, "the six server items");
+    for (const item of index.items) {
+      const text = readFileSync(join(registry, `${item.name}@${item.version}.json`), "utf8");
+      assert.equal(readFileSync(join(registry, `${item.name}.json`), "utf8"), text);
+    }
+  });
+
   it("kiln --version", () => {
     assert.equal(run(kiln, ["--version"], scratch), `kiln ${version}\n`);
   });
