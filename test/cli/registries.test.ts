@@ -545,6 +545,43 @@ describe("registries without a server", () => {
 });
 
 describe("@kiln, kiln's own registry", () => {
+  it("its built items resolve from the package with no configuration: pinned to the index's version and digest, and kiln check reads their networks", async () => {
+    const index = JSON.parse(
+      readFileSync(join(REPO, "dist", "registries", "kiln", "registry.json"), "utf8"),
+    ) as { items: { name: string; version: string; digest: string }[] };
+    const aws = index.items.find((item) => item.name === "aws-server");
+    assert.ok(aws, "@kiln lists aws-server");
+    const dir = project();
+    const server = (name: string, network: string) =>
+      run(
+        [
+          "add",
+          "@kiln/aws-server",
+          "--name",
+          name,
+          "--set",
+          "region=eu-west-1",
+          "--set",
+          "size=t3.micro",
+          "--set",
+          `private_network=${network}`,
+        ],
+        dir,
+      );
+    const added = await server("web", "10.0.0.0/16");
+    assert.equal(added.status, 0, added.stderr);
+    assert.deepEqual(lockOf(dir).components[0]?.source, {
+      type: "registry",
+      registry: "@kiln",
+      item: "aws-server",
+      version: aws.version,
+      digest: aws.digest,
+    });
+    assert.equal((await server("db", "10.0.1.0/24")).status, 0);
+    const check = await run(["check"], dir);
+    assert.match(check.stdout + check.stderr, /warning\[cidr-overlap\] @kiln\/aws-server `db`/);
+  });
+
   it("the built CLI reads it from registries/kiln beside its own folder: no configuration, no network, pinned and verified", async () => {
     // a copy of the package as installed (package.json and dist/), with a built @kiln folder
     // (the build of @kiln's own items puts the real one there)
