@@ -281,6 +281,14 @@ export const UPDATE: CommandDecl = {
       complete: { words: AUTOMATION_PROFILES },
     },
     {
+      name: "to",
+      type: "string",
+      value: "<version>",
+      description:
+        "a registry's item (@acme/redis): render this version instead of the one kiln.lock pins",
+    },
+    flag("latest", "a registry's item: render the newest version its index lists"),
+    {
       name: "conflicts",
       type: "string",
       value: "<how>",

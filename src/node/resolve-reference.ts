@@ -1,5 +1,7 @@
 // Component reference → registry item, tried in this order, the first match winning: built-in
 // name (the part after the last `/`), URL, existing local file; anything else is an error.
+// A reference of the fourth kind, `@ns/name[@version]` (src/core/registry-config.ts), is a
+// namespaced registry's item and never one of these three (src/node/registry-client.ts).
 //
 // Local files are read only when they are regular files: the path is looked at with stat first,
 // so a device, FIFO or socket is never opened (opening some devices does something: /dev/ptmx
@@ -15,6 +17,7 @@ import { closest } from "../core/did-you-mean.ts";
 import { KilnError } from "../core/errors.ts";
 import { parseRegistryItemText, type RegistryItem } from "../core/item.ts";
 import type { Registry } from "../core/registry.ts";
+import { isRegistryReference } from "../core/registry-config.ts";
 import { builtinRegistry } from "./builtin-registry.ts";
 import {
   DEFAULT_FETCH_LIMITS,
@@ -50,6 +53,8 @@ export type Located =
   | { item?: undefined; bytes: Uint8Array; origin: string; identity?: string | undefined };
 
 export function builtinFor(reference: string, registry: Registry): RegistryItem | undefined {
+  // `@acme/deployment` is @acme's deployment, not the built-in of that name
+  if (isRegistryReference(reference)) return undefined;
   const lastSegment = reference.slice(reference.lastIndexOf("/") + 1);
   return registry.byComponentName(lastSegment);
 }

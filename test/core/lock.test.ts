@@ -117,12 +117,12 @@ describe("kiln.lock format", () => {
   });
 
   test("a newer version is refused with the upgrade message, whatever else it holds", () => {
-    for (const text of ['{"version": 2}', '{"version": 7, "components": "who knows"}']) {
+    for (const text of ['{"version": 3}', '{"version": 7, "components": "who knows"}']) {
       assert.throws(
         () => parseLock(text),
         (error: Error & { detail?: string }) => {
           assert.equal(error.message, "this kiln.lock was written by a newer kiln - upgrade kiln");
-          assert.match(error.detail ?? "", /this kiln reads versions up to 1/);
+          assert.match(error.detail ?? "", /this kiln reads versions up to 2/);
           return true;
         },
       );

@@ -5,7 +5,7 @@ import { DEFAULT_OUTPUT_DIR, LOCK_FILE, PROJECT_FILE } from "../../core/config.t
 import type { KilnError } from "../../core/errors.ts";
 import { alreadyExists } from "../../core/plan.ts";
 import { plural } from "../../core/plural.ts";
-import { serializeProjectConfig } from "../../core/project/kiln-toml.ts";
+import { serializeProjectConfig, withRegistriesKept } from "../../core/project/kiln-toml.ts";
 import { layoutProject, pathInside } from "../../core/project/layout.ts";
 import { setupLock } from "../../core/project/lock-entry.ts";
 import { emptyLock, recordComponent, serializeLock } from "../../core/project/lock-format.ts";
@@ -109,7 +109,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const presetLock = setupLock(
     components.map(({ component, output }) => ({
       component,
-      item: itemRecord(component.reference, output.item, output.builtin),
+      item: itemRecord(component.reference, output.item, output.builtin, output.registry),
       files: output.files,
     })),
     { outputDir, ...presetRenderSettings(preset) },
@@ -119,9 +119,20 @@ export async function run(argv: string[], output: Output): Promise<number> {
   // a dry run plans as --force would, so it can show every file; it refuses afterwards where
   // the real run would
   const outputRoot = resolve(cwd, outputDir);
+  // kiln.toml anew from the preset, keeping the [registries] of the one it replaces
+  const previousToml = readRegularFile(
+    resolve(cwd, PROJECT_FILE),
+    PROJECT_FILE,
+    MAX_PROJECT_FILE_BYTES,
+  );
+  const rootFiles = layout.rootFiles.map((file) =>
+    file.path === PROJECT_FILE
+      ? { ...file, content: withRegistriesKept(file.content, previousToml) }
+      : file,
+  );
   const groupsOf = (outputFiles: typeof layout.files): WriteGroup[] => [
     { root: outputRoot, files: outputFiles, project: cwd },
-    { root: cwd, files: layout.rootFiles, project: cwd, kilnOwn: true },
+    { root: cwd, files: rootFiles, project: cwd, kilnOwn: true },
     {
       root: cwd,
       files: [{ path: LOCK_FILE, content: serializeLock(lock) }],

@@ -31,14 +31,43 @@ import {
 } from "../shape.ts";
 import type { AutomationProfile } from "../vocabulary.ts";
 
-/** The format this kiln writes and the newest it reads. Raised when the format changes. */
-export const LOCK_VERSION = 1;
+/** The newest format this kiln reads and writes. Raised when the format changes. */
+export const LOCK_VERSION = 2;
+
+/**
+ * The format a lock without a registry's item is written in: version 1, which every kiln reads,
+ * so a project that uses no registry stays readable by the kilns before registries.
+ */
+const FIRST_LOCK_VERSION = 1;
+
+/** An item of a namespaced registry as the lock records it: where, which version, which bytes. */
+export interface RegistryLockSource {
+  type: "registry";
+  /** The namespace (`@acme`): the URL and any credential come from the current configuration. */
+  registry: string;
+  item: string;
+  version: string;
+  /** `sha256:<hex>` of the item file's bytes as served for that version. */
+  digest: string;
+}
 
 /** Where a component's registry item came from. */
 export type LockSource =
   | { type: "builtin"; kiln: string }
   | { type: "url"; url: string }
-  | { type: "file"; path: string };
+  | { type: "file"; path: string }
+  | RegistryLockSource;
+
+/**
+ * The format version a lock of `components` is written in: 2 when one of them comes from a
+ * namespaced registry (a kiln before registries cannot resolve it, and refuses the lock with
+ * its newer-lock message rather than failing on the unknown source), else 1.
+ */
+export function lockVersionFor(components: readonly Pick<LockedComponent, "source">[]): number {
+  return components.some((component) => component.source.type === "registry")
+    ? LOCK_VERSION
+    : FIRST_LOCK_VERSION;
+}
 
 export interface LockedFile {
   /** The path from the project root (the output folder included), `/`-separated. */
@@ -142,7 +171,7 @@ export function serializeLock(lock: Lock): string {
         };
       }),
   }));
-  return `${sortedJson({ version: LOCK_VERSION, components }, 2)}\n`;
+  return `${sortedJson({ version: lockVersionFor(components), components }, 2)}\n`;
 }
 
 const decodeSource: Decoder<LockSource> = (value, path) => {
@@ -155,9 +184,18 @@ const decodeSource: Decoder<LockSource> = (value, path) => {
   if (type === "file") {
     return { type, ...struct("LockSource", { path: required(string) })(value, path) };
   }
+  if (type === "registry") {
+    const fields = struct("LockSource", {
+      registry: required(string),
+      item: required(string),
+      version: required(string),
+      digest: required(string),
+    })(value, path);
+    return { type, ...fields };
+  }
   throw new ShapeError(
     `${path}.type`,
-    `unknown variant \`${type}\`, expected one of \`builtin\`, \`url\`, \`file\``,
+    `unknown variant \`${type}\`, expected one of \`builtin\`, \`url\`, \`file\`, \`registry\``,
   );
 };
 
