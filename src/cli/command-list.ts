@@ -47,6 +47,16 @@ const ALLOW_OLDER_KILN = flag(
   "write kiln.lock even when a newer kiln wrote it (its built-ins become this kiln's)",
 );
 
+/**
+ * The network of a command that resolves references: `--offline` takes registries' items and
+ * indexes from kiln's cache only and fetches nothing; `--refresh` asks every registry for its
+ * index again (the cache's is used for 10 minutes).
+ */
+const NETWORK = [
+  flag("offline", "use the network for nothing: registries' items only from kiln's cache"),
+  flag("refresh", "fetch the registries' indexes again, not from kiln's cache"),
+];
+
 /** setup's and apply's sides, for conflicts in the files kiln.lock tracks that --force merges. */
 const SIDE_TAKEN = [
   flag("ours", "with --force: in each conflict in a file kiln.lock tracks, keep your lines"),
@@ -148,6 +158,7 @@ export const ADD: CommandDecl = {
     DRY_RUN,
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
+    ...NETWORK,
   ],
 };
 
@@ -177,6 +188,7 @@ export const SETUP: CommandDecl = {
     ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
+    ...NETWORK,
   ],
 };
 
@@ -200,6 +212,7 @@ export const APPLY: CommandDecl = {
     DRY_RUN,
     ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
+    ...NETWORK,
   ],
 };
 
@@ -209,7 +222,7 @@ export const CHECK: CommandDecl = {
   // one preset, or components of the project's kiln.lock (`kiln check deployment/api`): the
   // command tells them apart as `kiln diff` does
   positionals: [{ name: "preset|component", count: "any", complete: PRESETS_OR_LOCKED }],
-  options: [flag("json", 'print {"findings": [...], "errors": <n>, "warnings": <n>}')],
+  options: [flag("json", 'print {"findings": [...], "errors": <n>, "warnings": <n>}'), ...NETWORK],
 };
 
 export const RENDER: CommandDecl = {
@@ -231,6 +244,7 @@ export const RENDER: CommandDecl = {
     ...shortcutOptions(DEFAULT_NAMESPACE),
     flag("preset", "read <reference|preset> as a preset, whatever its name"),
     flag("json", 'print {"component": ..., "files": [...]} (a preset: {"files": [...]})'),
+    ...NETWORK,
   ],
 };
 
@@ -238,7 +252,10 @@ export const STATUS: CommandDecl = {
   name: "status",
   summary: "show what changed in the vendored files, here and upstream",
   positionals: [{ name: "component", count: "any", complete: LOCKED }],
-  options: [flag("json", 'print {"components": [...], "unowned": [...]} (see docs/cli.md)')],
+  options: [
+    flag("json", 'print {"components": [...], "unowned": [...]} (see docs/cli.md)'),
+    ...NETWORK,
+  ],
 };
 
 export const DIFF: CommandDecl = {
@@ -250,6 +267,7 @@ export const DIFF: CommandDecl = {
     flag("preset", "read the argument as a preset, whatever its name"),
     flag("json", 'print {"differs": <bool>, "files": [...]} (see docs/cli.md)'),
     flag("exit-code", "exit 1 when anything differs (for CI drift checks)"),
+    ...NETWORK,
   ],
 };
 
@@ -305,6 +323,7 @@ export const UPDATE: CommandDecl = {
     ),
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
+    ...NETWORK,
   ],
 };
 
