@@ -221,6 +221,24 @@ describe("kiln's cache of registries", { skip, timeout }, () => {
     }
   });
 
+  it("two kiln runs filling one cache at once both succeed, and every blob is the bytes its name says", async () => {
+    const cache = tempDir();
+    const one = acmeProject(nginx.origin);
+    const two = acmeProject(nginx.origin);
+    const runs = await Promise.all([
+      run(["add", "@acme/redis", "--name", "a", "--image", "redis:7"], one, cache),
+      run(["add", "@acme/redis", "--name", "b", "--image", "redis:7"], two, cache),
+    ]);
+    for (const result of runs) assert.equal(result.status, 0, result.stderr);
+    const blobs = join(cache, "kiln", "blobs", "sha256");
+    const names = readdirSync(blobs);
+    // the index and the item, no temporary file left behind
+    assert.equal(names.length, 2, names.join(", "));
+    for (const name of names) {
+      assert.equal(sha256(readFileSync(join(blobs, name), "utf8")), `sha256:${name}`);
+    }
+  });
+
   it("a cache file whose bytes are not its digest is not used: --offline misses, online fetches it again", async () => {
     const cache = tempDir();
     const dir = acmeProject(nginx.origin);
