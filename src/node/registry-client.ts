@@ -339,12 +339,27 @@ export class RegistryClient {
       digests?: ReadonlyMap<string, string>;
       env?: NodeJS.ProcessEnv;
       kilnDir?: string;
+      /** The registries to use instead of the files in `cwd` (the HTTP service's own). */
+      registries?: Map<string, RegistryConfig>;
     } = {},
   ) {
     this.cwd = cwd;
     this.env = options.env ?? process.env;
     this.digests = options.digests ?? new Map();
     this.kilnDir = options.kilnDir ?? KILN_REGISTRY_DIR;
+    this.registries = options.registries;
+  }
+
+  /** Every registry this client can read: `@kiln`, then the configured ones by namespace. */
+  namespaces(): string[] {
+    this.registries ??= readRegistries(this.cwd, this.env);
+    const configured = [...this.registries.keys()].filter((name) => name !== KILN_NAMESPACE);
+    return [KILN_NAMESPACE, ...configured.sort()];
+  }
+
+  /** The index of the registry `namespace` (`kiln search`, `kiln list @acme`), read once. */
+  readIndex(namespace: string): Promise<RegistryIndex> {
+    return this.redacted(() => this.index(namespace));
   }
 
   /** The item `reference` (`@ns/name[@version]`) names, fetched and verified once per run. */
