@@ -426,6 +426,14 @@ export const SERVE: CommandDecl = {
     },
     flag("ui", "also serve the dashboard from dist/web at /"),
     {
+      name: "config",
+      type: "string",
+      value: "<file>",
+      description:
+        "a TOML file whose [registries] table (as in kiln.toml) names the registries the service resolves @namespace/item through",
+      default: "only @kiln",
+    },
+    {
       name: "render-timeout",
       type: "string",
       value: "<ms>",

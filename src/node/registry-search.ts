@@ -5,6 +5,7 @@
 // search: the other sources are still searched (its message is the client's, secrets redacted).
 import { errorMessage, KilnError } from "../core/errors.ts";
 import { referenceOf } from "../core/item.ts";
+import type { Registry } from "../core/registry.ts";
 import { isNamespace, unknownNamespaceError } from "../core/registry-config.ts";
 import { BUILTIN_SOURCE, type SearchResult, searchItems } from "../core/registry-search.ts";
 import { builtinRegistry } from "./builtin-registry.ts";
@@ -30,8 +31,8 @@ function failureText(error: unknown): string {
 }
 
 /** The built-in components as search results. */
-function builtinResults(): SearchResult[] {
-  return builtinRegistry().items.map((item) => ({
+function builtinResults(builtins: Registry): SearchResult[] {
+  return builtins.items.map((item) => ({
     registry: BUILTIN_SOURCE,
     reference: referenceOf(item),
     name: item.name,
@@ -81,6 +82,7 @@ export async function searchSources(
   client: RegistryClient,
   query: string,
   registry?: string,
+  builtins: Registry = builtinRegistry(),
 ): Promise<SearchAnswer> {
   if (registry !== undefined) checkSource(client, registry);
   const namespaces =
@@ -95,7 +97,7 @@ export async function searchSources(
       }),
     ),
   );
-  const all = [...(includeBuiltins ? builtinResults() : []), ...read.flat()];
+  const all = [...(includeBuiltins ? builtinResults(builtins) : []), ...read.flat()];
   failures.sort((a, b) => namespaces.indexOf(a.registry) - namespaces.indexOf(b.registry));
   return {
     results: searchItems(all, query),
