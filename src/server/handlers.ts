@@ -200,7 +200,7 @@ function locate(reference: string, ctx: RequestContext, services: Services): Pro
   if (isRegistryReference(reference)) {
     return registryClient(ctx, services)
       .itemBytes(reference)
-      .then(({ bytes }) => ({ bytes, origin: reference }));
+      .then(({ bytes }) => ({ bytes, origin: reference }), forTheService);
   }
   return locateReference(reference, {
     registry: services.catalogue.registry(),
@@ -228,6 +228,22 @@ function registryClient(ctx: RequestContext, services: Services): RegistryClient
       signal: ctx.signal,
     },
   });
+}
+
+/**
+ * A namespace the service was not started with: the CLI's advice (add it to kiln.toml) is no
+ * help to a caller, who cannot add one; say where the service's registries come from instead.
+ */
+function forTheService(error: unknown): never {
+  if (error instanceof KilnError && error.message.includes(", which is not configured")) {
+    const configured = error.detail?.split("\n")[0] ?? "";
+    throw new KilnError(
+      error.kind,
+      error.message,
+      `${configured} - the service's registries are named when it starts (kiln serve --config <file>; GET /api/registries lists them), never by a request`,
+    );
+  }
+  throw error;
 }
 
 /**
@@ -264,7 +280,7 @@ export const search: Handler = async (ctx, services) => {
     query,
     only === "" ? undefined : only,
     services.catalogue.registry(),
-  );
+  ).catch(forTheService);
   return json(200, { results: answer.results.map(searchResult), failures: answer.failures });
 };
 

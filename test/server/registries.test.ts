@@ -203,6 +203,9 @@ describe("kiln serve --config: the service's own registries", { skip }, () => {
       JSON.parse(unknown.body).error,
       /names the registry @evil, which is not configured/,
     );
+    for (const answer of [byUrl, unknown]) {
+      assert.match(JSON.parse(answer.body).detail, /named when it starts \(kiln serve --config/);
+    }
     assert.equal(otherSaw.length, before);
   });
 
