@@ -352,6 +352,9 @@ describe("kiln list @acme", { skip }, () => {
     );
     const notOne = await run(["list", "acme"], dir);
     assert.equal(notOne.status, 2);
-    assert.match(notOne.stderr, /^error: `acme` is not a registry/);
+    assert.match(notOne.stderr, /^error: unexpected argument `acme`/);
+    const badNamespace = await run(["list", "@Acme"], dir);
+    assert.equal(badNamespace.status, 2);
+    assert.match(badNamespace.stderr, /^error: `@Acme` is not a registry/);
   });
 });

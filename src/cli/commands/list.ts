@@ -38,6 +38,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed, args } = parseCommand(argv, LIST);
   const [registry] = args;
   if (registry !== undefined) {
+    // anything that is not `@...` is the argument `kiln list` has always refused, as it was
+    if (!registry.startsWith("@")) throw new UsageError(`unexpected argument \`${registry}\``);
     if (!isNamespace(registry)) {
       throw new UsageError(
         `\`${registry}\` is not a registry - kiln list takes a namespace such as @kiln, or nothing for the built-ins`,
