@@ -2,9 +2,11 @@
 // up and read by the rules every lifecycle command reads by (ProjectFiles: inside the project,
 // no link out, not in `.git`, a regular file, at most 64 MiB), hashed against the lock to count
 // the files edited by hand, searched for conflict markers, and - for the one file a component's
-// facts come from - read into facts by the core's readers (src/core/project/disk-facts.ts). A
-// file that is refused or does not read is listed with the reason, and its component is checked
-// with the values kiln.lock records.
+// facts come from, when it was edited by hand - read into facts by the core's readers
+// (src/core/project/disk-facts.ts). A file as kiln wrote it (its hash is kiln.lock's) says what
+// the values it was written from say, which are the component's facts already. A file that is
+// refused or does not read is listed with the reason, and its component is checked with the
+// values kiln.lock records.
 import type { ItemMetaView } from "../core/item.ts";
 import {
   type ComponentOnDisk,
@@ -111,7 +113,9 @@ export function readProjectOnDisk(
         unread.push({ path: file.path, reason: "it holds unresolved conflict markers" });
         return;
       }
-      if (named.path !== factFile) return;
+      // a file as kiln wrote it says what the values it was written from say: only a file
+      // edited by hand is parsed (an untouched project never loads the YAML reader)
+      if (!isEdited || named.path !== factFile) return;
       const meta = component.meta ?? catalogueEntry(component.reference, catalogue);
       const outcome = readFactFile(kind, meta, entry, named.path, content);
       if (outcome === undefined) return;
