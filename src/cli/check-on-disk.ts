@@ -18,6 +18,8 @@ import {
 import { type CheckComponent, catalogueEntry, normalizePath } from "../core/project/facts.ts";
 import type { LockedComponent, LockedFile } from "../core/project/lock-format.ts";
 import { sha256Hex } from "../node/lock-compression.ts";
+// the yaml library the readers load on first use
+import "../node/node-libraries.ts";
 import { baseContent } from "../node/lock-on-disk.ts";
 import { ProjectFiles } from "../node/project-files.ts";
 import type { LockedProject } from "./lifecycle.ts";

@@ -182,6 +182,15 @@ describe("kiln check reads a stranger's files within bounds", () => {
       /^warning: infra\/playbooks\/web\.yml was not read: it nests deeper than 100 levels - /m,
     ],
     [
+      "80,000 nested `- ` and a document of 80,000 `[` (the YAML library's own recursion overflows)",
+      (dir) =>
+        writeFileSync(
+          join(dir, WEB_PLAYBOOK),
+          `${"- ".repeat(80_000)}x\n---\n${"[".repeat(80_000)}${"]".repeat(80_000)}\n`,
+        ),
+      /^warning: infra\/playbooks\/web\.yml was not read: it nests deeper than 100 levels - /m,
+    ],
+    [
       "a billion-laughs alias bomb",
       (dir) => {
         const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];

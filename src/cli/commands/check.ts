@@ -1,7 +1,8 @@
 // kiln check: the cross-component checks of the dashboard (src/core/project/checks/check-project.ts) on a preset, for
 // scripts and CI. Renders every component through the project pipeline to learn the paths it
 // writes (as setup would, with the same namespace default, but keeping every failure), writes
-// nothing, and fails when any finding is an error.
+// nothing, and fails when any finding is an error. A project is checked as its files are on
+// disk (check-on-disk.ts): its summary counts the files and those edited by hand.
 
 import { LOCK_FILE } from "../../core/config.ts";
 import { type ItemMetaView, toItemMetaView } from "../../core/item.ts";
@@ -34,8 +35,10 @@ export function help(): string {
   return commandHelp(CHECK, {
     title: "check a preset's components against each other",
     about: `<preset> is a built-in template (\`kiln presets\`), a URL or a path to a .preset.json file.
-Without <preset>, checks the project in the current folder: the components kiln.lock records,
-rendered with their recorded values (\`kiln check\` in CI). With components of that lock
+Without <preset>, checks the project in the current folder as its files are on disk: the files
+kiln.lock tracks, each edited one parsed as what it is (\`kiln check\` in CI). A file that does
+not parse is named and checked by the values kiln.lock records; a missing file is a warning,
+conflict markers left in a file an error. With components of that lock
 (\`kiln check ingress/api\`, \`kiln check api\`), the whole project is checked and the findings
 that involve them are reported.
 Renders every component (nothing is written) and reports what no single template can see:

@@ -11,7 +11,7 @@
 // or full of aliases. So each reader is bounded before the library it uses sees the text (the
 // size, the YAML nesting depth, the aliases a value may expand, the hosts an inventory may
 // list), and a text past a bound is "not read", with the bound named.
-import { Composer, type Document, LineCounter, Parser } from "yaml";
+import type { Document, LineCounter } from "yaml";
 import { errorMessage } from "../errors.ts";
 import {
   expandHostRange,
@@ -21,16 +21,19 @@ import {
   tokenizeIniLine,
 } from "../ini-import.ts";
 import type { ItemMeta } from "../item.ts";
+import { lazyLibraries } from "../lazy-libraries.ts";
 import type { AutomationProfile, FactKind } from "../vocabulary.ts";
 import { roleNames } from "./play-roles.ts";
 
 /** Larger files are not read for facts (a tracked file may be up to 64 MiB; no fact file is). */
 export const MAX_FACT_FILE_CHARS = 1024 * 1024;
 /**
- * YAML nested deeper than this is not read. The yaml library composes nodes recursively, and
- * a document nested some tens of thousands deep exhausts the stack - in a place where V8 ends
- * the process instead of throwing - so the depth is measured first, on the parser's own token
- * tree (built without recursion). Manifests and playbooks nest about 10 deep.
+ * YAML nested deeper than this is not read. The yaml library parses and composes nested
+ * collections recursively and catches the stack overflow of a deep one - but the overflow may
+ * strike inside V8's regular-expression compiler, which ends the process instead of throwing
+ * (80,000 nested `- ` then 100,000 nested `[` did; a few hundred levels overflow already). So the nesting is
+ * bounded twice: by a scan of the text before the library sees it, and on the parser's token
+ * tree before nodes are composed. Manifests and playbooks nest about 10 deep.
  */
 export const MAX_YAML_DEPTH = 100;
 /** Aliases one file may expand while it is read (a billion-laughs file expands millions). */
@@ -137,6 +140,42 @@ function list(value: unknown): unknown[] {
 // ---------------------------------------------------------------------------------------------
 // YAML, bounded
 
+/** A block indicator (`- `, `? `, `: `) at the start of what is left of a line. */
+const LEADING_INDICATORS = /^(?:[-?:](?:[ \t]+|$))*/;
+
+/**
+ * Whether a YAML text may nest deeper than `limit`, read before any parser sees it: per line,
+ * the indentation levels open (a stack of columns, as Python's tokenizer keeps), the block
+ * indicators that start it (`- - - x` nests three deep on one line) and the flow brackets open
+ * (quoted text and comments left out). An estimate of the nesting, never a parse - but no text
+ * the library could nest deeply passes it, and every file kiln writes does.
+ */
+function mayNestDeeper(source: string, limit: number): boolean {
+  const columns: number[] = [];
+  let flow = 0;
+  for (const line of source.split("\n")) {
+    const indent = line.length - line.trimStart().length;
+    const rest = line.slice(indent);
+    if (rest === "" || rest.startsWith("#")) continue;
+    while (columns.length > 0 && (columns.at(-1) as number) > indent) columns.pop();
+    if (columns.length === 0 || (columns.at(-1) as number) < indent) columns.push(indent);
+    const indicators = (LEADING_INDICATORS.exec(rest)?.[0] ?? "").replace(/[ \t]/g, "").length;
+    let quote: string | undefined;
+    for (let at = 0; at < rest.length; at++) {
+      const char = rest[at] as string;
+      if (quote !== undefined) {
+        if (char === quote) quote = undefined;
+      } else if (char === "'" || char === '"') quote = char;
+      else if (char === "#" && (at === 0 || /\s/.test(rest[at - 1] as string))) break;
+      else if (char === "[" || char === "{") flow += 1;
+      else if ((char === "]" || char === "}") && flow > 0) flow -= 1;
+      if (columns.length + indicators + flow > limit) return true;
+    }
+    if (columns.length + indicators + flow > limit) return true;
+  }
+  return false;
+}
+
 /** The deepest nesting of the parser's token tree, walked with a stack of its own. */
 function tokenDepth(tokens: readonly unknown[]): number {
   let deepest = 0;
@@ -175,6 +214,11 @@ export function readYamlDocuments(source: string): { values: unknown[] } | { pro
   if (source.length > MAX_FACT_FILE_CHARS) {
     return { problem: `it is larger than ${MAX_FACT_FILE_CHARS} characters` };
   }
+  if (mayNestDeeper(source, MAX_YAML_DEPTH)) {
+    return { problem: `it nests deeper than ${MAX_YAML_DEPTH} levels` };
+  }
+  // loaded on first use (lazy-libraries.ts): a check of a preset never reads a file
+  const { Composer, LineCounter, Parser } = lazyLibraries().yaml();
   const lines = new LineCounter();
   const tokens = [...new Parser(lines.addNewLine).parse(source)];
   if (tokenDepth(tokens) > MAX_YAML_DEPTH) {
