@@ -11,7 +11,14 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { cleanUp, ensureBuilt, FIFO_PROBE_SKIP, kiln, setUpProject } from "./helpers.ts";
+import {
+  cleanUp,
+  copyOfBuilt,
+  ensureBuilt,
+  FIFO_PROBE_SKIP,
+  kiln,
+  setUpProject,
+} from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -86,6 +93,66 @@ describe("kiln check reads the project's files as they are", () => {
     const restored = kiln(["update", "role/nginx"], run.dir);
     assert.equal(restored.status, 0, restored.stderr);
     assert.equal(kiln(["check"], run.dir).status, 0);
+  });
+
+  it("the site importing a playbook by a path no file has is an error (site-missing-playbook)", () => {
+    const run = checkAfter((dir) =>
+      replaceIn(dir, "infra/site.yml", "playbooks/db.yml", "playbooks/database.yml"),
+    );
+    assert.equal(run.status, 1);
+    assert.match(
+      run.stdout,
+      /^error\[site-missing-playbook\] automation\/site `site` imports `playbooks\/database\.yml`, which no component writes/m,
+    );
+  });
+
+  it("a Service's selector and an Ingress's backend edited in the manifests are findings", () => {
+    const dir = setUpProject("k8s-web-app");
+    replaceIn(
+      dir,
+      "k8s/api-service.yaml",
+      "    tier: backend\n  ports:",
+      "    tier: api\n  ports:",
+    );
+    replaceIn(
+      dir,
+      "k8s/frontend-ingress.yaml",
+      "                name: frontend\n",
+      "                name: www\n",
+    );
+    const run = kiln(["check"], dir);
+    assert.equal(run.status, 1);
+    assert.match(
+      run.stdout,
+      /^warning\[service-selects-nothing\] k8s\/service `api` selects pods labelled app=api, tier=api in namespace `web`/m,
+    );
+    assert.match(
+      run.stdout,
+      /^error\[ingress-missing-service\] k8s\/ingress `frontend` routes to service `www` in namespace `web`/m,
+    );
+    assert.match(
+      run.stdout,
+      /7 files \(2 edited by hand, checked as they are\), 1 error, 1 warning\n$/,
+    );
+  });
+
+  it("an inventory written with the real tool's names (`ansible` profile) is read by them", () => {
+    const dir = copyOfBuilt(`setup ${PRESET} --profile ansible`, () => {
+      const seed = setUpProject(PRESET);
+      const update = kiln(["update", "--profile", "ansible"], seed);
+      assert.equal(update.status, 0, update.stderr);
+      return seed;
+    });
+    appendFileSync(
+      join(dir, INVENTORY),
+      "\n[web]\nweb-3 ansible_host=192.0.2.12 ansible_port=22\n",
+    );
+    const run = kiln(["check"], dir);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      /^warning\[hosts-share-address\] automation\/inventory `web-and-database`: hosts `web-2` and `web-3` share the address `192\.0\.2\.12` port 22/m,
+    );
   });
 
   it("unresolved conflict markers in a tracked file are an error naming the file and line", () => {

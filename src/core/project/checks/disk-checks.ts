@@ -27,7 +27,8 @@ function conflictMarkers(facts: ProjectFacts, context: RuleContext): Issue[] {
 export const CONFLICT_MARKERS = defineRule({
   id: "conflict-markers",
   severity: "error",
-  summary: "a tracked file holds unresolved conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`)",
+  summary:
+    "a file kiln.lock tracks holds unresolved conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`; `kiln check` of a project)",
   check: conflictMarkers,
 });
 
@@ -60,6 +61,6 @@ function missingFiles(facts: ProjectFacts, context: RuleContext): Issue[] {
 export const MISSING_FILE = defineRule({
   id: "missing-file",
   severity: "warning",
-  summary: "a file kiln.lock tracks is not on disk",
+  summary: "a file kiln.lock tracks is not on disk (`kiln check` of a project)",
   check: missingFiles,
 });
