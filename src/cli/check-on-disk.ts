@@ -7,12 +7,14 @@
 // the values it was written from say, which are the component's facts already. A file that is
 // refused or does not read is listed with the reason, and its component is checked with the
 // values kiln.lock records.
+import { errorMessage } from "../core/errors.ts";
 import type { ItemMetaView } from "../core/item.ts";
 import {
   type ComponentOnDisk,
   conflictMarkerLines,
   type DiskFile,
   factFileOf,
+  type ReadOutcome,
   readFactFile,
 } from "../core/project/disk-facts.ts";
 import { type CheckComponent, catalogueEntry, normalizePath } from "../core/project/facts.ts";
@@ -74,6 +76,18 @@ function unresolvedConflicts(
 }
 
 /**
+ * A reader's outcome; what a reader throws (a bound it missed) is a problem of that file, not
+ * the end of the check.
+ */
+function readWithin(read: () => ReadOutcome | undefined): ReadOutcome | undefined {
+  try {
+    return read();
+  } catch (error) {
+    return { problem: `it could not be read (${errorMessage(error).slice(0, 200)})` };
+  }
+}
+
+/**
  * The project as it is on disk: `checked` are its lock's components with their paths and
  * render errors (the check's render of the recorded values), in the lock's order; `show` names
  * a path from the project root as findings print it (from the folder the user stands in).
@@ -119,7 +133,7 @@ export function readProjectOnDisk(
       // edited by hand is parsed (an untouched project never loads the YAML reader)
       if (!isEdited || named.path !== factFile) return;
       const meta = component.meta ?? catalogueEntry(component.reference, catalogue);
-      const outcome = readFactFile(kind, meta, entry, named.path, content);
+      const outcome = readWithin(() => readFactFile(kind, meta, entry, named.path, content));
       if (outcome === undefined) return;
       if ("problem" in outcome) unread.push({ path: file.path, reason: outcome.problem });
       else onDisk.read = outcome.read;

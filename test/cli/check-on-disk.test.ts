@@ -172,6 +172,34 @@ describe("kiln check reads the project's files as they are", () => {
     assert.match(run.stdout, /1 edited by hand, checked as they are\), 1 error, 0 warnings\n$/);
   });
 
+  it("the markers `kiln update --conflicts=markers` writes are found until they are resolved", () => {
+    const dir = setUpProject("k8s-web-app");
+    replaceIn(dir, "k8s/api-deployment.yaml", "replicas: 2\n", "replicas: 5\n");
+    const update = kiln(
+      ["update", "deployment/api", "--replicas", "4", "--conflicts=markers"],
+      dir,
+    );
+    assert.equal(update.status, 1, update.stdout);
+    const conflicted = kiln(["check"], dir);
+    assert.equal(conflicted.status, 1);
+    assert.match(
+      conflicted.stdout,
+      /^error\[conflict-markers\] k8s\/deployment `api`: `k8s\/api-deployment\.yaml` holds unresolved conflict markers \(`<<<<<<<` at line \d+\)/m,
+    );
+    // resolved by hand: the markers gone, the check passes
+    const text = readFileSync(join(dir, "k8s/api-deployment.yaml"), "utf8");
+    writeFileSync(
+      join(dir, "k8s/api-deployment.yaml"),
+      text.replace(
+        /<<<<<<< yours\n {2}replicas: 5\n=======\n( {2}replicas: 4\n)>>>>>>> kiln update\n/,
+        "$1",
+      ),
+    );
+    const resolved = kiln(["check"], dir);
+    assert.equal(resolved.status, 0, resolved.stdout);
+    assert.doesNotMatch(resolved.stdout, /conflict-markers/);
+  });
+
   it("a file that does not parse is named, and its component is checked by the values kiln.lock records", () => {
     // the inventory's groups are gone from the file's facts, but the plays aimed at them
     // still find them: the recorded inventory stands in for the file that does not read
