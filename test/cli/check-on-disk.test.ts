@@ -66,6 +66,17 @@ describe("kiln check reads the project's files as they are", () => {
     assert.match(run.stdout, /\(1 edited by hand, checked as they are\), 0 errors, 1 warning\n$/);
   });
 
+  it("a host listed again in another group with another address is an error (host-two-addresses)", () => {
+    const run = checkAfter((dir) =>
+      appendFileSync(join(dir, INVENTORY), "\n[db_replicas]\nweb-2 cm_host=192.0.2.99\n"),
+    );
+    assert.equal(run.status, 1);
+    assert.match(
+      run.stdout,
+      /^error\[host-two-addresses\] automation\/inventory `web-and-database`: host `web-2` has two addresses \(`192\.0\.2\.12` in web and `192\.0\.2\.99` in db_replicas\)/m,
+    );
+  });
+
   it("a play aimed at a group no inventory defines is an error (play-unknown-group)", () => {
     const run = checkAfter((dir) =>
       replaceIn(dir, WEB_PLAYBOOK, "hosts: web\n", "hosts: webservers\n"),

@@ -14,6 +14,7 @@
 import type { Document, LineCounter } from "yaml";
 import { errorMessage } from "../errors.ts";
 import {
+  decodePythonString,
   expandHostRange,
   type InventoryGroup,
   type InventoryHost,
@@ -447,8 +448,59 @@ function readInventory(source: string, profile: AutomationProfile): ReadOutcome 
       problem: `it is not a valid INI inventory (line ${skipped}: a host's variables must be \`key=value\`)`,
     };
   }
-  const groups = profile === "ansible" ? imported.groups.map(withCmNames) : imported.groups;
+  const merged = profile === "ansible" ? imported.groups.map(withCmNames) : imported.groups;
+  const written = addressesAsWritten(source, profile === "ansible" ? "ansible_host" : "cm_host");
+  // each group's hosts with the address its own line gives: the reader merges a host's lines
+  // (as the tool does, the later winning), which would hide a host given two addresses
+  const groups = merged.map((group) =>
+    group.members === undefined
+      ? group
+      : {
+          ...group,
+          members: group.members.map((host) => {
+            const own = written.get(`${group.group}\u0000${host.name}`);
+            return own === undefined ? host : { ...host, cm_host: own };
+          }),
+        },
+  );
   return { read: { kind: "inventory", groups } };
+}
+
+/**
+ * The address each host line gives its host, by group and host name: the host lines of the
+ * inventory read with the import's own tokenizer, range expansion and value decoding, one
+ * address per line (the file was counted by inventoryTooLarge first).
+ */
+function addressesAsWritten(source: string, addressKey: string): Map<string, string> {
+  const addresses = new Map<string, string>();
+  let group = "ungrouped";
+  let hostLines = true;
+  for (const raw of source.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const section = /^\[([^\]]+)\]\s*(?:[#;].*)?$/.exec(line);
+    if (section) {
+      const header = (section[1] as string).trim();
+      const colon = header.lastIndexOf(":");
+      const suffix = colon > 0 ? header.slice(colon + 1) : "";
+      hostLines = suffix !== "children" && suffix !== "vars";
+      group = hostLines ? header : group;
+      continue;
+    }
+    if (!hostLines) continue;
+    const [pattern, ...assignments] = tokenizeIniLine(line);
+    const address = assignments
+      .map((token) => [
+        token.slice(0, token.indexOf("=")).trim(),
+        token.slice(token.indexOf("=") + 1),
+      ])
+      .find(([key]) => key === addressKey)?.[1];
+    if (pattern === undefined || address === undefined) continue;
+    for (const host of expandHostRange(pattern)) {
+      addresses.set(`${group}\u0000${host}`, decodePythonString(address.trim()));
+    }
+  }
+  return addresses;
 }
 
 /**
