@@ -106,7 +106,8 @@ export function readProjectOnDisk(
     const component = checked[index] as CheckComponent;
     const onDisk: ComponentOnDisk = { missing: [], conflicts: [] };
     const paths = entry.files.map((file) => inOutputFolder(project.config.outputDir, file.path));
-    const kind = (component.meta ?? catalogueEntry(component.reference, catalogue))?.kind ?? null;
+    const meta = component.meta ?? catalogueEntry(component.reference, catalogue);
+    const kind = meta?.kind ?? null;
     const factFile = factFileOf(kind, paths);
     entry.files.forEach((file, at) => {
       files += 1;
@@ -132,7 +133,6 @@ export function readProjectOnDisk(
       // a file as kiln wrote it says what the values it was written from say: only a file
       // edited by hand is parsed (an untouched project never loads the YAML reader)
       if (!isEdited || named.path !== factFile) return;
-      const meta = component.meta ?? catalogueEntry(component.reference, catalogue);
       const outcome = readWithin(() => readFactFile(kind, meta, entry, named.path, content));
       if (outcome === undefined) return;
       if ("problem" in outcome) unread.push({ path: file.path, reason: outcome.problem });
