@@ -5,7 +5,8 @@
 // does not read (or is a stranger's trap: a link to /dev/zero, a FIFO, a huge file, YAML nested
 // without end or an alias bomb) is named, and its component is checked by its recorded values.
 // The summary counts the files and those edited by hand; `kiln check <preset>` still checks the
-// rendered preset. Run by the real binary, each case in a copy of one set-up project.
+// rendered preset; every file of every built-in preset reads back clean. Run by the real
+// binary, each case in a copy of one set-up project.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { appendFileSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -267,6 +268,47 @@ describe("kiln check reads the project's files as they are", () => {
     assert.equal(run.stdout, "checked k8s-web-app: 7 components, no findings\n");
   });
 });
+
+describe("kiln check reads every file the built-in presets write", () => {
+  const presets: [string, number, number][] = [
+    ["k8s-web-app", 7, 7],
+    ["single-server", 7, 10],
+    ["bootstrap-cluster", 11, 20],
+    ["web-and-database", 13, 25],
+    ["multi-tier-platform", 35, 77],
+  ];
+  for (const [preset, components, files] of presets) {
+    it(`${preset}: every file edited (a comment added) is read, and the project stays clean`, () => {
+      const dir = setUpProject(preset);
+      everyFileEdited(dir, components, files);
+    });
+  }
+  it("multi-tier-platform under the ansible profile (ansible_host, ansible.cfg): the same", () => {
+    const dir = copyOfBuilt("multi-tier-platform --profile ansible", () => {
+      const seed = setUpProject("multi-tier-platform");
+      const update = kiln(["update", "--profile", "ansible"], seed);
+      assert.equal(update.status, 0, update.stderr);
+      return seed;
+    });
+    everyFileEdited(dir, 35, 77);
+  });
+});
+
+/** Adds a comment to every file of the project's lock; `kiln check` then reads them all. */
+function everyFileEdited(dir: string, components: number, files: number): void {
+  const lock = JSON.parse(readFileSync(join(dir, "kiln.lock"), "utf8")) as {
+    components: { files: { path: string }[] }[];
+  };
+  const tracked = lock.components.flatMap((component) => component.files);
+  assert.equal(tracked.length, files);
+  for (const file of tracked) appendFileSync(join(dir, file.path), "\n# edited by hand\n");
+  const run = kiln(["check"], dir);
+  assert.equal(run.status, 0, run.stdout);
+  assert.equal(
+    run.stdout,
+    `checked the project (kiln.lock): ${components} components, ${files} files (${files} edited by hand, checked as they are), no findings\n`,
+  );
+}
 
 describe("kiln check reads a stranger's files within bounds", () => {
   const traps: [string, (dir: string) => void, RegExp][] = [
