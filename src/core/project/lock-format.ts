@@ -283,11 +283,19 @@ function recordAt(lock: Lock, entry: LockedComponent): Lock {
   const paths = new Set(entry.files.map((file) => file.path));
   const others = lock.components
     .filter((component) => !sameComponent(component, entry))
-    .map((component) => ({
-      ...component,
-      files: component.files.filter((file) => !paths.has(file.path)),
-    }));
+    .map((component) => withoutPaths(component, paths));
   return { version: LOCK_VERSION, components: [...others, entry] };
+}
+
+/**
+ * The component without the files at `paths` (the entry recorded now owns them): the same
+ * object when it holds none of them. Entries are never changed once made, so two locks can
+ * share one; copying every other component at every record made a preset's lock quadratic
+ * (35 components recorded twice by `kiln setup`: about 1,200 copies, 1-3 ms).
+ */
+function withoutPaths(component: LockedComponent, paths: ReadonlySet<string>): LockedComponent {
+  if (!component.files.some((file) => paths.has(file.path))) return component;
+  return { ...component, files: component.files.filter((file) => !paths.has(file.path)) };
 }
 
 /** The lock without the components `drop` selects. */
