@@ -93,6 +93,25 @@ export function emptyLock(): Lock {
   return { version: LOCK_VERSION, components: [] };
 }
 
+/**
+ * Sets `key` as an own property of `target`. A key read from JSON may be `__proto__`, which an
+ * assignment would take as the object's prototype; only that key goes through defineProperty,
+ * which is several times slower than an assignment (the lock and every item fingerprint are
+ * written through here: a third of serializing a preset's lock).
+ */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else {
+    target[key] = value;
+  }
+}
+
 /** JSON with every object's keys in sorted order (arrays keep theirs); `indent` as JSON.stringify. */
 export function sortedJson(value: unknown, indent?: number): string {
   const sort = (entry: unknown): unknown => {
@@ -101,13 +120,7 @@ export function sortedJson(value: unknown, indent?: number): string {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(entry).sort()) {
       const child = entry[key];
-      if (child === undefined) continue;
-      Object.defineProperty(out, key, {
-        value: sort(child),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      if (child !== undefined) setOwn(out, key, sort(child));
     }
     return out;
   };
