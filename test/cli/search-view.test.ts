@@ -329,6 +329,33 @@ describe("kiln view", { skip }, () => {
   });
 });
 
+describe("kiln view of an item that cannot render its example", () => {
+  it("says why on the example line and exits 0, writing nothing", async () => {
+    const dir = project();
+    write(
+      dir,
+      "bare.json",
+      `${JSON.stringify({
+        name: "bare",
+        category: "apps",
+        fields: [{ name: "image", required: true }],
+        files: [{ path: "{{ name }}.yaml", template: "image: {{ image }}\n" }],
+      })}\n`,
+    );
+    const before = tree(dir);
+    const viewed = await run(["view", "./bare.json"], dir);
+    assert.equal(viewed.status, 0, viewed.stderr);
+    assert.match(viewed.stdout, /^ {2}image {2}\(required\)$/m);
+    assert.match(viewed.stdout, /^example: not rendered \(--name bare\): .*image.* is required/m);
+    const json = JSON.parse((await run(["view", "./bare.json", "--json"], dir)).stdout) as {
+      example: { values: object; error: string };
+    };
+    assert.deepEqual(json.example.values, {});
+    assert.match(json.example.error, /image.* is required/);
+    assert.deepEqual(tree(dir), before);
+  });
+});
+
 describe("kiln list @acme", { skip }, () => {
   it("lists one registry's items in its index's order; --json as search's", async () => {
     const dir = configured();
