@@ -89,7 +89,7 @@ export async function searchSources(
     registry === undefined ? client.namespaces() : registry === BUILTIN_SOURCE ? [] : [registry];
   const includeBuiltins = registry === undefined || registry === BUILTIN_SOURCE;
   const failures: SearchFailure[] = [];
-  const read = await Promise.all(
+  const reading = Promise.all(
     namespaces.map((namespace) =>
       registryResults(client, namespace).catch((error: unknown) => {
         failures.push({ registry: namespace, message: failureText(error) });
@@ -97,7 +97,9 @@ export async function searchSources(
       }),
     ),
   );
-  const all = [...(includeBuiltins ? builtinResults(builtins) : []), ...read.flat()];
+  // the built-ins are read while the indexes are on their way
+  const builtinItems = includeBuiltins ? builtinResults(builtins) : [];
+  const all = [...builtinItems, ...(await reading).flat()];
   failures.sort((a, b) => namespaces.indexOf(a.registry) - namespaces.indexOf(b.registry));
   return {
     results: searchItems(all, query),
