@@ -153,9 +153,40 @@ export const ADD: CommandDecl = {
 
 export const LIST: CommandDecl = {
   name: "list",
-  summary: "show the built-in components",
-  positionals: [],
-  options: [flag("json", 'print {"items": [...]} exactly as GET /api/registry returns it')],
+  summary: "show the built-in components (or one registry's items: kiln list @acme)",
+  positionals: [{ name: "registry", count: "optional" }],
+  options: [
+    flag(
+      "json",
+      'print {"items": [...]} exactly as GET /api/registry returns it (a registry: as kiln search --json)',
+    ),
+  ],
+};
+
+export const SEARCH: CommandDecl = {
+  name: "search",
+  summary: "find items in the built-ins and every registry",
+  positionals: [{ name: "query", count: "optional" }],
+  options: [
+    {
+      name: "registry",
+      type: "string",
+      value: "<@namespace>",
+      description: "search only this registry (`builtin` for the built-ins)",
+      default: "every registry",
+    },
+    flag(
+      "json",
+      "print an array of {registry, reference, name, version, title, description, category}",
+    ),
+  ],
+};
+
+export const VIEW: CommandDecl = {
+  name: "view",
+  summary: "show an item's fields, files and an example render; write nothing",
+  positionals: [{ name: "reference", complete: COMPONENTS }],
+  options: [flag("json", "print the item, its fields, files and example as JSON")],
 };
 
 export const PRESETS_COMMAND: CommandDecl = {
@@ -400,6 +431,14 @@ export const SERVE: CommandDecl = {
     },
     flag("ui", "also serve the dashboard from dist/web at /"),
     {
+      name: "config",
+      type: "string",
+      value: "<file>",
+      description:
+        "a TOML file whose [registries] table (as in kiln.toml) names the registries the service resolves @namespace/item through",
+      default: "only @kiln",
+    },
+    {
       name: "render-timeout",
       type: "string",
       value: "<ms>",
@@ -455,6 +494,8 @@ export const COMMAND_LIST: readonly CommandDecl[] = [
   INIT,
   ADD,
   LIST,
+  SEARCH,
+  VIEW,
   PRESETS_COMMAND,
   SETUP,
   APPLY,

@@ -16,7 +16,7 @@
 import { DEFAULT_NAMESPACE } from "../core/config.ts";
 import type { RenderInput } from "../core/context.ts";
 import { errorMessage, KilnError } from "../core/errors.ts";
-import type { RegistryItem } from "../core/item.ts";
+import { exampleValues, type RegistryItem } from "../core/item.ts";
 import { checkPlannedPaths } from "../core/plan.ts";
 import { plural } from "../core/plural.ts";
 import { readRegistrySource, type SourceItem } from "../node/registry-build.ts";
@@ -36,21 +36,6 @@ interface ItemReport {
   problems: string[];
   checks: Set<string>;
   files: number;
-}
-
-/**
- * The field values of one validation render: with `all`, every field that has an example or a
- * default, the example first; otherwise the required fields only (the others then take their
- * defaults, as in `kiln add`, and the examples of optional fields are left out).
- */
-function renderValues(item: RegistryItem, all: boolean): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const field of item.fields) {
-    if (!all && !field.required) continue;
-    const value = field.example ?? field.default;
-    if (value !== undefined) values[field.name] = value;
-  }
-  return values;
 }
 
 /** Required fields nobody could fill from the item itself. */
@@ -88,7 +73,7 @@ async function validateItem(
   }
   const seen = new Set<string>();
   for (const all of [true, false]) {
-    const fields = renderValues(item, all);
+    const fields = exampleValues(item, all);
     const key = JSON.stringify(fields);
     if (seen.has(key)) continue;
     seen.add(key);

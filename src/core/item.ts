@@ -264,6 +264,22 @@ export function parseRegistryItemText(text: string, reference: string): Registry
   return parseRegistryItem(json, reference);
 }
 
+/**
+ * The field values that try an item out (`kiln registry validate`, `kiln view`'s example): with
+ * `all`, every field that has an example or a default, the example first; otherwise the
+ * required fields only (the others then take their defaults, as in `kiln add`, and the
+ * examples of optional fields are left out).
+ */
+export function exampleValues(item: RegistryItem, all: boolean): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const field of item.fields) {
+    if (!all && !field.required) continue;
+    const value = field.example ?? field.default;
+    if (value !== undefined) values[field.name] = value;
+  }
+  return values;
+}
+
 export function toItemView(item: RegistryItem): RegistryItemView {
   return {
     name: item.name,

@@ -52,7 +52,13 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-async function startServer(): Promise<{ child: ChildProcess; base: string }> {
+/** What the service is started with besides `--port 0 --ui`, and its environment's additions. */
+export interface ServeSetup {
+  args?: readonly string[];
+  env?: Record<string, string>;
+}
+
+async function startServer(setup: ServeSetup): Promise<{ child: ChildProcess; base: string }> {
   if (!existsSync(join(ROOT, "dist/web/index.html"))) {
     const build = spawnSync(process.execPath, ["scripts/build-web.mjs"], {
       cwd: ROOT,
@@ -62,8 +68,8 @@ async function startServer(): Promise<{ child: ChildProcess; base: string }> {
   }
   const child = spawn(
     process.execPath,
-    [join(ROOT, "dist/cli/main.js"), "serve", "--port", "0", "--ui"],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    [join(ROOT, "dist/cli/main.js"), "serve", "--port", "0", "--ui", ...(setup.args ?? [])],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...setup.env } },
   );
   const base = await new Promise<string>((resolve, reject) => {
     let output = "";
@@ -84,8 +90,8 @@ async function startServer(): Promise<{ child: ChildProcess; base: string }> {
 }
 
 /** Starts the service and the browser; call close() in the suite's `after`. */
-export async function startDashboard(): Promise<Dashboard> {
-  const { child, base } = await startServer();
+export async function startDashboard(setup: ServeSetup = {}): Promise<Dashboard> {
+  const { child, base } = await startServer(setup);
   const browser = await chromium.launch({
     executablePath: existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : CHROMIUM,
     args: [
