@@ -1,0 +1,142 @@
+// A component with the dependencies its item declares (src/core/dependencies.ts decides which
+// and in what order): each fetched and rendered here with one renderer, the templates of a
+// stranger's dependencies in the worker like its files, so `kiln add` and `kiln setup` write
+// them all in one all-or-nothing run. Also how a dependency reads in the output and in remove's
+// warnings.
+import type { RenderInput } from "../core/context.ts";
+import {
+  type DependencyPlan,
+  type DependencyRequest,
+  planDependencies,
+} from "../core/dependencies.ts";
+import { KilnError } from "../core/errors.ts";
+import { referenceOf } from "../core/item.ts";
+import type { Lock, LockedComponent } from "../core/project/lock-format.ts";
+import { urlForLock } from "../core/project/lock-format.ts";
+import { parseRegistryReference } from "../core/registry-config.ts";
+import { isUrl } from "../node/fetch-url.ts";
+import type { Output } from "./output.ts";
+import type { ComponentRenderer, ResolvedRender } from "./render-component.ts";
+import { renderWith } from "./render-component.ts";
+
+/** A component to write: its render and the input it was rendered with. */
+export interface RenderedComponent {
+  render: ResolvedRender;
+  input: RenderInput;
+}
+
+/** The values every dependency is rendered with besides its own: the project's settings. */
+type ProjectDefaults = Pick<RenderInput, "defaultNamespace" | "automationProfile">;
+
+/**
+ * The item identity of a dependency's reference: a registry's item by namespace and name (any
+ * version), a built-in by `category/name`, a URL without credentials. A local file is refused:
+ * an item from a URL or a registry naming a path would make kiln read the user's files.
+ */
+export function dependencyKey(renderer: ComponentRenderer, reference: string): string {
+  const registry = parseRegistryReference(reference);
+  if (registry) return `${registry.namespace}/${registry.item}`;
+  const builtin = renderer.builtin(reference);
+  if (builtin) return referenceOf(builtin);
+  if (isUrl(reference)) return urlForLock(reference);
+  throw new KilnError(
+    "invalid_request",
+    `the dependency \`${reference}\` is neither a built-in component, a registry's item (@acme/redis) nor an http(s) URL - nothing was written`,
+    "an item's dependencies cannot name local files: publish the dependency in a registry or at a URL",
+  );
+}
+
+/** The item identity of a recorded component, as dependencyKey gives it for its reference. */
+function recordedKey(entry: LockedComponent): string {
+  const source = entry.source;
+  if (source.type === "registry") return `${source.registry}/${source.item}`;
+  if (source.type === "builtin") return entry.component;
+  if (source.type === "url") return source.url;
+  return `file:${source.path}`;
+}
+
+/** The root's identity: a file's too (it is named on the command line, not by a stranger). */
+function rootKey(renderer: ComponentRenderer, reference: string): string {
+  try {
+    return dependencyKey(renderer, reference);
+  } catch {
+    return `file:${reference}`;
+  }
+}
+
+/**
+ * Renders `reference` and every dependency the project lacks, recursively, with `renderer`
+ * (the caller closes it). A dependency the lock records with the same item and name is kept as
+ * it is. A failure anywhere - a dependency that does not resolve, a cycle, a bound - is an
+ * error naming the chain, and nothing is written.
+ */
+export async function renderWithDependencies(
+  renderer: ComponentRenderer,
+  reference: string,
+  input: RenderInput,
+  lock: Lock,
+  defaults: ProjectDefaults,
+): Promise<DependencyPlan<RenderedComponent>> {
+  const root: DependencyRequest = { reference, name: input.name, fields: input.fields ?? {} };
+  return planDependencies(root, rootKey(renderer, reference), {
+    keyOf: (dependency) => dependencyKey(renderer, dependency),
+    inProject: (key, name) =>
+      lock.components.find((entry) => entry.name === name && recordedKey(entry) === key)?.component,
+    expand: async (request, chain) => {
+      const isRoot = chain.length === 1;
+      const componentInput: RenderInput = isRoot
+        ? input
+        : { name: request.name, fields: request.fields, labels: {}, ...defaults };
+      const label = isRoot ? request.reference : `${request.name} (${request.reference})`;
+      let render: ResolvedRender;
+      try {
+        render = await renderWith(renderer, request.reference, componentInput, undefined, label);
+      } catch (error) {
+        throw isRoot ? error : inChain(error, chain);
+      }
+      const dependencies = await renderer.dependenciesOf(
+        render.item,
+        componentInput,
+        render.builtin,
+        label,
+      );
+      return {
+        component: referenceOf(render.item),
+        dependencies,
+        value: { render, input: componentInput },
+      };
+    },
+  });
+}
+
+/** A dependency's error, with the chain of items that needed it. */
+function inChain(error: unknown, chain: readonly string[]): unknown {
+  if (!(error instanceof KilnError)) return error;
+  const needed = `needed as a dependency: ${chain.join(" -> ")}; nothing was written`;
+  return new KilnError(
+    error.kind,
+    error.message,
+    error.detail ? `${error.detail}\n${needed}` : needed,
+  );
+}
+
+/**
+ * One line per dependency after the written files: `dependency cache-db (@acme/redis), needed
+ * by cache: added`, or `: already in the project, kept` for one the project had.
+ */
+export function reportDependencies(
+  output: Output,
+  plan: DependencyPlan<RenderedComponent>,
+  dryRun: boolean,
+): void {
+  for (const planned of plan.added.slice(1)) {
+    output.line(
+      `dependency ${planned.request.name} (${planned.request.reference}), needed by ${planned.neededBy?.request.name}: ${dryRun ? "would be added" : "added"}`,
+    );
+  }
+  for (const kept of plan.kept) {
+    output.line(
+      `dependency ${kept.request.name} (${kept.request.reference}), needed by ${kept.neededBy.request.name}: already in the project, kept`,
+    );
+  }
+}
