@@ -7,17 +7,22 @@ import type { RenderInput } from "../core/context.ts";
 import {
   type DependencyPlan,
   type DependencyRequest,
+  type Expanded,
+  type KeptDependency,
+  type PlannedComponent,
   planDependencies,
 } from "../core/dependencies.ts";
 import { KilnError } from "../core/errors.ts";
 import { referenceOf } from "../core/item.ts";
-import type { Lock, LockedComponent } from "../core/project/lock-format.ts";
+import type { Lock, LockedComponent, LockedDependency } from "../core/project/lock-format.ts";
 import { urlForLock } from "../core/project/lock-format.ts";
+import type { PresetComponent } from "../core/project/preset-manifest.ts";
+import { componentInput } from "../core/project/render-components.ts";
 import { parseRegistryReference } from "../core/registry-config.ts";
 import { isUrl } from "../node/fetch-url.ts";
 import type { Output } from "./output.ts";
 import type { ComponentRenderer, ResolvedRender } from "./render-component.ts";
-import { renderWith } from "./render-component.ts";
+import { renderComponentWith } from "./render-component.ts";
 
 /** A component to write: its render and the input it was rendered with. */
 export interface RenderedComponent {
@@ -83,30 +88,43 @@ export async function renderWithDependencies(
     inProject: (key, name) =>
       lock.components.find((entry) => entry.name === name && recordedKey(entry) === key)?.component,
     expand: async (request, chain) => {
-      const isRoot = chain.length === 1;
-      const componentInput: RenderInput = isRoot
-        ? input
-        : { name: request.name, fields: request.fields, labels: {}, ...defaults };
-      const label = isRoot ? request.reference : `${request.name} (${request.reference})`;
-      let render: ResolvedRender;
-      try {
-        render = await renderWith(renderer, request.reference, componentInput, undefined, label);
-      } catch (error) {
-        throw isRoot ? error : inChain(error, chain);
-      }
+      if (chain.length > 1) return expandDependency(renderer, request, chain, defaults);
+      const render = await renderComponentWith(renderer, request.reference, input);
       const dependencies = await renderer.dependenciesOf(
         render.item,
-        componentInput,
+        input,
         render.builtin,
-        label,
+        request.reference,
       );
-      return {
-        component: referenceOf(render.item),
-        dependencies,
-        value: { render, input: componentInput },
-      };
+      return { component: referenceOf(render.item), dependencies, value: { render, input } };
     },
   });
+}
+
+/**
+ * Renders a dependency with the values its dependent's templates gave it and the project's
+ * namespace and profile, and renders its own dependencies' templates; an error names the chain.
+ */
+async function expandDependency(
+  renderer: ComponentRenderer,
+  request: DependencyRequest,
+  chain: readonly string[],
+  defaults: ProjectDefaults,
+): Promise<Expanded<RenderedComponent>> {
+  const input: RenderInput = {
+    name: request.name,
+    fields: request.fields,
+    labels: {},
+    ...defaults,
+  };
+  const label = `${request.reference} \`${request.name}\``;
+  try {
+    const render = await renderComponentWith(renderer, request.reference, input, undefined, label);
+    const dependencies = await renderer.dependenciesOf(render.item, input, render.builtin, label);
+    return { component: referenceOf(render.item), dependencies, value: { render, input } };
+  } catch (error) {
+    throw inChain(error, chain);
+  }
 }
 
 /** A dependency's error, with the chain of items that needed it. */
@@ -126,17 +144,83 @@ function inChain(error: unknown, chain: readonly string[]): unknown {
  */
 export function reportDependencies(
   output: Output,
-  plan: DependencyPlan<RenderedComponent>,
+  added: readonly PlannedComponent<RenderedComponent>[],
+  kept: readonly KeptDependency<RenderedComponent>[],
   dryRun: boolean,
 ): void {
-  for (const planned of plan.added.slice(1)) {
+  for (const planned of added) {
     output.line(
       `dependency ${planned.request.name} (${planned.request.reference}), needed by ${planned.neededBy?.request.name}: ${dryRun ? "would be added" : "added"}`,
     );
   }
-  for (const kept of plan.kept) {
+  for (const one of kept) {
     output.line(
-      `dependency ${kept.request.name} (${kept.request.reference}), needed by ${kept.neededBy.request.name}: already in the project, kept`,
+      `dependency ${one.request.name} (${one.request.reference}), needed by ${one.neededBy.request.name}: already in the project, kept`,
     );
   }
+}
+
+/** The dependencies of a preset's components: what to add, what is kept, what each needs. */
+export interface PresetDependencies {
+  added: PlannedComponent<RenderedComponent>[];
+  kept: KeptDependency<RenderedComponent>[];
+  /** Per preset component (by its place in the preset), what kiln.lock records it needs. */
+  needs: LockedDependency[][];
+}
+
+/**
+ * The dependencies of a preset's rendered components (`kiln setup`), as `kiln add` resolves
+ * them for one: a dependency the preset itself holds (same item and name), the project's lock
+ * records, or an earlier component already brought, is kept; each is added once.
+ */
+export async function presetDependencies(
+  renderer: ComponentRenderer,
+  rendered: readonly { component: PresetComponent; output: ResolvedRender }[],
+  lock: Lock | undefined,
+  defaults: ProjectDefaults,
+): Promise<PresetDependencies> {
+  const present = [
+    ...(lock?.components ?? []).map((entry) => ({
+      key: recordedKey(entry),
+      name: entry.name,
+      component: entry.component,
+    })),
+    ...rendered.map(({ component, output }) => ({
+      key: rootKey(renderer, component.reference),
+      name: component.name,
+      component: referenceOf(output.item),
+    })),
+  ];
+  const result: PresetDependencies = { added: [], kept: [], needs: [] };
+  for (const { component, output } of rendered) {
+    const input = componentInput(component, defaults.defaultNamespace, defaults.automationProfile);
+    const root = { reference: component.reference, name: component.name, fields: component.fields };
+    const plan = await planDependencies(root, rootKey(renderer, component.reference), {
+      keyOf: (dependency) => dependencyKey(renderer, dependency),
+      inProject: (key, name) =>
+        present.find((entry) => entry.key === key && entry.name === name)?.component,
+      expand: async (request, chain) => {
+        if (chain.length > 1) return expandDependency(renderer, request, chain, defaults);
+        const dependencies = await renderer.dependenciesOf(
+          output.item,
+          input,
+          output.builtin,
+          request.reference,
+        );
+        return {
+          component: referenceOf(output.item),
+          dependencies,
+          value: { render: output, input },
+        };
+      },
+    });
+    const [own, ...brought] = plan.added;
+    result.needs.push(own?.needs ?? []);
+    result.added.push(...brought);
+    result.kept.push(...plan.kept);
+    for (const planned of brought) {
+      present.push({ key: planned.key, name: planned.request.name, component: planned.component });
+    }
+  }
+  return result;
 }

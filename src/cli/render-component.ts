@@ -304,7 +304,7 @@ export async function renderComponent(
 ): Promise<ResolvedRender> {
   const renderer = new ComponentRenderer(cwd, options);
   try {
-    return await renderWith(renderer, reference, input, warn);
+    return await renderComponentWith(renderer, reference, input, warn);
   } finally {
     await renderer.close();
   }
@@ -314,7 +314,7 @@ export async function renderComponent(
  * Renders one component with a renderer the caller closes (`kiln add` renders the component's
  * dependencies with the same one), warnings and the missing-field hint as renderComponent's.
  */
-export async function renderWith(
+export async function renderComponentWith(
   renderer: ComponentRenderer,
   reference: string,
   input: RenderInput,

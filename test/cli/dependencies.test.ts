@@ -270,6 +270,57 @@ describe("dependencies between items", { skip }, () => {
     );
   });
 
+  it("setup of a preset adds its components' dependencies the preset does not hold, in the same write", async () => {
+    const dir = tempDir();
+    write(
+      dir,
+      "no-config/kiln/config.toml",
+      `[registries]\n"@acme" = "${nginx.origin}/open/acme/{name}.json"\n"@ops" = "${nginx.origin}/open/ops/{name}.json"\n`,
+    );
+    // the preset holds the netpol redis needs (same item, same name): it is kept, not added twice
+    write(
+      dir,
+      "shop.preset.json",
+      JSON.stringify({
+        name: "shop",
+        components: [
+          { reference: "@acme/app", name: "shop" },
+          { reference: "@acme/netpol", name: "shop-cache", fields: { memory: "3Gi" } },
+        ],
+      }),
+    );
+    const set = await run(["setup", "./shop.preset.json"], dir);
+    assert.equal(set.status, 0, set.stderr);
+    const lines = set.stdout.split("\n");
+    assert.deepEqual(
+      lines.filter((line) => line.startsWith("dependency ")),
+      [
+        "dependency shop-cache (@ops/redis), needed by shop: added",
+        "dependency shop-cache (k8s/service), needed by shop-cache: added",
+        "dependency shop-cache (@acme/netpol), needed by shop-cache: already in the project, kept",
+      ],
+    );
+    const files = tree(dir);
+    assert.equal(
+      files["k8s/shop-cache-netpol.yaml"],
+      "kind: netpol\nname: shop-cache\nmemory: 3Gi\n",
+    );
+    assert.equal(
+      files["k8s/shop-cache-redis.yaml"],
+      "kind: redis\nname: shop-cache\nmemory: 256Mi\n",
+    );
+    assert.match(files["k8s/shop-cache-service.yaml"] ?? "", /port: 6379/);
+    const lock = lockOf(dir);
+    assert.equal(lock.components.length, 4);
+    assert.deepEqual(
+      lock.components.find((entry) => entry.component === "apps/redis")?.dependencies,
+      [
+        { component: "apps/netpol", name: "shop-cache" },
+        { component: "k8s/service", name: "shop-cache" },
+      ],
+    );
+  });
+
   it("remove warns when another component needs the removed one, naming both and the commands, and still removes it", async () => {
     const dir = registryProject();
     const added = await run(["add", "@acme/app", "--name", "shop"], dir);

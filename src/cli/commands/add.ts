@@ -151,7 +151,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const edited = editedFilesOverwritten(steps.slice(0, files.length), project.outputDir, lock);
   if (!dryRun) commit(steps);
   reportSteps(output, steps, dryRun, edited);
-  reportDependencies(output, plan, dryRun);
+  reportDependencies(output, plan.added.slice(1), plan.kept, dryRun);
   if (dryRun) reportDryRun(output, steps);
   return 0;
 }

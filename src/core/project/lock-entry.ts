@@ -158,6 +158,8 @@ export interface SetUpComponent {
   component: PresetComponent;
   item: ItemRecord;
   files: readonly PlannedFile[];
+  /** What its item's dependencies resolved to (`kiln setup`); absent when it declares none. */
+  dependencies?: LockedDependency[] | undefined;
 }
 
 /**
@@ -171,7 +173,7 @@ export function setupLock(
   codec: LockCodec,
 ): Lock {
   let lock = emptyLock();
-  for (const { component, item, files } of components) {
+  for (const { component, item, files, dependencies } of components) {
     const entry = lockEntry(
       {
         reference: component.reference,
@@ -181,6 +183,7 @@ export function setupLock(
           path: pathInside(settings.outputDir, file.path),
           content: file.content,
         })),
+        dependencies,
       },
       codec,
     );
