@@ -222,16 +222,30 @@ export class ComponentRenderer {
     const declared = item.dependencies ?? [];
     if (declared.length === 0) return [];
     const templates = declared.flatMap((dependency, index) => [
-      { path: `dependencies/${index}/name`, template: dependency.name },
-      ...Object.values(dependency.fields).map((template, field) => ({
+      {
+        path: `dependencies/${index}/name`,
+        template: dependency.name,
+        label: `dependencies[${index}].name`,
+      },
+      ...Object.entries(dependency.fields).map(([key, template], field) => ({
         path: `dependencies/${index}/fields/${field}`,
         template,
+        label: `dependencies[${index}].fields.${key}`,
       })),
     ]);
-    const standIn: RegistryItem = { ...item, files: templates, dependencies: undefined };
-    const rendered = builtin
-      ? this.renderBuiltin(standIn, input)
-      : await this.renderIsolated(standIn, input, label);
+    const standIn: RegistryItem = {
+      ...item,
+      files: templates.map(({ path, template }) => ({ path, template })),
+      dependencies: undefined,
+    };
+    let rendered: RenderResult;
+    try {
+      rendered = builtin
+        ? this.renderBuiltin(standIn, input)
+        : await this.renderIsolated(standIn, input, label);
+    } catch (error) {
+      throw namingDependencyTemplates(error, templates);
+    }
     const values = new Map(rendered.files.map((file) => [file.path, file.content]));
     return declared.map((dependency, index) => ({
       reference: dependency.reference,
@@ -364,6 +378,23 @@ function withOptionHint(error: unknown, item: RegistryItem | undefined): unknown
     ? `pass it with --${shortcut.option} <value> (or --set ${field}=<value>)${typed ? `, for example --${shortcut.option} ${shellWord(example)}` : ""}`
     : `pass it with --set ${field}=<value>${typed ? `, for example --set ${shellWord(`${field}=${example}`)}` : ""}`;
   return new KilnError(error.kind, error.message, detail);
+}
+
+/**
+ * An error of a dependency's template names it as the item declares it (`dependencies[0].name`,
+ * `dependencies[1].fields.memory`), not as the stand-in file that rendered it (`files[3]`).
+ */
+function namingDependencyTemplates(
+  error: unknown,
+  templates: readonly { label: string }[],
+): unknown {
+  if (!(error instanceof KilnError)) return error;
+  const rename = (text: string) =>
+    text.replace(
+      /files\[(\d+)\]\.template/g,
+      (whole, index: string) => templates[Number(index)]?.label ?? whole,
+    );
+  return new KilnError(error.kind, rename(error.message), error.detail && rename(error.detail));
 }
 
 /**

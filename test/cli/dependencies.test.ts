@@ -90,6 +90,9 @@ before(async () => {
     item("b", [{ reference: "@acme/a", name: "{{ name }}-a" }]),
     item("broken", [{ reference: "@ops/missing", name: "{{ name }}-x" }]),
     item("local", [{ reference: "./other.json", name: "{{ name }}-x" }]),
+    item("badtpl", [
+      { reference: "@acme/netpol", name: "{{ name }}", fields: { memory: "{{ name | nope }}" } },
+    ]),
   ]);
   publish(root, "ops", [
     item("redis", [
@@ -243,6 +246,16 @@ describe("dependencies between items", { skip }, () => {
       added.stderr,
       /^error: the dependency `\.\/other\.json` is neither a built-in component, a registry's item \(@acme\/redis\) nor an http\(s\) URL - nothing was written\n/,
     );
+    assert.deepEqual(tree(dir), before);
+  });
+
+  it("a dependency's template that fails is named as the item declares it, and nothing is written", async () => {
+    const dir = registryProject();
+    const before = tree(dir);
+    const added = await run(["add", "@acme/badtpl", "--name", "x"], dir);
+    assert.equal(added.status, 1);
+    assert.match(added.stderr, /dependencies\[0\]\.fields\.memory/);
+    assert.doesNotMatch(added.stderr, /files\[/);
     assert.deepEqual(tree(dir), before);
   });
 
