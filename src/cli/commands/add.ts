@@ -48,6 +48,9 @@ file, or a namespaced registry's item: @acme/redis (the newest version) or @acme
 named in kiln.toml (run \`kiln init\` first).`,
     notes: `--set wins over a shortcut that sets the same field.
 
+An item may declare dependencies (other components it needs): the ones the project lacks are
+added in the same write, recursively; the ones it has are kept (docs/registries.md).
+
 Never writes in .git, outside the project (also not through a symbolic link), or over anything
 but a regular file. Files other tools run or load as code (.envrc, .vscode/,
 .github/workflows/, shell start-up files, ... - see docs/cli.md) are refused unless you pass
