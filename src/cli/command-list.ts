@@ -209,7 +209,12 @@ export const CHECK: CommandDecl = {
   // one preset, or components of the project's kiln.lock (`kiln check deployment/api`): the
   // command tells them apart as `kiln diff` does
   positionals: [{ name: "preset|component", count: "any", complete: PRESETS_OR_LOCKED }],
-  options: [flag("json", 'print {"findings": [...], "errors": <n>, "warnings": <n>}')],
+  options: [
+    flag(
+      "json",
+      'print {"findings": [...], "errors": <n>, "warnings": <n>} (a project adds "files", "edited", "unread")',
+    ),
+  ],
 };
 
 export const RENDER: CommandDecl = {
