@@ -184,6 +184,22 @@ describe("dependencies between items", { skip }, () => {
     assert.equal(lock.components.length, 4);
   });
 
+  it("--dry-run names the dependencies that would be added and writes nothing", async () => {
+    const dir = registryProject();
+    const before = tree(dir);
+    const planned = await run(["add", "@acme/app", "--name", "shop", "--dry-run"], dir);
+    assert.equal(planned.status, 0, planned.stderr);
+    assert.deepEqual(
+      planned.stdout.split("\n").filter((line) => line.startsWith("dependency ")),
+      [
+        "dependency shop-cache (@ops/redis), needed by shop: would be added",
+        "dependency shop-cache (@acme/netpol), needed by shop-cache: would be added",
+        "dependency shop-cache (k8s/service), needed by shop-cache: would be added",
+      ],
+    );
+    assert.deepEqual(tree(dir), before);
+  });
+
   it("a dependency already in the project (same reference and name) is kept as it is, not added again", async () => {
     const dir = registryProject();
     const first = await run(
