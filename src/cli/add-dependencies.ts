@@ -46,9 +46,26 @@ export function dependencyKey(renderer: ComponentRenderer, reference: string): s
   if (isUrl(reference)) return urlForLock(reference);
   throw new KilnError(
     "invalid_request",
-    `the dependency \`${reference}\` is neither a built-in component, a registry's item (@acme/redis) nor an http(s) URL - nothing was written`,
+    `${notADependency(reference)} - nothing was written`,
     "an item's dependencies cannot name local files: publish the dependency in a registry or at a URL",
   );
+}
+
+function notADependency(reference: string): string {
+  return `the dependency \`${reference}\` is neither a built-in component, a registry's item (@acme/redis) nor an http(s) URL`;
+}
+
+/** Why `reference` cannot be a dependency (`kiln registry validate`), or undefined when it can. */
+export function dependencyReferenceProblem(
+  renderer: ComponentRenderer,
+  reference: string,
+): string | undefined {
+  try {
+    dependencyKey(renderer, reference);
+    return undefined;
+  } catch {
+    return notADependency(reference);
+  }
 }
 
 /** The item identity of a recorded component, as dependencyKey gives it for its reference. */
@@ -118,6 +135,13 @@ async function expandDependency(
     ...defaults,
   };
   const label = `${request.reference} \`${request.name}\``;
+  if (request.name.trim() === "") {
+    throw new KilnError(
+      "invalid_request",
+      `the dependency ${request.reference} of ${chain.at(-2)} renders an empty name - nothing was written`,
+      `its item's \`name\` template gives nothing with these values; needed as a dependency: ${chain.join(" -> ")}`,
+    );
+  }
   try {
     const render = await renderComponentWith(renderer, request.reference, input, undefined, label);
     const dependencies = await renderer.dependenciesOf(render.item, input, render.builtin, label);

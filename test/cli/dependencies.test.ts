@@ -370,3 +370,52 @@ describe("dependencies between items", { skip }, () => {
     assert.equal(tree(dir)["k8s/shop-cache-redis.yaml"], undefined);
   });
 });
+
+describe("kiln registry validate and dependencies", () => {
+  it("checks each item's dependencies as add would before fetching them: templates, names, reference kinds", async () => {
+    const dir = tempDir();
+    write(dir, "registry.json", JSON.stringify({ name: "team", items: ["web", "bad"] }));
+    write(
+      dir,
+      "web/component.json",
+      JSON.stringify({
+        name: "web",
+        category: "apps",
+        fields: [{ name: "port", default: "80" }],
+        files: [{ path: "{{ name }}.yaml", templateFile: "web.yaml.j2" }],
+        dependencies: [
+          { reference: "@acme/redis", name: "{{ name }}-db", fields: { port: "{{ port }}" } },
+          { reference: "k8s/service", name: "{{ name }}" },
+        ],
+      }),
+    );
+    write(dir, "web/web.yaml.j2", "name: {{ name }}\n");
+    write(
+      dir,
+      "bad/component.json",
+      JSON.stringify({
+        name: "bad",
+        category: "apps",
+        files: [{ path: "{{ name }}.yaml", templateFile: "bad.yaml.j2" }],
+        dependencies: [
+          { reference: "./other.json", name: "{{ name }}-x" },
+          { reference: "k8s/service", name: "{{ '' }}" },
+        ],
+      }),
+    );
+    write(dir, "bad/bad.yaml.j2", "name: {{ name }}\n");
+    const validated = await kilnAsync(["registry", "validate"], dir);
+    assert.equal(validated.status, 1, validated.stderr);
+    assert.equal(
+      validated.stdout,
+      [
+        "ok     web 0.1.0: 1 file, checked: schema, render, dependencies, YAML",
+        "error  bad 0.1.0",
+        "  bad: dependencies[0]: the dependency `./other.json` is neither a built-in component, a registry's item (@acme/redis) nor an http(s) URL (rendered with its examples and defaults)",
+        "  bad: dependencies[1].name renders empty: a dependency needs a name (rendered with its examples and defaults)",
+        "validated registry team: 2 items, 1 failed",
+        "",
+      ].join("\n"),
+    );
+  });
+});
