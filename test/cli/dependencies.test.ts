@@ -90,6 +90,7 @@ before(async () => {
     item("b", [{ reference: "@acme/a", name: "{{ name }}-a" }]),
     item("broken", [{ reference: "@ops/missing", name: "{{ name }}-x" }]),
     item("local", [{ reference: "./other.json", name: "{{ name }}-x" }]),
+    item("noname", [{ reference: "@acme/netpol", name: "{{ '' }}" }]),
     item("badtpl", [
       { reference: "@acme/netpol", name: "{{ name }}", fields: { memory: "{{ name | nope }}" } },
     ]),
@@ -272,6 +273,18 @@ describe("dependencies between items", { skip }, () => {
     assert.equal(added.status, 1);
     assert.match(added.stderr, /dependencies\[0\]\.fields\.memory/);
     assert.doesNotMatch(added.stderr, /files\[/);
+    assert.deepEqual(tree(dir), before);
+  });
+
+  it("a dependency whose name renders empty is refused, and nothing is written", async () => {
+    const dir = registryProject();
+    const before = tree(dir);
+    const added = await run(["add", "@acme/noname", "--name", "x"], dir);
+    assert.equal(added.status, 1);
+    assert.match(
+      added.stderr,
+      /^error: the dependency @acme\/netpol of @acme\/noname renders an empty name - nothing was written\n/,
+    );
     assert.deepEqual(tree(dir), before);
   });
 
