@@ -363,6 +363,17 @@ describe("dependencies between items", { skip }, () => {
     );
   });
 
+  it("update renders a component again and keeps its record of what it needs", async () => {
+    const dir = registryProject();
+    const added = await run(["add", "@acme/app", "--name", "shop"], dir);
+    assert.equal(added.status, 0, added.stderr);
+    const updated = await run(["update", "app/shop", "--set", "memory=2Gi"], dir);
+    assert.equal(updated.status, 0, updated.stderr);
+    const app = lockOf(dir).components.find((entry) => entry.component === "apps/app");
+    assert.deepEqual(app?.fields, { memory: "2Gi" });
+    assert.deepEqual(app?.dependencies, [{ component: "apps/redis", name: "shop-cache" }]);
+  });
+
   it("remove warns when another component needs the removed one, naming both and the commands, and still removes it", async () => {
     const dir = registryProject();
     const added = await run(["add", "@acme/app", "--name", "shop"], dir);
