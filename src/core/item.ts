@@ -80,10 +80,17 @@ export interface ItemMeta {
   profilePaths: Record<string, Record<string, string>>;
 }
 
-/** The metadata as GET /api/registry/meta returns it: the item's reference, then its meta. */
+/**
+ * The metadata as GET /api/registry/meta returns it: the item's reference, its meta, and the
+ * dependencies it declares as written (their templates not rendered: a render renders one item).
+ */
 export interface ItemMetaView extends ItemMeta {
   reference: string;
+  dependencies: ItemDependency[];
 }
+
+/** A dependency as an item declares it: a reference, a name template, field templates. */
+export type ItemDependency = NonNullable<RegistryItem["dependencies"]>[number];
 
 // The shape of a registry-item file and of its API view are declared in src/core/wire-shapes.ts
 // (REGISTRY_ITEM, REGISTRY_ITEM_VIEW), with the published schema and the decoder made from them.
@@ -216,7 +223,7 @@ export function itemMeta(item: RegistryItem): ItemMeta {
 
 /** The metadata view of an item (GET /api/registry/meta). */
 export function toItemMetaView(item: RegistryItem): ItemMetaView {
-  return { reference: referenceOf(item), ...itemMeta(item) };
+  return { reference: referenceOf(item), ...itemMeta(item), dependencies: item.dependencies ?? [] };
 }
 
 export function referenceOf(item: Pick<RegistryItem, "category" | "name">): string {
