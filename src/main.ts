@@ -62,6 +62,8 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   init: () => import("./cli/commands/init.ts"),
   add: () => import("./cli/commands/add.ts"),
   list: () => import("./cli/commands/list.ts"),
+  search: () => import("./cli/commands/search.ts"),
+  view: () => import("./cli/commands/view.ts"),
   presets: () => import("./cli/commands/presets.ts"),
   setup: () => import("./cli/commands/setup.ts"),
   apply: () => import("./cli/commands/apply.ts"),
@@ -86,12 +88,14 @@ const NOTES_INTERRUPTED_RUN = new Set(["list", "presets", "render", "check", "st
 
 /**
  * Commands that work on the project: from any folder inside it they run in the nearest folder
- * up that holds kiln.toml (cli/project-root.ts). Not init (it makes a project where it is told),
+ * up that holds kiln.toml (cli/project-root.ts); search and view read its registries. Not init (it makes a project where it is told),
  * nor apply (it writes a preset's files into the folder it runs in, no project needed), nor the
  * commands that never read one.
  */
 const PROJECT_COMMANDS = new Set([
   "add",
+  "search",
+  "view",
   "setup",
   "check",
   "status",

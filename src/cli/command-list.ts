@@ -164,9 +164,41 @@ export const ADD: CommandDecl = {
 
 export const LIST: CommandDecl = {
   name: "list",
-  summary: "show the built-in components",
-  positionals: [],
-  options: [flag("json", 'print {"items": [...]} exactly as GET /api/registry returns it')],
+  summary: "show the built-in components (or one registry's items: kiln list @acme)",
+  positionals: [{ name: "registry", count: "optional" }],
+  options: [
+    flag(
+      "json",
+      'print {"items": [...]} exactly as GET /api/registry returns it (a registry: as kiln search --json)',
+    ),
+  ],
+};
+
+export const SEARCH: CommandDecl = {
+  name: "search",
+  summary: "find items in the built-ins and every registry",
+  positionals: [{ name: "query", count: "optional" }],
+  options: [
+    {
+      name: "registry",
+      type: "string",
+      value: "<@namespace>",
+      description: "search only this registry (`builtin` for the built-ins)",
+      default: "every registry",
+    },
+    flag(
+      "json",
+      "print an array of {registry, reference, name, version, title, description, category}",
+    ),
+    ...NETWORK,
+  ],
+};
+
+export const VIEW: CommandDecl = {
+  name: "view",
+  summary: "show an item's fields, files and an example render; write nothing",
+  positionals: [{ name: "reference", complete: COMPONENTS }],
+  options: [flag("json", "print the item, its fields, files and example as JSON"), ...NETWORK],
 };
 
 export const PRESETS_COMMAND: CommandDecl = {
@@ -222,7 +254,13 @@ export const CHECK: CommandDecl = {
   // one preset, or components of the project's kiln.lock (`kiln check deployment/api`): the
   // command tells them apart as `kiln diff` does
   positionals: [{ name: "preset|component", count: "any", complete: PRESETS_OR_LOCKED }],
-  options: [flag("json", 'print {"findings": [...], "errors": <n>, "warnings": <n>}'), ...NETWORK],
+  options: [
+    flag(
+      "json",
+      'print {"findings": [...], "errors": <n>, "warnings": <n>} (a project adds "files", "edited", "unread")',
+    ),
+    ...NETWORK,
+  ],
 };
 
 export const RENDER: CommandDecl = {
@@ -414,6 +452,14 @@ export const SERVE: CommandDecl = {
     },
     flag("ui", "also serve the dashboard from dist/web at /"),
     {
+      name: "config",
+      type: "string",
+      value: "<file>",
+      description:
+        "a TOML file whose [registries] table (as in kiln.toml) names the registries the service resolves @namespace/item through",
+      default: "only @kiln",
+    },
+    {
       name: "render-timeout",
       type: "string",
       value: "<ms>",
@@ -469,6 +515,8 @@ export const COMMAND_LIST: readonly CommandDecl[] = [
   INIT,
   ADD,
   LIST,
+  SEARCH,
+  VIEW,
   PRESETS_COMMAND,
   SETUP,
   APPLY,

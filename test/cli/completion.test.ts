@@ -103,7 +103,7 @@ describe("kiln completion bash", { skip: shellSkip("bash") }, () => {
 
   it("completes the commands, and the top-level options", () => {
     assert.deepEqual(complete("kiln", ""), COMMANDS);
-    assert.deepEqual(complete("kiln", "se"), ["setup", "serve"]);
+    assert.deepEqual(complete("kiln", "se"), ["search", "setup", "serve"]);
     assert.deepEqual(complete("kiln", "--"), ["--help", "--version"]);
   });
 

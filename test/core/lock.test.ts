@@ -166,6 +166,36 @@ describe("kiln.lock format", () => {
     );
   });
 
+  test("recording a component leaves the lock it was recorded into as it was", () => {
+    const before = recordComponent(emptyLock(), entry("web", "k8s/service", ["b.yaml", "c.yaml"]));
+    const withDb = recordComponent(before, entry("db", "k8s/service", ["d.yaml"]));
+    const text = serializeLock(before);
+    const taking = recordComponent(withDb, entry("api", "k8s/deployment", ["c.yaml"]));
+    assert.equal(serializeLock(before), text);
+    assert.deepEqual(
+      taking.components.map((c) => [c.name, c.files.map((f) => f.path)]),
+      [
+        ["web", ["b.yaml"]],
+        ["db", ["d.yaml"]],
+        ["api", ["c.yaml"]],
+      ],
+    );
+    assert.deepEqual(
+      withDb.components.map((c) => c.files.map((f) => f.path)),
+      [["b.yaml", "c.yaml"], ["d.yaml"]],
+    );
+  });
+
+  test("a value keyed `__proto__` (a field's name) is an ordinary key in kiln.lock's text", () => {
+    const own = {
+      ...entry("api", "k8s/deployment", ["a.yaml"]),
+      fields: JSON.parse('{"__proto__": "x", "alpha": "2"}') as Record<string, string>,
+    };
+    const text = serializeLock(recordComponent(emptyLock(), own));
+    assert.match(text, /"fields": \{\n\s+"__proto__": "x",\n\s+"alpha": "2"\n/);
+    assert.equal(serializeLock(parseLock(text)), text);
+  });
+
   test("a component joins a stranger's lock of 300,000 components last, without a crash", () => {
     // more components than a function call takes arguments (Math.max(...all) threw RangeError)
     const many = { ...emptyLock() };

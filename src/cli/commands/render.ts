@@ -89,7 +89,7 @@ function startsWithDocumentMarker(content: string): boolean {
  * through the output's escaping like any path kiln prints; the content is the user's file,
  * written as it is into pipes and files and with its control sequences escaped on a terminal.
  */
-function printFiles(output: Output, files: readonly PlannedFile[]): void {
+export function printFiles(output: Output, files: readonly PlannedFile[]): void {
   for (const file of files) {
     const ownMarker = startsWithDocumentMarker(file.content);
     if (isYaml(file.path) && !ownMarker) output.line("---");

@@ -21,12 +21,13 @@ import { itemRecord, readLock, refuseNewerLock } from "../../node/lock-on-disk.t
 import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "../../node/read-regular-file.ts";
 import { commit } from "../../node/write-commit.ts";
 import { displayPath, planRun, type Step, type WriteGroup } from "../../node/write-plan.ts";
+import { reportDependencies } from "../add-dependencies.ts";
 import { flag } from "../args.ts";
 import { SETUP } from "../command-list.ts";
 import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { presetLabel, renderWholePreset } from "../preset-run.ts";
+import { presetLabel, renderPresetWithDependencies } from "../preset-run.ts";
 import { reportDryRun, reportSteps } from "../report.ts";
 import {
   editedMerged,
@@ -96,7 +97,12 @@ export async function run(argv: string[], output: Output): Promise<number> {
       throw projectRefusal();
     }
   }
-  const { preset, files, components } = await renderWholePreset(reference, cwd);
+  // the components' dependencies that neither the preset nor the project holds come with them
+  const { preset, files, components, dependencies } = await renderPresetWithDependencies(
+    reference,
+    cwd,
+    oldLock,
+  );
   // the project's layout (the dashboard's zip is the same): the files under the output folder,
   // kiln.toml at the root. The output folder is part of every written path, so the layout
   // refuses one that leaves the project or is .git; links on its way are checked by the plan
@@ -107,11 +113,20 @@ export async function run(argv: string[], output: Output): Promise<number> {
   // components the preset does not hold keep their entries (added after setup, they are still
   // on disk)
   const presetLock = setupLock(
-    components.map(({ component, output }) => ({
-      component,
-      item: itemRecord(component.reference, output.item, output.builtin, output.registry),
-      files: output.files,
-    })),
+    [
+      ...components.map(({ component, output }, index) => ({
+        component,
+        item: itemRecord(component.reference, output.item, output.builtin, output.registry),
+        files: output.files,
+        dependencies: dependencies.needs[index],
+      })),
+      ...dependencies.added.map(({ request, value: { render }, needs }) => ({
+        component: { ...request, labels: {} },
+        item: itemRecord(request.reference, render.item, render.builtin, render.registry),
+        files: render.files,
+        dependencies: needs,
+      })),
+    ],
     { outputDir, ...presetRenderSettings(preset) },
     NODE_LOCK_CODEC,
   );
@@ -147,15 +162,18 @@ export async function run(argv: string[], output: Output): Promise<number> {
     allowExecPaths: flag(parsed, "allow-exec-paths"),
     unchangedWithoutForce: true,
   };
-  const tracked = layout.files.map((file) => ({
-    display: displayPath(cwd, outputRoot, file.path),
-    projectPath: pathInside(outputDir, file.path),
-  }));
+  // each file as a refusal names it, for the hint that --force merges: built only for a
+  // refusal (resolving 77 paths cost about 1.5 ms of every setup)
+  const tracked = () =>
+    layout.files.map((file) => ({
+      display: displayPath(cwd, outputRoot, file.path),
+      projectPath: pathInside(outputDir, file.path),
+    }));
   let planned: Step[];
   try {
     planned = planRun(groupsOf(layout.files), options);
   } catch (error) {
-    throw withMergeHint(error, oldLock, tracked);
+    throw withMergeHint(error, oldLock, tracked());
   }
   // a file kiln.lock tracks is merged into, not overwritten: its hand edits stay (the output
   // folder's steps come first, in the order of its files)
@@ -171,6 +189,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
       : planRun(groupsOf(withMergedContent(layout.files, merges)), options);
   if (!dryRun) commit(steps);
   reportSteps(output, steps, dryRun, [], mergeLines(merges, dryRun, resolution));
+  reportDependencies(output, dependencies.added, dependencies.kept, dryRun);
   if (dryRun) {
     // the run without --force refuses where it did before the merge: at any file that differs
     const needsForce = force ? undefined : firstNeedingForce(planned);
@@ -178,7 +197,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     if (needsForce === undefined) return 0;
     throw needsForce.display === PROJECT_FILE
       ? projectRefusal()
-      : withMergeHint(alreadyExists(needsForce.display), oldLock, tracked);
+      : withMergeHint(alreadyExists(needsForce.display), oldLock, tracked());
   }
   output.line(
     `set up ${presetLabel(preset, reference)}: ${plural(files.length, "file")} in ${outputDir}/ and ${PROJECT_FILE} - next: review the files, then \`kiln add <reference> --name <name>\` to add more`,
