@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { LOCK_FILE } from "../../core/config.ts";
 import { KilnError } from "../../core/errors.ts";
 import { referenceOf } from "../../core/item.ts";
+import { plural } from "../../core/plural.ts";
 import { alreadyExists, type PlannedFile } from "../../core/plan.ts";
 import { projectFileError } from "../../core/project/kiln-toml.ts";
 import { pathInside } from "../../core/project/layout.ts";
@@ -25,7 +26,7 @@ import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { renderComponent } from "../render-component.ts";
-import { reportDryRun, reportSteps } from "../report.ts";
+import { doneCounts, reportDryRun, reportSteps } from "../report.ts";
 import {
   componentAddress,
   editedFilesOverwritten,
@@ -83,7 +84,9 @@ export async function run(argv: string[], output: Output): Promise<number> {
     automationProfile: project.automationProfile,
   };
   // built-ins render here; items from files and URLs in a worker, within time and memory limits
-  const result = await renderComponent(cwd, reference, input);
+  const result = await renderComponent(cwd, reference, input, (message) =>
+    output.warning(message),
+  );
   // the lock records the component with the files, in the same all-or-nothing write
   const component = { name, component: referenceOf(result.item) };
   const entry = lockEntry(
@@ -125,8 +128,14 @@ export async function run(argv: string[], output: Output): Promise<number> {
     lock,
   );
   if (!dryRun) commit(steps);
-  reportSteps(output, steps, dryRun, edited);
+  reportSteps(output, steps, dryRun, edited, new Map(), flag(parsed, "verbose"));
   if (dryRun) reportDryRun(output, steps);
+  else {
+    const files = result.files.length;
+    output.line(
+      `added ${componentAddress({ reference: component.component, name })}: ${plural(files, "file")} in ${output.path(project.outputDir)}/ (${doneCounts(steps)})`,
+    );
+  }
   return 0;
 }
 

@@ -159,7 +159,14 @@ export async function run(argv: string[], output: Output): Promise<number> {
       ? planned
       : planRun(groupsOf(withMergedContent(layout.files, merges)), options);
   if (!dryRun) commit(steps);
-  reportSteps(output, steps, dryRun, [], mergeLines(merges, dryRun, resolution));
+  reportSteps(
+    output,
+    steps,
+    dryRun,
+    [],
+    mergeLines(merges, dryRun, resolution),
+    flag(parsed, "verbose"),
+  );
   if (dryRun) {
     // the run without --force refuses where it did before the merge: at any file that differs
     const needsForce = force ? undefined : firstNeedingForce(planned);

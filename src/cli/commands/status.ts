@@ -208,7 +208,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     };
     output.line(JSON.stringify(answer, null, 2));
   } else {
-    report(output, components, unowned, urls);
+    report(output, components, unowned, urls, flag(parsed, "all"));
     if (profile !== undefined) output.line(output.out.yellow(profileDisagreementLine(profile)));
   }
   const refused = components.flatMap((component) => component.refused);
@@ -225,11 +225,25 @@ function profileJson(profile: ProfileDisagreement) {
   };
 }
 
+/**
+ * Whether a file has something to say: not `unchanged` on disk, or changed upstream (it moves,
+ * changes or goes away with the next update). Only these are listed without --all.
+ */
+function worthListing(file: FileStatus): boolean {
+  return file.local !== "unchanged" || (file.upstream !== "unchanged" && file.upstream !== "unknown");
+}
+
+/**
+ * The report for people: per component the files with something to say (every file with
+ * `all`, --all) under the component's line - a component with nothing to say is left out -,
+ * then the files no component owns, the URLs fetched, and a summary counting every file.
+ */
 function report(
   output: Output,
   components: ComponentStatus[],
   unowned: string[],
   urls: UrlReport[],
+  all: boolean,
 ): void {
   const style = output.out;
   const colour = {
@@ -246,9 +260,8 @@ function report(
     const itemNote = itemChangeNote(component);
     // a changed item counts once, where none of its files says so already
     let upstreamCounted = false;
-    output.line(
-      `${style.bold(component.name)} ${component.component}${from}${itemNote === "" ? "" : `  ${style.yellow(`(${itemNote})`)}`}`,
-    );
+    // the component's lines, printed under its own line when there is any (or the item changed)
+    const lines: string[] = [];
     for (const file of component.files) {
       count(file.local);
       const upstream =
@@ -263,29 +276,35 @@ function report(
         count("upstream");
         upstreamCounted = true;
       }
+      if (!all && !worthListing(file)) continue;
       const why = file.reason === undefined ? "" : `  (${file.reason})`;
-      output.line(
+      lines.push(
         `  ${colour[file.local](file.local.padEnd(10))} ${output.path(file.path)}${why}${upstream ? `  ${style.yellow(`(${upstream})`)}` : ""}`,
       );
     }
     for (const path of component.added) {
       count("upstream");
       upstreamCounted = true;
-      output.line(
+      lines.push(
         `  ${style.green("new".padEnd(10))} ${output.path(path)}  ${style.yellow("(added upstream)")}`,
       );
     }
     const recorded = new Set(component.files.map((file) => file.path));
     for (const refusal of component.refused.filter((refusal) => !recorded.has(refusal.path))) {
       count("new refused");
-      output.line(
+      lines.push(
         `  ${style.red("refused".padEnd(10))} ${output.path(refusal.path)}  (from the newest item: ${refusal.reason})`,
       );
     }
     if (itemNote !== "" && !upstreamCounted) count("upstream");
     if (component.error !== undefined) {
-      output.line(`  ${style.yellow(`upstream unknown: ${component.error}`)}`);
+      lines.push(`  ${style.yellow(`upstream unknown: ${component.error}`)}`);
     }
+    if (!all && lines.length === 0 && itemNote === "") continue;
+    output.line(
+      `${style.bold(component.name)} ${component.component}${from}${itemNote === "" ? "" : `  ${style.yellow(`(${itemNote})`)}`}`,
+    );
+    for (const line of lines) output.line(line);
   }
   if (unowned.length > 0) {
     output.line(style.bold("not recorded in kiln.lock"));
