@@ -73,11 +73,16 @@ export function countSteps(all: readonly Step[]): string {
   return `${count("new")} new, ${count("overwrite")} overwrite, ${count("unchanged")} unchanged`;
 }
 
+/** How a summary counts the files of each status. */
+const COUNTED = { new: "created", overwrite: "overwritten", unchanged: "unchanged" } as const;
+
 /** `1 created, 2 unchanged`: what a run did to its files, each kind it did at least once. */
 export function doneCounts(all: readonly Step[]): string {
   const steps = listed(all);
   return (["new", "overwrite", "unchanged"] as const)
-    .map((status) => [DONE[status], steps.filter((step) => step.status === status).length] as const)
+    .map(
+      (status) => [COUNTED[status], steps.filter((step) => step.status === status).length] as const,
+    )
     .filter(([, count]) => count > 0)
     .map(([word, count]) => `${count} ${word}`)
     .join(", ");
