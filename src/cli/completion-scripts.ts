@@ -4,8 +4,8 @@
 // references and preset names are written into the script as it is generated, so a script
 // completes what the kiln that made it knows; local files are completed by the shell.
 import {
-  type CommandDecl,
   COMMON_OPTIONS,
+  type CommandDecl,
   type Completion,
   HELP_OPTION,
   type OptionDecl,

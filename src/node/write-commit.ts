@@ -17,7 +17,6 @@ import { basename, dirname, join, relative } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import { shortPath } from "../core/plan.ts";
 import { type JournalChange, missingFolders, removeJournal, writeJournal } from "./journal.ts";
-import { writingDone, writingStarted, writingUndone } from "./write-progress.ts";
 import {
   errorCode,
   type FolderRemoval,
@@ -25,6 +24,7 @@ import {
   reasonFor,
   type Step,
 } from "./write-plan.ts";
+import { writingDone, writingStarted, writingUndone } from "./write-progress.ts";
 
 /** What the run did, to undo it in reverse order. */
 type Undo =

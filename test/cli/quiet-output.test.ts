@@ -26,7 +26,8 @@ import {
 } from "./helpers.ts";
 
 /** The summary line of `kiln status` on an untouched k8s-web-app project. */
-const ALL_UNCHANGED = "7 components, 7 files: 7 unchanged; 0 changed upstream; 0 files not recorded\n";
+const ALL_UNCHANGED =
+  "7 components, 7 files: 7 unchanged; 0 changed upstream; 0 files not recorded\n";
 
 before(() => ensureBuilt());
 after(() => cleanUp());
@@ -151,7 +152,17 @@ describe("-q prints errors only", () => {
     for (const args of [
       ["setup", "k8s-web-app", "-q"],
       // a warning (an undeclared field) is dropped too
-      ["add", "k8s/deployment", "--name", "web", "--image", "nginx", "--quiet", "--set", "replica=3"],
+      [
+        "add",
+        "k8s/deployment",
+        "--name",
+        "web",
+        "--image",
+        "nginx",
+        "--quiet",
+        "--set",
+        "replica=3",
+      ],
       // -q among other short flags
       ["update", "deployment/web", "-fq", "--image", "nginx:2"],
       ["status", "-q"],

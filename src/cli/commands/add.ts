@@ -3,8 +3,8 @@ import { resolve } from "node:path";
 import { LOCK_FILE } from "../../core/config.ts";
 import { KilnError } from "../../core/errors.ts";
 import { referenceOf } from "../../core/item.ts";
-import { plural } from "../../core/plural.ts";
 import { alreadyExists, type PlannedFile } from "../../core/plan.ts";
+import { plural } from "../../core/plural.ts";
 import { projectFileError } from "../../core/project/kiln-toml.ts";
 import { pathInside } from "../../core/project/layout.ts";
 import {
@@ -84,9 +84,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     automationProfile: project.automationProfile,
   };
   // built-ins render here; items from files and URLs in a worker, within time and memory limits
-  const result = await renderComponent(cwd, reference, input, (message) =>
-    output.warning(message),
-  );
+  const result = await renderComponent(cwd, reference, input, (message) => output.warning(message));
   // the lock records the component with the files, in the same all-or-nothing write
   const component = { name, component: referenceOf(result.item) };
   const entry = lockEntry(

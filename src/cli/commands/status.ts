@@ -230,7 +230,9 @@ function profileJson(profile: ProfileDisagreement) {
  * changes or goes away with the next update). Only these are listed without --all.
  */
 function worthListing(file: FileStatus): boolean {
-  return file.local !== "unchanged" || (file.upstream !== "unchanged" && file.upstream !== "unknown");
+  return (
+    file.local !== "unchanged" || (file.upstream !== "unchanged" && file.upstream !== "unknown")
+  );
 }
 
 /**
