@@ -259,7 +259,15 @@ describe("an interrupted run says what it left", () => {
     execFileSync("mkfifo", [fifo]);
     // the run stops after its first write: it writes a line into the FIFO, then reads it
     const run = started(["setup", "k8s-web-app"], dir, { KILN_TEST_PAUSE_FIFO: fifo });
-    assert.equal(await readFile(fifo, "utf8"), "paused\n");
+    // a run that ends without pausing fails the test (and frees the read it never answered)
+    const paused = await Promise.race([
+      readFile(fifo, "utf8"),
+      run.done.then(async (early) => {
+        await writeFile(fifo, "");
+        assert.fail(`the run ended without pausing: ${JSON.stringify(early)}`);
+      }),
+    ]);
+    assert.equal(paused, "paused\n");
     run.child.kill("SIGINT");
     await writeFile(fifo, "go\n");
     const result = await run.done;
