@@ -55,9 +55,13 @@ that no component owns, says when the automation_profile of kiln.toml is not the
 files were rendered with (and that \`kiln update --profile <profile>\` switches them), and each URL it fetched (each once; at most ${RUN_FETCH_LIMITS.maxUrls}, ${RUN_FETCH_LIMITS.concurrency} at a time,
 ${RUN_FETCH_LIMITS.deadlineMs / 1000} s in all). A path that breaks the rules of a write (outside the project, through a link that
 leads out, in .git, not a regular file, over ${MAX_VENDORED_FILE_BYTES / 1024 / 1024} MiB) is never read: it is listed as refused, and the
-command exits 1 after the report. Writes nothing; exits 0 otherwise.`,
+command exits 1 after the report. Writes nothing; exits 0 otherwise.
+
+Lists only the files with something to say (not unchanged, or changed upstream) and a summary
+line counting every file; --all lists every file, --json holds every file.`,
     examples: [
       "kiln status",
+      "kiln status --all",
       "kiln status service/api",
       "kiln status --json | jq '.components[].files[]'",
     ],
