@@ -15,14 +15,23 @@ const SOURCES = [
   "web/index.html",
   "web/vite.config.ts",
   "scripts",
+  "registries",
   "package-lock.json",
   "tsconfig.json",
   "tsconfig.build.json",
   "web/tsconfig.json",
 ];
 
-/** What the build writes last in each of its steps: the CLI bundle, the service, the dashboard. */
-const OUTPUTS = ["dist/cli/main.js", "dist/server/serve-command.js", "dist/web/index.html"];
+/**
+ * What the build writes last in each of its steps: the CLI bundle, the service, kiln's own
+ * registry, the dashboard.
+ */
+const OUTPUTS = [
+  "dist/cli/main.js",
+  "dist/server/serve-command.js",
+  "dist/registries/kiln/registry.json",
+  "dist/web/index.html",
+];
 
 /** Newest modification time under `path` (a file or a folder), 0 when it does not exist. */
 function newest(path) {

@@ -91,6 +91,12 @@ component and its provider, holding one complete configuration:
 | \`infra/cloud-a\` \`control-plane\` | \`control-plane-hetzner/control-plane-hetzner.tf\` | \`infra/control-plane-hetzner/\` |
 | \`infra/cloud-b\` \`app\` | \`app-digitalocean/app-digitalocean.tf\` | \`infra/app-digitalocean/\` |
 
+The servers of kiln's own registry \`@kiln\` (\`aws-server\`, \`gcp-server\`,
+\`scaleway-server\`, \`linode-server\`, and the private-network variants \`hetzner-private\` and
+\`digitalocean-private\`; source in \`registries/kiln/\`, shipped built in the package, each with
+a \`private_network\` field: [registries.md](registries.md#kiln-kilns-own-registry)) keep
+this layout: \`<name>-aws/<name>-aws.tf\`, \`<name>-gcp/<name>-gcp.tf\`, and so on.
+
 Any set of server components then loads: two components of one provider, or a Hetzner and a
 DigitalOcean component of one name, never share a folder, so their provider requirements, token
 variables, provider blocks, resources and outputs never meet (two components of one item and

@@ -74,6 +74,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   update: () => import("./cli/commands/update.ts"),
   remove: () => import("./cli/commands/remove.ts"),
   preset: () => import("./cli/commands/preset.ts"),
+  registry: () => import("./cli/commands/registry.ts"),
   serve: serveCommand,
   completion: () => import("./cli/commands/completion.ts"),
 };

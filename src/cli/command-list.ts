@@ -221,7 +221,12 @@ export const CHECK: CommandDecl = {
   // one preset, or components of the project's kiln.lock (`kiln check deployment/api`): the
   // command tells them apart as `kiln diff` does
   positionals: [{ name: "preset|component", count: "any", complete: PRESETS_OR_LOCKED }],
-  options: [flag("json", 'print {"findings": [...], "errors": <n>, "warnings": <n>}')],
+  options: [
+    flag(
+      "json",
+      'print {"findings": [...], "errors": <n>, "warnings": <n>} (a project adds "files", "edited", "unread")',
+    ),
+  ],
 };
 
 export const RENDER: CommandDecl = {
@@ -296,6 +301,14 @@ export const UPDATE: CommandDecl = {
       complete: { words: AUTOMATION_PROFILES },
     },
     {
+      name: "to",
+      type: "string",
+      value: "<version>",
+      description:
+        "a registry's item (@acme/redis): render this version instead of the one kiln.lock pins",
+    },
+    flag("latest", "a registry's item: render the newest version its index lists"),
+    {
       name: "conflicts",
       type: "string",
       value: "<how>",
@@ -337,6 +350,25 @@ export const PRESET: CommandDecl = {
       complete: { paths: "json" },
     },
     force("overwrite the --output file when it exists"),
+  ],
+};
+
+export const REGISTRY: CommandDecl = {
+  name: "registry",
+  summary: "registry build|validate: publish a registry of your own components",
+  positionals: [
+    { name: "action", complete: { words: ["build", "validate"] } },
+    { name: "dir", count: "optional", complete: FOLDERS },
+  ],
+  options: [
+    {
+      name: "output",
+      type: "string",
+      value: "<folder>",
+      description: "build: where the built files go",
+      default: "<dir>/public/r",
+      complete: FOLDERS,
+    },
   ],
 };
 
@@ -449,6 +481,7 @@ export const COMMAND_LIST: readonly CommandDecl[] = [
   UPDATE,
   REMOVE,
   PRESET,
+  REGISTRY,
   SERVE,
   COMPLETION,
 ];

@@ -34,6 +34,7 @@ import type { ConflictResolution } from "../core/project/merge.ts";
 import { type FollowEdit, renameFollowers } from "../core/project/rename-references.ts";
 import { type ComponentRender, renderCollectingErrors } from "../core/project/render-components.ts";
 import { type FieldTarget, scopeFields } from "../core/project/scoped-fields.ts";
+import { referenceAtVersion } from "../core/registry-config.ts";
 import { versionControlFolderOf, versionControlSegmentIn } from "../core/sensitive-paths.ts";
 import type { AutomationProfile } from "../core/vocabulary.ts";
 import { builtinRegistry } from "../node/builtin-registry.ts";
@@ -43,7 +44,12 @@ import { ProjectFiles } from "../node/project-files.ts";
 import { realPathOf, resolveOutputFolder } from "../node/write-plan.ts";
 import type { Output } from "./output.ts";
 import { componentLabel } from "./preset-run.ts";
-import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
+import {
+  ComponentRenderer,
+  type PinChange,
+  RenderStopped,
+  type ResolvedRender,
+} from "./render-component.ts";
 import { missedReason, type UrlReport } from "./url-fetches.ts";
 
 /**
@@ -211,7 +217,7 @@ export async function rerender(
   changes?: Changes,
 ): Promise<Rerendered> {
   const input = recordedInput(entry, changes);
-  const render = await renderer.render(entry.reference, input, componentLabel(entry));
+  const render = await renderer.render(renderer.referenceFor(entry), input, componentLabel(entry));
   const files = render.files.map((file, template) => ({
     path: pathInside(project.config.outputDir, file.path),
     template,
@@ -229,13 +235,13 @@ export async function renderLockForChecks(project: LockedProject): Promise<{
   results: ComponentRender<LockedComponent, ResolvedRender>[];
   urls: UrlReport[];
 }> {
-  const renderer = new ComponentRenderer(project.cwd);
+  const renderer = new ComponentRenderer(project.cwd, { lock: project.lock });
   try {
     const urls = await fetchUrlsOf(renderer, project.lock.components);
     const results = await renderCollectingErrors(project.lock.components, {
       defaultNamespace: project.config.defaultNamespace,
       render: (entry) =>
-        renderer.render(entry.reference, recordedInput(entry), componentLabel(entry)),
+        renderer.render(renderer.referenceFor(entry), recordedInput(entry), componentLabel(entry)),
       isFatal: (error) => error instanceof RenderStopped,
     });
     return { results, urls };
@@ -352,11 +358,16 @@ export async function planUpdates(
     changes?: Changes | undefined;
     mergeByStructure?: StructureMerge | undefined;
     follow?: boolean;
+    /** The version registry components go to (`update --to`, `--latest`); the pinned one without. */
+    pinChange?: PinChange | undefined;
   },
 ): Promise<{ updates: ComponentUpdate[]; urls: UrlReport[]; followed: Followed[] }> {
   const selected = selectComponents(project.lock, names);
   const files = new ProjectFiles(project.cwd);
-  const renderer = new ComponentRenderer(project.cwd);
+  const renderer = new ComponentRenderer(project.cwd, {
+    lock: project.lock,
+    pinChange: options.pinChange,
+  });
   const updates: ComponentUpdate[] = [];
   try {
     const urls = await fetchUrlsOf(renderer, selected);
@@ -396,7 +407,7 @@ async function scopedChanges(
   const addresses = exactAddresses(selected);
   const targets: FieldTarget[] = [];
   for (const [index, entry] of selected.entries()) {
-    const item = await renderer.item(entry.reference);
+    const item = await renderer.item(renderer.referenceFor(entry));
     targets.push({
       address: addresses[index] as string,
       declared: item.fields.map((field) => field.name),
@@ -552,9 +563,14 @@ export function updatedEntry(update: ComponentUpdate): LockedComponent {
   const records = update.outcomes.flatMap((outcome) => (outcome.record ? [outcome.record] : []));
   const entry = lockEntry(
     {
-      reference: update.entry.reference,
+      // a reference typed with a version names the version the lock now pins
+      reference:
+        update.render.registry === undefined
+          ? update.entry.reference
+          : referenceAtVersion(update.entry.reference, update.render.registry.version),
       item: update.render.item,
       builtin: update.render.builtin,
+      registry: update.render.registry,
       input: update.input,
       files: records.map((record) => ({ path: record.path, content: record.content })),
     },

@@ -13,11 +13,14 @@
 import { missingRequiredField, type RenderInput } from "../core/context.ts";
 import { errorMessage, KilnError } from "../core/errors.ts";
 import { type RegistryItem, referenceOf } from "../core/item.ts";
+import type { Lock, LockedComponent, RegistryLockSource } from "../core/project/lock-format.ts";
+import { isRegistryReference, registryReferenceText } from "../core/registry-config.ts";
 import { type RenderResult, renderItem } from "../core/render-item.ts";
 import { FIELD_SHORTCUTS } from "../core/shortcuts.ts";
 import { undeclaredFieldWarnings } from "../core/validate.ts";
 import { builtinRegistry } from "../node/builtin-registry.ts";
 import { isUrl } from "../node/fetch-url.ts";
+import { RegistryClient, recordedDigests } from "../node/registry-client.ts";
 import { builtinFor, resolveReference } from "../node/resolve-reference.ts";
 import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../node/template-engine.ts";
 import type { RenderPool, RenderPoolOptions } from "../sandbox/render-pool.ts";
@@ -61,6 +64,23 @@ const CLOSE_WAIT_MS = 2_000;
 export interface ResolvedRender extends RenderResult {
   item: RegistryItem;
   builtin: boolean;
+  /** For a namespaced registry's item: what kiln.lock records of it (version, digest). */
+  registry?: RegistryLockSource | undefined;
+}
+
+/**
+ * Which version a recorded registry component is rendered at: the one kiln.lock pins (none
+ * given), `to` (`update --to <version>`), or the newest the index lists (`update --latest`).
+ */
+export interface PinChange {
+  to?: string | undefined;
+  latest?: boolean | undefined;
+}
+
+export interface RendererOptions {
+  /** The project's kiln.lock: the digest it records for a registry item's version must match. */
+  lock?: Lock | undefined;
+  pinChange?: PinChange | undefined;
 }
 
 /** A render of a component that is not built-in was stopped by a limit (time, memory, output). */
@@ -117,13 +137,37 @@ async function startPool(): Promise<RenderPool> {
  */
 export class ComponentRenderer {
   private readonly cwd: string;
+  private readonly options: RendererOptions;
   private engine: TemplateEngine | undefined;
   private pool: Promise<RenderPool> | undefined;
+  private registryClient: RegistryClient | undefined;
   /** The run's URL references: each fetched once, all within the run's bounds. */
   readonly fetches = new RunFetches();
 
-  constructor(cwd: string) {
+  constructor(cwd: string, options: RendererOptions = {}) {
     this.cwd = cwd;
+    this.options = options;
+  }
+
+  /** The run's namespaced registries (`@acme/redis`), read when a reference first names one. */
+  get registries(): RegistryClient {
+    this.registryClient ??= new RegistryClient(this.cwd, {
+      digests: recordedDigests(this.options.lock),
+    });
+    return this.registryClient;
+  }
+
+  /**
+   * The reference that renders a recorded component again: for a registry's item, its
+   * namespace and name at the version kiln.lock pins (or the run's PinChange); for the other
+   * kinds the reference as typed.
+   */
+  referenceFor(entry: LockedComponent): string {
+    const source = entry.source;
+    if (source.type !== "registry") return entry.reference;
+    const change = this.options.pinChange;
+    const version = change?.latest ? undefined : (change?.to ?? source.version);
+    return registryReferenceText({ namespace: source.registry, item: source.item, version });
   }
 
   /** The built-in item `reference` names, if it names one (a reference's first lookup). */
@@ -143,6 +187,11 @@ export class ComponentRenderer {
   async render(reference: string, input: RenderInput, label = reference): Promise<ResolvedRender> {
     const builtin = this.builtin(reference);
     if (builtin) return { ...this.renderBuiltin(builtin, input), item: builtin, builtin: true };
+    if (isRegistryReference(reference)) {
+      const { item, source } = await this.registries.resolve(reference);
+      const rendered = await this.renderIsolated(item, input, label);
+      return { ...rendered, item, builtin: false, registry: source };
+    }
     const item = await this.item(reference);
     return { ...(await this.renderIsolated(item, input, label)), item, builtin: false };
   }
@@ -151,6 +200,7 @@ export class ComponentRenderer {
   async item(reference: string): Promise<RegistryItem> {
     const builtin = this.builtin(reference);
     if (builtin) return builtin;
+    if (isRegistryReference(reference)) return (await this.registries.resolve(reference)).item;
     return isUrl(reference)
       ? await this.fetches.item(reference)
       : await resolveReference(reference, { cwd: this.cwd });
@@ -211,8 +261,9 @@ export async function renderComponent(
   reference: string,
   input: RenderInput,
   warn: (message: string) => void,
+  options: RendererOptions = {},
 ): Promise<ResolvedRender> {
-  const renderer = new ComponentRenderer(cwd);
+  const renderer = new ComponentRenderer(cwd, options);
   // a built-in's fields are known before it renders: a misspelt field is pointed out even when
   // the render then fails for want of the field it was meant to be
   const builtin = renderer.builtin(reference);

@@ -13,33 +13,41 @@ import { dequal } from "dequal";
 import { errorMessage } from "./errors.ts";
 import { lazyLibraries } from "./lazy-libraries.ts";
 
+/** This process's refusal mark, made on first use (refusalMark). */
+let madeMark: string | undefined;
+
 /**
  * Marks a refusal in a filter's output. A filter must never throw into the engine, so a value
- * that cannot be written safely becomes `REFUSAL_MARK + message + REFUSAL_MARK` in the output;
+ * that cannot be written safely becomes `refusalMark() + message + refusalMark()` in the output;
  * `renderItem` (src/core/render-item.ts) looks for the mark in every rendered path and content and
  * fails the render with the message. The mark holds NUL characters (which no escaping filter
  * writes as they are) and a random part, so no value can forge one; kiln's filters hand a value
- * that holds a refusal on unchanged (`safeFilter`), so chaining them keeps it.
+ * that holds a refusal on unchanged (`safeFilter`), so chaining them keeps it. One mark per
+ * process, made at the first render from the host's generator (lazy-libraries.ts).
  */
-export const REFUSAL_MARK = `\u0000kiln-refusal-${globalThis.crypto.randomUUID()}\u0000`;
+export function refusalMark(): string {
+  madeMark ??= `\u0000kiln-refusal-${lazyLibraries().randomUUID()}\u0000`;
+  return madeMark;
+}
 
 /** A filter's answer for a value it will not write: `message` says what was wrong and what to do. */
 export function refusal(message: string): string {
-  return `${REFUSAL_MARK}${message.replaceAll("\u0000", "\\u0000")}${REFUSAL_MARK}`;
+  return `${refusalMark()}${message.replaceAll("\u0000", "\\u0000")}${refusalMark()}`;
 }
 
 /** The message of the first refusal in rendered text, or undefined when there is none. */
 export function refusalMessage(text: string): string | undefined {
-  const start = text.indexOf(REFUSAL_MARK);
+  const mark = refusalMark();
+  const start = text.indexOf(mark);
   if (start < 0) return undefined;
-  const from = start + REFUSAL_MARK.length;
-  const end = text.indexOf(REFUSAL_MARK, from);
+  const from = start + mark.length;
+  const end = text.indexOf(mark, from);
   return text.slice(from, end < 0 ? undefined : end);
 }
 
 /** The first string holding a refusal in a value (a string, or a list or map of them). */
 function refusalIn(value: unknown, depth = 0): string | undefined {
-  if (typeof value === "string") return value.includes(REFUSAL_MARK) ? value : undefined;
+  if (typeof value === "string") return value.includes(refusalMark()) ? value : undefined;
   if (depth > 64 || typeof value !== "object" || value === null) return undefined;
   const items = value instanceof Map ? value.values() : Object.values(value);
   for (const item of items) {
@@ -197,7 +205,7 @@ function yamlKeyTooLong(key: unknown, written: string, field: unknown): string {
  */
 export function yamlKey(value: unknown, field?: unknown): string {
   const written = yamlScalar(value, field);
-  return written.length > YAML_MAX_KEY_LENGTH && !written.includes(REFUSAL_MARK)
+  return written.length > YAML_MAX_KEY_LENGTH && !written.includes(refusalMark())
     ? yamlKeyTooLong(value, written, field)
     : written;
 }

@@ -1,7 +1,9 @@
 // Libraries and generated code the core uses only for some values, loaded on first use so that a
 // one-shot CLI run that never needs them does not pay for loading them: the yaml library (the
 // `yaml` filter's rare values, the `yaml` field format), ajv with its formats (fields that
-// declare a JSON Schema) and the built-in components' field validators compiled ahead of time.
+// declare a JSON Schema) and the built-in components' field validators compiled ahead of time;
+// also the host's random UUIDs (in Node the global Web Crypto object is a module of its own,
+// loaded on first touch, while node:crypto's generator is already there).
 // How a library is loaded is the host's business - Node requires it from node_modules on first
 // use (src/node/node-libraries.ts, which the template engine's module installs, so every render
 // has it), a browser build would import it - so the core never imports them itself: it asks the
@@ -39,6 +41,8 @@ export interface LazyLibraries {
    * formats calls it from `formats`.
    */
   precompiledValidators(formats: SchemaFormatDefinitions): PrecompiledValidators;
+  /** A random UUID from a cryptographically secure generator. */
+  randomUUID(): string;
 }
 
 let provided: LazyLibraries | undefined;

@@ -2,7 +2,7 @@
 
 import { buildContext, DEFAULT_AUTOMATION_PROFILE, type RenderInput } from "./context.ts";
 import { KilnError } from "./errors.ts";
-import { REFUSAL_MARK, refusalMessage } from "./filters.ts";
+import { refusalMark, refusalMessage } from "./filters.ts";
 import { itemMeta, type RegistryItem, referenceOf } from "./item.ts";
 import { normalizeRelativePath } from "./plan.ts";
 import { isCatalogueItem } from "./registry.ts";
@@ -118,7 +118,7 @@ export function renderItem(
     const content = rendered[2 * index + 1] as string;
     // A filter that cannot write a value safely leaves a refusal in the output (one search each).
     for (const text of [path, content]) {
-      if (text.includes(REFUSAL_MARK)) {
+      if (text.includes(refusalMark())) {
         throw new KilnError("invalid_request", `${reference}: ${refusalMessage(text)}`);
       }
     }

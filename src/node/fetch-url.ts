@@ -1,7 +1,9 @@
 // Fetching registry items and presets from URLs, with these limits: http and https only, at
 // most 5 redirects, one overall deadline (10 s), a cap on the body size (10 MiB). A caller
 // may add its own stop (the client that asked has gone) and a check of every address the
-// fetch goes to, redirects included (the service refuses to fetch itself).
+// fetch goes to, redirects included (the service refuses to fetch itself). Headers a caller
+// sends (a registry's token) go only to the origin it asked: a redirect to another origin
+// (scheme, host or port) is followed without any of them.
 import { errorMessage, KilnError } from "../core/errors.ts";
 
 export interface FetchLimits {
@@ -33,6 +35,8 @@ export interface FetchOptions {
    * fetches) and resolves with the function that gives it back; may throw a FetchFailure.
    */
   acquire?: ((signal: AbortSignal) => Promise<() => void>) | undefined;
+  /** Request headers (a registry's Authorization), sent only to the first URL's origin. */
+  headers?: Record<string, string> | undefined;
 }
 
 export function isUrl(reference: string): boolean {
@@ -40,7 +44,15 @@ export function isUrl(reference: string): boolean {
 }
 
 /** Why a fetch failed, for people; the caller decides the error message. */
-export class FetchFailure extends Error {}
+export class FetchFailure extends Error {
+  /** The HTTP status of an answer that was not 2xx (a 401 is worded by the caller). */
+  readonly status: number | undefined;
+
+  constructor(message: string, status?: number) {
+    super(message);
+    this.status = status;
+  }
+}
 
 /**
  * A reference that is a URL kiln could not fetch (a registry item, a preset): the fixed message
@@ -70,6 +82,8 @@ export async function fetchBytes(url: string, options: FetchOptions = {}): Promi
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   let current = url;
+  let origin: string | undefined;
+  let leftOrigin = false;
   let release: (() => void) | undefined;
   try {
     release = await options.acquire?.(signal);
@@ -78,9 +92,14 @@ export async function fetchBytes(url: string, options: FetchOptions = {}): Promi
       if (target.protocol !== "http:" && target.protocol !== "https:") {
         throw new FetchFailure(`unsupported scheme ${target.protocol}`);
       }
+      origin ??= target.origin;
       await options.checkTarget?.(target);
       signal.throwIfAborted();
-      const response = await fetch(target, { redirect: "manual", signal });
+      // the caller's headers only where it sent them: never to another origin a redirect
+      // names, nor back to the first one after such a hop (that hop chose the path)
+      if (target.origin !== origin) leftOrigin = true;
+      const headers = leftOrigin ? {} : (options.headers ?? {});
+      const response = await fetch(target, { redirect: "manual", signal, headers });
       const location = response.headers.get("location");
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel();
@@ -92,7 +111,7 @@ export async function fetchBytes(url: string, options: FetchOptions = {}): Promi
       }
       if (response.status < 200 || response.status > 299) {
         await response.body?.cancel();
-        throw new FetchFailure(`HTTP status ${response.status}`);
+        throw new FetchFailure(`HTTP status ${response.status}`, response.status);
       }
       return await readCapped(response, limits.maxBytes);
     }

@@ -23,6 +23,7 @@ import {
   lockSource,
   olderKilnError,
   parseLock,
+  type RegistryLockSource,
 } from "../core/project/lock-format.ts";
 import { decodeBaseText, NODE_LOCK_CODEC, sha256Hex } from "./lock-compression.ts";
 import { readRegularFile } from "./read-regular-file.ts";
@@ -59,16 +60,26 @@ export interface RenderedForLock {
   item: RegistryItem;
   /** The item is a built-in: the reference's last segment named one (looked up first). */
   builtin: boolean;
+  /** For a namespaced registry's item: its namespace, name, version and digest. */
+  registry?: RegistryLockSource | undefined;
   input: RenderInput;
   /** The rendered files with their paths from the project root, in the item's file order. */
   files: readonly PlannedFile[];
 }
 
-/** What the lock records of the item `reference` resolved to (`builtin`: it named a built-in). */
-export function itemRecord(reference: string, item: RegistryItem, builtin: boolean): ItemRecord {
+/**
+ * What the lock records of the item `reference` resolved to (`builtin`: it named a built-in;
+ * `registry`: a namespaced registry's item, recorded by namespace, never by URL).
+ */
+export function itemRecord(
+  reference: string,
+  item: RegistryItem,
+  builtin: boolean,
+  registry?: RegistryLockSource,
+): ItemRecord {
   return {
     component: referenceOf(item),
-    source: lockSource(reference, builtin, readVersion()),
+    source: registry ?? lockSource(reference, builtin, readVersion()),
     fingerprint: itemFingerprint(item, sha256Hex),
   };
 }
@@ -78,7 +89,7 @@ export function lockEntry(rendered: RenderedForLock, old?: LockedComponent): Loc
   return coreLockEntry(
     {
       reference: rendered.reference,
-      ...itemRecord(rendered.reference, rendered.item, rendered.builtin),
+      ...itemRecord(rendered.reference, rendered.item, rendered.builtin, rendered.registry),
       input: rendered.input,
       files: rendered.files,
     },

@@ -2,6 +2,7 @@
 // each is required from node_modules only when a value needs it, so a one-shot CLI run that
 // renders only strings never loads yaml or ajv. Importing this module installs them; the
 // template engine's module does, so whatever renders has them.
+import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import {
@@ -31,4 +32,7 @@ provideLazyLibraries({
       return {};
     }
   },
+  // node:crypto's, loaded with the hashing kiln.lock needs anyway: `globalThis.crypto` would
+  // load Node's Web Crypto module as well (about 1 ms of every CLI run that renders)
+  randomUUID,
 });

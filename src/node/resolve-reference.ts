@@ -1,5 +1,7 @@
 // Component reference → registry item, tried in this order, the first match winning: built-in
 // name (the part after the last `/`), URL, existing local file; anything else is an error.
+// A reference of the fourth kind, `@ns/name[@version]` (src/core/registry-config.ts), is a
+// namespaced registry's item and never one of these three (src/node/registry-client.ts).
 //
 // Local files are read only when they are regular files: the path is looked at with stat first,
 // so a device, FIFO or socket is never opened (opening some devices does something: /dev/ptmx
@@ -8,13 +10,16 @@
 // cannot block or feed kiln without end), and at most the size cap plus one byte is read,
 // whatever size the file claims (/proc files claim 0). The HTTP service reads asynchronously and parses in its render workers: it asks for
 // the bytes (`locateReference`) and never parses a stranger's item on its own thread.
-import { constants } from "node:fs";
-import { open, stat } from "node:fs/promises";
+// node:fs's `promises`, not node:fs/promises: the promise API is loaded when a local file is
+// read, not by every command that bundles this module (a dozen of Node's internal modules, about 1 ms of a
+// `kiln setup` that reads no file of its own)
+import { constants, promises as fsPromises } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { closest } from "../core/did-you-mean.ts";
 import { KilnError } from "../core/errors.ts";
 import { parseRegistryItemText, type RegistryItem } from "../core/item.ts";
 import type { Registry } from "../core/registry.ts";
+import { isRegistryReference } from "../core/registry-config.ts";
 import { builtinRegistry } from "./builtin-registry.ts";
 import {
   DEFAULT_FETCH_LIMITS,
@@ -50,6 +55,8 @@ export type Located =
   | { item?: undefined; bytes: Uint8Array; origin: string; identity?: string | undefined };
 
 export function builtinFor(reference: string, registry: Registry): RegistryItem | undefined {
+  // `@acme/deployment` is @acme's deployment, not the built-in of that name
+  if (isRegistryReference(reference)) return undefined;
   const lastSegment = reference.slice(reference.lastIndexOf("/") + 1);
   return registry.byComponentName(lastSegment);
 }
@@ -137,18 +144,18 @@ async function readRegularFile(
   const path = resolvePath(cwd, reference);
   if (path.includes("\u0000")) return undefined;
   // by path first, links followed: anything but a regular file is refused unopened
-  let claimed: Awaited<ReturnType<typeof stat>>;
+  let claimed: Awaited<ReturnType<typeof fsPromises.stat>>;
   try {
-    claimed = await stat(path);
+    claimed = await fsPromises.stat(path);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw readError(reference, error);
   }
   if (claimed.isDirectory()) return undefined;
   if (!claimed.isFile()) throw notRegularError(reference);
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: Awaited<ReturnType<typeof fsPromises.open>>;
   try {
-    handle = await open(path, READ_FLAGS);
+    handle = await fsPromises.open(path, READ_FLAGS);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw readError(reference, error);

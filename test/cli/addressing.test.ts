@@ -122,7 +122,7 @@ describe("component addressing", () => {
     assert.equal(check.status, 0, "a warning alone passes");
     assert.equal(
       check.stdout,
-      `${TARGET_PORT_WARNING}\nchecked the project (kiln.lock): 7 components, 0 errors, 1 warning\n`,
+      `${TARGET_PORT_WARNING}\nchecked the project (kiln.lock): 7 components, 7 files (0 edited by hand, checked as they are), 0 errors, 1 warning\n`,
     );
     // put right, the warning is gone
     const fixed = kiln(["update", "service/api", "--target-port", "9090"], dir);
@@ -130,7 +130,7 @@ describe("component addressing", () => {
     assert.doesNotMatch(fixed.stdout, /warning/);
     assert.equal(
       kiln(["check"], dir).stdout,
-      "checked the project (kiln.lock): 7 components, no findings\n",
+      "checked the project (kiln.lock): 7 components, 7 files (0 edited by hand, checked as they are), no findings\n",
     );
   });
 
@@ -227,7 +227,7 @@ describe("component addressing", () => {
     });
     assert.equal(
       kiln(["check"], dir).stdout,
-      "checked the project (kiln.lock): 7 components, no findings\n",
+      "checked the project (kiln.lock): 7 components, 7 files (0 edited by hand, checked as they are), no findings\n",
     );
   });
 
@@ -251,7 +251,7 @@ describe("component addressing", () => {
     assert.equal(entryOf(dir, "k8s/ingress", "api")?.fields.service, "backend");
     assert.equal(
       kiln(["check"], dir).stdout,
-      "checked the project (kiln.lock): 7 components, no findings\n",
+      "checked the project (kiln.lock): 7 components, 7 files (0 edited by hand, checked as they are), no findings\n",
     );
   });
 
@@ -266,12 +266,12 @@ describe("component addressing", () => {
     assert.equal(check.status, 1);
     assert.equal(
       check.stdout,
-      `error[${warning}\nchecked the project (kiln.lock) for ingress/api: 7 components, 1 error, 0 warnings\n`,
+      `error[${warning}\nchecked the project (kiln.lock) for ingress/api: 7 components, 7 files (0 edited by hand, checked as they are), 1 error, 0 warnings\n`,
     );
     // another component's check leaves the ingress's finding out
     assert.equal(
       kiln(["check", "k8s/deployment/api"], dir).stdout,
-      "checked the project (kiln.lock) for deployment/api: 7 components, no findings\n",
+      "checked the project (kiln.lock) for deployment/api: 7 components, 7 files (0 edited by hand, checked as they are), no findings\n",
     );
   });
 
@@ -317,7 +317,7 @@ describe("component addressing", () => {
     );
     assert.equal(
       kiln(["check"], dir).stdout,
-      "checked the project (kiln.lock): 35 components, no findings\n",
+      "checked the project (kiln.lock): 35 components, 77 files (0 edited by hand, checked as they are), no findings\n",
     );
     ansibleSyntaxCheck(join(dir, "infra"), "site.yml");
   });

@@ -141,9 +141,17 @@ export function kiln(args: string[], cwd: string, env: Record<string, string> = 
 }
 
 /** Like `kiln`, without blocking this process (so a server in the test can answer it). */
-export function kilnAsync(args: string[], cwd: string): Promise<Run> {
+export function kilnAsync(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(), stdio: "pipe" });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: cleanEnv(env),
+      stdio: "pipe",
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {

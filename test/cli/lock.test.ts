@@ -189,7 +189,7 @@ describe("kiln.lock: written by add and setup, never by apply", () => {
     assert.equal(run.status, 1);
     assert.equal(
       run.stderr,
-      "error: this kiln.lock was written by a newer kiln - upgrade kiln\n  it has format version 99; this kiln reads versions up to 1\n",
+      "error: this kiln.lock was written by a newer kiln - upgrade kiln\n  it has format version 99; this kiln reads versions up to 2\n",
     );
     assert.equal(tree(dir)["k8s/web-service.yaml"], undefined);
     write(dir, "kiln.lock", "not json");

@@ -18,8 +18,8 @@ import {
   integer,
   KILN_FILTERS,
   plainOrQuoted,
-  REFUSAL_MARK,
   refusal,
+  refusalMark,
   refusalMessage,
   safeFilter,
   text,
@@ -216,9 +216,9 @@ describe("yaml filter fast path", () => {
 describe("refusals: what a filter answers for a value it will not write", () => {
   test("a refusal is the mark, the message and the mark; the mark holds NUL and cannot be typed", () => {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the mark is delimited by NUL
-    assert.match(REFUSAL_MARK, /^\u0000kiln-refusal-[0-9a-f-]{36}\u0000$/);
+    assert.match(refusalMark(), /^\u0000kiln-refusal-[0-9a-f-]{36}\u0000$/);
     const refused = refusal("`port` must be a whole number");
-    assert.equal(refused, `${REFUSAL_MARK}\`port\` must be a whole number${REFUSAL_MARK}`);
+    assert.equal(refused, `${refusalMark()}\`port\` must be a whole number${refusalMark()}`);
     assert.equal(refusalMessage(`a: ${refused}\n`), "`port` must be a whole number");
     assert.equal(refusalMessage("a: 1\n"), undefined);
     assert.equal(refusalMessage(refusal("NUL \u0000 inside")), "NUL \\u0000 inside");

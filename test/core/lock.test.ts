@@ -117,12 +117,12 @@ describe("kiln.lock format", () => {
   });
 
   test("a newer version is refused with the upgrade message, whatever else it holds", () => {
-    for (const text of ['{"version": 2}', '{"version": 7, "components": "who knows"}']) {
+    for (const text of ['{"version": 3}', '{"version": 7, "components": "who knows"}']) {
       assert.throws(
         () => parseLock(text),
         (error: Error & { detail?: string }) => {
           assert.equal(error.message, "this kiln.lock was written by a newer kiln - upgrade kiln");
-          assert.match(error.detail ?? "", /this kiln reads versions up to 1/);
+          assert.match(error.detail ?? "", /this kiln reads versions up to 2/);
           return true;
         },
       );
@@ -164,6 +164,36 @@ describe("kiln.lock format", () => {
       withoutComponents(lock, (c) => c.name === "web").components.map((c) => c.name),
       ["api"],
     );
+  });
+
+  test("recording a component leaves the lock it was recorded into as it was", () => {
+    const before = recordComponent(emptyLock(), entry("web", "k8s/service", ["b.yaml", "c.yaml"]));
+    const withDb = recordComponent(before, entry("db", "k8s/service", ["d.yaml"]));
+    const text = serializeLock(before);
+    const taking = recordComponent(withDb, entry("api", "k8s/deployment", ["c.yaml"]));
+    assert.equal(serializeLock(before), text);
+    assert.deepEqual(
+      taking.components.map((c) => [c.name, c.files.map((f) => f.path)]),
+      [
+        ["web", ["b.yaml"]],
+        ["db", ["d.yaml"]],
+        ["api", ["c.yaml"]],
+      ],
+    );
+    assert.deepEqual(
+      withDb.components.map((c) => c.files.map((f) => f.path)),
+      [["b.yaml", "c.yaml"], ["d.yaml"]],
+    );
+  });
+
+  test("a value keyed `__proto__` (a field's name) is an ordinary key in kiln.lock's text", () => {
+    const own = {
+      ...entry("api", "k8s/deployment", ["a.yaml"]),
+      fields: JSON.parse('{"__proto__": "x", "alpha": "2"}') as Record<string, string>,
+    };
+    const text = serializeLock(recordComponent(emptyLock(), own));
+    assert.match(text, /"fields": \{\n\s+"__proto__": "x",\n\s+"alpha": "2"\n/);
+    assert.equal(serializeLock(parseLock(text)), text);
   });
 
   test("a component joins a stranger's lock of 300,000 components last, without a crash", () => {

@@ -38,7 +38,9 @@ export function help(): string {
   return commandHelp(ADD, {
     title: "render one component into the project's output folder",
     about: `<reference> is a built-in component (\`kiln list\`), a URL or a path to a registry-item JSON
-file. Files go to the output folder named in kiln.toml (run \`kiln init\` first).`,
+file, or a namespaced registry's item: @acme/redis (the newest version) or @acme/redis@1.2.0
+(registries are configured in kiln.toml, docs/registries.md). Files go to the output folder
+named in kiln.toml (run \`kiln init\` first).`,
     notes: `--set wins over a shortcut that sets the same field.
 
 Never writes in .git, outside the project (also not through a symbolic link), or over anything
@@ -50,6 +52,7 @@ but a regular file. Files other tools run or load as code (.envrc, .vscode/,
       "kiln add k8s/service --name web --port 80 --target-port 8080",
       `kiln add automation/inventory --name prod --set 'hosts=[{"group":"web","members":[{"name":"web1","cm_host":"10.0.0.5"}]}]'`,
       "kiln add ./my-component.json --name thing --dry-run",
+      "kiln add @acme/redis@1.2.0 --name cache",
     ],
   });
 }
@@ -84,7 +87,14 @@ export async function run(argv: string[], output: Output): Promise<number> {
     automationProfile: project.automationProfile,
   };
   // built-ins render here; items from files and URLs in a worker, within time and memory limits
-  const result = await renderComponent(cwd, reference, input, (message) => output.warning(message));
+  // a registry's item is checked against the digest the lock records for its version
+  const result = await renderComponent(
+    cwd,
+    reference,
+    input,
+    (message) => output.warning(message),
+    { lock },
+  );
   // the lock records the component with the files, in the same all-or-nothing write
   const component = { name, component: referenceOf(result.item) };
   const entry = lockEntry(
@@ -92,6 +102,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
       reference,
       item: result.item,
       builtin: result.builtin,
+      registry: result.registry,
       input,
       files: result.files.map((file) => ({
         path: pathInside(project.outputDir, file.path),

@@ -27,6 +27,7 @@ import {
 } from "../../core/project/profile-switch.ts";
 import { sha256Hex } from "../../node/lock-compression.ts";
 import { ProjectFiles, type Refusal, refusedPathsError } from "../../node/project-files.ts";
+import { isNewerVersion } from "../../node/registry-client.ts";
 import { readVersion } from "../../node/version.ts";
 import { flag } from "../args.ts";
 import { STATUS } from "../command-list.ts";
@@ -41,6 +42,7 @@ import {
 import { warnOfNewerLock } from "../newer-lock.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
+import { newerVersionLine, newerVersionOf } from "../registry-pins.ts";
 import { ComponentRenderer } from "../render-component.ts";
 import { RUN_FETCH_LIMITS, type UrlReport, urlLines } from "../url-fetches.ts";
 
@@ -102,6 +104,8 @@ interface ComponentStatus {
   upstream: "changed" | "unchanged" | "unknown";
   /** Why the newest item could not be rendered (offline, file gone); upstream is then unknown. */
   error?: string | undefined;
+  /** A registry's item: the newest version its index lists, when newer than the pinned one. */
+  newerVersion?: string | undefined;
 }
 
 async function componentStatus(
@@ -156,6 +160,7 @@ async function componentStatus(
     if (!isKilnError(error)) throw error;
     status.error = error.message;
   }
+  status.newerVersion = (await newerVersionOf(renderer, entry, isNewerVersion))?.newest;
   return status;
 }
 
@@ -183,7 +188,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   // the components named (`api`, `deployment/api`), all when none is
   const selected = selectComponents(project.lock, args);
   const disk = new ProjectFiles(cwd);
-  const renderer = new ComponentRenderer(cwd);
+  const renderer = new ComponentRenderer(cwd, { lock: project.lock });
   const components: ComponentStatus[] = [];
   let urls: UrlReport[];
   try {
@@ -305,6 +310,10 @@ function report(
     if (itemNote !== "" && !upstreamCounted) count("upstream");
     if (component.error !== undefined) {
       lines.push(`  ${style.yellow(`upstream unknown: ${component.error}`)}`);
+    }
+    if (component.newerVersion !== undefined && component.source.type === "registry") {
+      const newer = { pinned: component.source.version, newest: component.newerVersion };
+      lines.push(`  ${style.yellow(newerVersionLine(component, newer))}`);
     }
     if (!all && lines.length === 0 && itemNote === "") continue;
     output.line(

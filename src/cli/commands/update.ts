@@ -59,6 +59,7 @@ import {
 } from "../merge-report.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
+import { pinChangeOf } from "../registry-pins.ts";
 
 export function help(): string {
   return commandHelp(UPDATE, {
@@ -244,6 +245,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     changes,
     mergeByStructure,
     follow: !flag(parsed, "no-follow"),
+    pinChange: pinChangeOf(parsed, project.lock, names),
   });
   const outcomes = updates.flatMap((update) => update.outcomes);
   // a path that breaks the rules of a write was not read, and is not touched: nothing is

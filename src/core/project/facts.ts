@@ -12,6 +12,8 @@ import { parseCidr } from "../formats.ts";
 import type { ItemMeta, ItemMetaView } from "../item.ts";
 import { normalizeRelativePath } from "../plan.ts";
 import type { FactKind } from "../vocabulary.ts";
+import type { ComponentOnDisk, DiskFile, DiskRead } from "./disk-facts.ts";
+import { roleNames } from "./play-roles.ts";
 
 /** One component of the project, as in a preset, plus what rendering it gave. */
 export interface CheckComponent {
@@ -29,6 +31,12 @@ export interface CheckComponent {
    * resolution finds built-ins); a component found in neither is read by its paths alone.
    */
   meta?: ItemMeta | undefined;
+  /**
+   * What its files say as they are on disk (`kiln check` of a project, disk-facts.ts): the
+   * facts its main file gives replace those of its fields, and its missing files vendor
+   * nothing. Absent (the dashboard, a preset): the facts come from its fields.
+   */
+  onDisk?: ComponentOnDisk | undefined;
 }
 
 export interface CheckProject {
@@ -102,17 +110,6 @@ export function hostPatternTargets(pattern: string): string[] {
         .replace(/\[[^\]]*\]$/, ""),
     )
     .filter((part) => part !== "" && !part.startsWith("~") && !/[*?]/.test(part));
-}
-
-/** Role names of one play's `roles` list (strings, or objects with `role`). */
-function roleNames(roles: unknown): string[] {
-  if (!Array.isArray(roles)) return [];
-  const names: string[] = [];
-  for (const entry of roles) {
-    if (typeof entry === "string") names.push(entry);
-    else if (isRecord(entry) && typeof entry.role === "string") names.push(entry.role);
-  }
-  return names.filter((name) => name.trim() !== "");
 }
 
 /** Top-level keys of a YAML mapping body (lines `key:` at column 0). */
@@ -313,6 +310,10 @@ export interface ProjectFacts {
   ingresses: IngressFact[];
   servers: ServerFact[];
   addressRanges: AddressRangeFact[];
+  /** Tracked files that are not on disk, with their component. */
+  missingFiles: (DiskFile & { component: number })[];
+  /** Tracked files holding unresolved conflict markers, with the line of each `<<<<<<<`. */
+  conflictMarkers: (DiskFile & { component: number; lines: number[] })[];
 }
 
 /** The value of the field holding `fact`, the field's default when not supplied. */
@@ -384,6 +385,20 @@ function playsOf(component: CheckComponent, meta: ItemMeta | undefined): PlayFac
   return [{ name: component.name, hosts: legacyHosts, roles: legacyRoles }];
 }
 
+/**
+ * The plays of a playbook as its file has them. A component aimed at one host pattern as a
+ * whole (its item declares a `target` fact, as the k8s-bootstrap does) is aimed where its
+ * first play is, and its other plays are plays.
+ */
+function playsOnDisk(
+  plays: Extract<DiskRead, { kind: "playbook" }>["plays"],
+  meta: ItemMeta | undefined,
+): { plays: PlayFact[]; target: string | undefined } {
+  if (meta?.facts.target === undefined) return { plays, target: undefined };
+  const [first, ...others] = plays;
+  return { plays: others, target: first?.hosts };
+}
+
 /** Files under `group_vars`, read from a rendered path. */
 function groupVarsFile(component: number, path: string): GroupVarsFile | undefined {
   const segments = normalizePath(path).split("/");
@@ -440,6 +455,8 @@ export function projectFacts(project: CheckProject): ProjectFacts {
     ingresses: [],
     servers: [],
     addressRanges: [],
+    missingFiles: [],
+    conflictMarkers: [],
   };
   const addRole = (role: string, index: number) => {
     const list = facts.vendoredRoles.get(role) ?? [];
@@ -474,12 +491,21 @@ export function projectFacts(project: CheckProject): ProjectFacts {
       path,
     };
     facts.components.push(fact);
+    const onDisk = component.onDisk;
+    for (const missing of onDisk?.missing ?? [])
+      facts.missingFiles.push({ component: index, ...missing });
+    for (const conflict of onDisk?.conflicts ?? []) {
+      facts.conflictMarkers.push({ component: index, ...conflict });
+    }
+    // what is on disk is known and vendors roles; a path only kiln.lock remembers is neither
+    const gone = new Set(onDisk?.missing.map((missing) => normalizePath(missing.path)));
 
     for (const file of files ?? []) {
       const key = normalizePath(file);
       const entry = facts.written.get(key) ?? { path: file, components: [] };
       if (!entry.components.includes(index)) entry.components.push(index);
       facts.written.set(key, entry);
+      if (gone.has(key)) continue;
       facts.knownPaths.add(key);
       const groupVars = groupVarsFile(index, file);
       if (groupVars) facts.groupVarsFiles.push(groupVars);
@@ -494,9 +520,13 @@ export function projectFacts(project: CheckProject): ProjectFacts {
     }
 
     const value = (name: string) => factValue(component, meta, name);
+    // the facts of its main file as it is on disk, when it was read; else its fields'
+    const read = onDisk?.read?.kind === fact.kind ? onDisk.read : undefined;
     switch (fact.kind) {
       case "inventory": {
-        const groups = inventoryGroups(parseJsonField(value("groups")));
+        const groups = inventoryGroups(
+          read?.kind === "inventory" ? read.groups : parseJsonField(value("groups")),
+        );
         facts.inventories.push({ component: index, groups });
         for (const group of groups) {
           addGroup(group.name);
@@ -506,6 +536,18 @@ export function projectFacts(project: CheckProject): ProjectFacts {
         break;
       }
       case "group-vars": {
+        if (read?.kind === "group-vars") {
+          // the file's keys, once each: `vars` and `yaml` are one mapping on disk
+          facts.groupVars.push({
+            component: index,
+            group: read.group,
+            varKeys: read.keys,
+            varsIsMap: true,
+            yamlKeys: [],
+            yaml: undefined,
+          });
+          break;
+        }
         const vars = parseJsonField(value("vars"));
         const yaml = value("yaml");
         facts.groupVars.push({
@@ -519,8 +561,11 @@ export function projectFacts(project: CheckProject): ProjectFacts {
         break;
       }
       case "playbook": {
-        const plays = playsOf(component, meta);
-        facts.playbooks.push({ component: index, path, plays, target: value("target") });
+        const { plays, target } =
+          read?.kind === "playbook"
+            ? playsOnDisk(read.plays, meta)
+            : { plays: playsOf(component, meta), target: value("target") };
+        facts.playbooks.push({ component: index, path, plays, target });
         for (const play of plays) {
           for (const role of play.roles)
             facts.roleUses.push({ role, component: index, play: play.name });
@@ -528,7 +573,10 @@ export function projectFacts(project: CheckProject): ProjectFacts {
         break;
       }
       case "site": {
-        const entries = parseJsonField(value("playbooks"));
+        const entries =
+          read?.kind === "site"
+            ? read.imports.map((importPath) => ({ path: importPath }))
+            : parseJsonField(value("playbooks"));
         const base = dirnameOf(path ?? "");
         const imports: SiteImportFact[] = [];
         if (Array.isArray(entries)) {
@@ -546,11 +594,16 @@ export function projectFacts(project: CheckProject): ProjectFacts {
         break;
       }
       case "role":
-        addRole(component.name, index);
+        // a role whose every file is gone from disk is not vendored any more
+        if (files === undefined || files.some((file) => !gone.has(normalizePath(file)))) {
+          addRole(component.name, index);
+        }
         break;
       case "config": {
-        facts.configs.push({ component: index, inventory: value("inventory") || undefined });
-        for (const dir of (value("roles_path") ?? "").split(":")) {
+        const inventory = read?.kind === "config" ? read.inventory : value("inventory");
+        const rolesPath = read?.kind === "config" ? read.rolesPath : value("roles_path");
+        facts.configs.push({ component: index, inventory: inventory || undefined });
+        for (const dir of (rolesPath ?? "").split(":")) {
           const normalized = normalizePath(dir.trim());
           if (dir.trim() !== "" && !facts.rolesDirs.includes(normalized)) {
             facts.rolesDirs.push(normalized);
@@ -559,41 +612,75 @@ export function projectFacts(project: CheckProject): ProjectFacts {
         break;
       }
       case "deployment":
-        facts.deployments.push({
-          component: index,
-          name: component.name,
-          namespace: fact.namespace,
-          podLabels: { app: component.name, ...component.labels },
-          port: value("port") || undefined,
-          portNames: (value("port_name") ?? "").split(/[\s,]+/).filter((name) => name !== ""),
-        });
+        facts.deployments.push(
+          read?.kind === "deployment"
+            ? {
+                component: index,
+                name: read.name ?? component.name,
+                namespace: read.namespace ?? fact.namespace,
+                podLabels: read.podLabels,
+                port: read.port,
+                portNames: read.portNames,
+              }
+            : {
+                component: index,
+                name: component.name,
+                namespace: fact.namespace,
+                podLabels: { app: component.name, ...component.labels },
+                port: value("port") || undefined,
+                portNames: (value("port_name") ?? "").split(/[\s,]+/).filter((name) => name !== ""),
+              },
+        );
         break;
       case "service":
-        facts.services.push({
-          component: index,
-          name: component.name,
-          namespace: fact.namespace,
-          selector: { app: component.name, ...component.labels },
-          port: value("port"),
-          targetPort: value("target_port") || value("port"),
-          selects: [],
-        });
+        facts.services.push(
+          read?.kind === "service"
+            ? {
+                component: index,
+                name: read.name ?? component.name,
+                namespace: read.namespace ?? fact.namespace,
+                selector: read.selector,
+                port: read.port,
+                targetPort: read.targetPort,
+                selects: [],
+              }
+            : {
+                component: index,
+                name: component.name,
+                namespace: fact.namespace,
+                selector: { app: component.name, ...component.labels },
+                port: value("port"),
+                targetPort: value("target_port") || value("port"),
+                selects: [],
+              },
+        );
         break;
       case "ingress":
-        facts.ingresses.push({
-          component: index,
-          namespace: fact.namespace,
-          service: value("service") || component.name,
-          port: value("port"),
-          host: value("host") || undefined,
-          backend: undefined,
-        });
+        facts.ingresses.push(
+          read?.kind === "ingress"
+            ? {
+                component: index,
+                namespace: read.namespace ?? fact.namespace,
+                service: read.service ?? component.name,
+                port: read.port,
+                host: read.host,
+                backend: undefined,
+              }
+            : {
+                component: index,
+                namespace: fact.namespace,
+                service: value("service") || component.name,
+                port: value("port"),
+                host: value("host") || undefined,
+                backend: undefined,
+              },
+        );
         break;
       case "servers":
         facts.servers.push({
           component: index,
           name: component.name,
-          count: value("count") || "1",
+          count: (read?.kind === "servers" ? read.count : value("count")) || "1",
         });
         break;
       default:
@@ -603,7 +690,11 @@ export function projectFacts(project: CheckProject): ProjectFacts {
 
   // Vendored roles need every config's roles_path first.
   facts.components.forEach((component) => {
+    const gone = new Set(
+      project.components[component.index]?.onDisk?.missing.map((file) => normalizePath(file.path)),
+    );
     for (const file of component.files ?? []) {
+      if (gone.has(normalizePath(file))) continue;
       for (const role of rolesInPath(file, facts.rolesDirs)) addRole(role, component.index);
     }
   });

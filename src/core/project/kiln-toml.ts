@@ -1,5 +1,6 @@
 // The project configuration file `kiln.toml`: one `[project]` table with `name`,
-// `default_namespace`, `output_dir` and, when not the default, `automation_profile`. Written by `init`, `setup` and the dashboard's zip
+// `default_namespace`, `output_dir` and, when not the default, `automation_profile`, and an
+// optional `[registries]` table (src/core/registry-config.ts). Written by `init`, `setup` and the dashboard's zip
 // (through the layout), read by `add`. Pure: smol-toml runs in the browser too.
 import { parse, stringify } from "smol-toml";
 import {
@@ -15,6 +16,7 @@ import {
 } from "../context.ts";
 import { didYouMean } from "../did-you-mean.ts";
 import { errorMessage, KilnError } from "../errors.ts";
+import { parseRegistriesTable, REGISTRY_KEYS, type RegistryConfig } from "../registry-config.ts";
 import type { AutomationProfile } from "../vocabulary.ts";
 
 export interface ProjectConfig {
@@ -51,8 +53,8 @@ export function projectFileError(problem: string, detail?: string): KilnError {
   );
 }
 
-/** Parses `kiln.toml`; missing keys take the compiled-in defaults. */
-export function parseProjectConfig(text: string): ProjectConfig {
+/** Parses `kiln.toml`'s TOML, with its keys checked (an unknown one is an error). */
+function parseProjectTable(text: string): Record<string, unknown> {
   let table: Record<string, unknown>;
   try {
     table = parse(text) as Record<string, unknown>;
@@ -60,6 +62,39 @@ export function parseProjectConfig(text: string): ProjectConfig {
     throw projectFileError(" is not valid TOML", errorMessage(error));
   }
   refuseUnknownKeys(table, text);
+  return table;
+}
+
+/**
+ * The registries `kiln.toml` configures (its `[registries]` table), each checked; `from` names
+ * the file in errors. The user's config file has the same form (src/node/registry-client.ts).
+ */
+export function parseConfigRegistries(text: string, from = PROJECT_FILE): RegistryConfig[] {
+  return parseRegistriesTable(parseProjectTable(text).registries, from);
+}
+
+/**
+ * `text` (a kiln.toml kiln writes anew: `setup --force`) with the `[registries]` table of the
+ * kiln.toml it replaces, which the preset knows nothing of: the project's registries, and the
+ * lock entries that name them, stay usable. A previous file kiln cannot read keeps nothing.
+ */
+export function withRegistriesKept(text: string, previous: string | undefined): string {
+  if (previous === undefined) return text;
+  let registries: unknown;
+  try {
+    registries = parseProjectTable(previous).registries;
+  } catch {
+    return text;
+  }
+  if (registries === undefined) return text;
+  return `${text}\n${stringify({ registries }).replace(/\n*$/, "\n")}`;
+}
+
+/** Parses `kiln.toml`; missing keys take the compiled-in defaults. */
+export function parseProjectConfig(text: string): ProjectConfig {
+  const table = parseProjectTable(text);
+  // a registry's entry is checked with the file, not only when a reference names it
+  parseRegistriesTable(table.registries, PROJECT_FILE);
   const project = (table.project ?? {}) as Record<string, unknown>;
   const text_ = (key: string, fallback: string): string => {
     const value = project[key];
@@ -82,6 +117,8 @@ export function parseProjectConfig(text: string): ProjectConfig {
 /** The tables kiln.toml may hold, and the keys of each. */
 const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   project: ["name", "default_namespace", "output_dir", "automation_profile"],
+  // its keys are namespaces (any `@name`); the keys of each namespace's table are REGISTRY_KEYS
+  registries: [],
 };
 
 /**
@@ -104,9 +141,30 @@ function refuseUnknownKeys(table: Record<string, unknown>, text: string): void {
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       throw projectFileError(`: ${name} must be a table ([${name}])`);
     }
+    if (name === "registries") {
+      refuseUnknownRegistryKeys(value as Record<string, unknown>, text);
+      continue;
+    }
     for (const key of Object.keys(value)) {
       if (!keys.includes(key)) {
         throw unknownKeyError(text, [name, key], keys, `the keys of [${name}]: ${keys.join(", ")}`);
+      }
+    }
+  }
+}
+
+/** A typo in a registry's table (`urll`, `header`) is an error too, with its line. */
+function refuseUnknownRegistryKeys(registries: Record<string, unknown>, text: string): void {
+  for (const [namespace, entry] of Object.entries(registries)) {
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) continue;
+    for (const key of Object.keys(entry)) {
+      if (!(REGISTRY_KEYS as readonly string[]).includes(key)) {
+        throw unknownKeyError(
+          text,
+          ["registries", namespace, key],
+          REGISTRY_KEYS,
+          `the keys of a registry's table: ${REGISTRY_KEYS.join(", ")}`,
+        );
       }
     }
   }
@@ -120,7 +178,10 @@ function unknownKeyError(
 ): KilnError {
   const line = lineOfKey(text, path);
   const key = path.at(-1) ?? "";
-  const where = path.length > 1 ? ` in [${path.slice(0, -1).join(".")}]` : "";
+  const table = path
+    .slice(0, -1)
+    .map((part) => (/^[A-Za-z0-9_-]+$/.test(part) ? part : `"${part}"`));
+  const where = path.length > 1 ? ` in [${table.join(".")}]` : "";
   return projectFileError(
     `${line === undefined ? "" : `, line ${line}`}: unknown key \`${key}\`${where}${didYouMean(key, known)}`,
     knownText,

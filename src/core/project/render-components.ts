@@ -8,6 +8,7 @@
 
 import type { RenderInput } from "../context.ts";
 import { errorMessage } from "../errors.ts";
+import type { ItemMeta } from "../item.ts";
 import { checkNoDuplicatePaths, type PlannedFile } from "../plan.ts";
 import type { AutomationProfile } from "../vocabulary.ts";
 import type { PresetComponent } from "./preset-manifest.ts";
@@ -208,6 +209,8 @@ export function runFiles(rendered: readonly ComponentFiles[]): PlannedFile[] {
 
 /** A component with what its render gave, as the checks read it. */
 export interface ComponentWithPaths extends PresetComponent {
+  /** The catalogue metadata of the item it rendered from, when the render said. */
+  meta?: ItemMeta | undefined;
   /** Rendered paths, relative to the output folder; absent when not (or not yet) rendered. */
   files?: readonly string[] | undefined;
   /** Why rendering failed, when it did. */
@@ -215,13 +218,29 @@ export interface ComponentWithPaths extends PresetComponent {
 }
 
 /**
+ * The catalogue metadata of the item a render used, when the renderer returned the item (the
+ * CLI's renderer does: `output.item`): a component from a file, a URL or a registry is then
+ * read as what its item declares, as a built-in is read from the catalogue.
+ */
+function renderedItemMeta(outcome: RenderOutcome | undefined): ItemMeta | undefined {
+  const output = outcome?.ok ? (outcome as { output?: unknown }).output : undefined;
+  if (typeof output !== "object" || output === null || !("item" in output)) return undefined;
+  const item = (output as { item: unknown }).item;
+  if (typeof item !== "object" || item === null || !("meta" in item)) return undefined;
+  return (item as { meta?: ItemMeta }).meta;
+}
+
+/**
  * `component` and the paths it writes, or why it did not render; neither while its render is
- * still to come (the dashboard renders a moment after each change).
+ * still to come (the dashboard renders a moment after each change). When the render carries its
+ * item's metadata, the component carries it too, so the checks read its facts (a `cidr` field,
+ * its kind) whatever the item's reference.
  */
 export function withRenderedPaths(
   component: PresetComponent,
   outcome: RenderOutcome | undefined,
 ): ComponentWithPaths {
+  const meta = renderedItemMeta(outcome);
   return {
     reference: component.reference,
     name: component.name,
@@ -229,5 +248,6 @@ export function withRenderedPaths(
     labels: component.labels,
     files: outcome?.ok ? outcome.files.map((file) => file.path) : undefined,
     renderError: outcome && !outcome.ok ? outcome.error : undefined,
+    ...(meta === undefined ? {} : { meta }),
   };
 }

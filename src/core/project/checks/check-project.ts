@@ -18,6 +18,7 @@ import {
   ROLE_NOT_VENDORED,
   SITE_MISSING_PLAYBOOK,
 } from "./automation-checks.ts";
+import { CONFLICT_MARKERS, MISSING_FILE } from "./disk-checks.ts";
 import { DUPLICATE_PATH, INVALID_JSON, RENDER_ERROR } from "./general-checks.ts";
 import {
   CHILDREN_CYCLE,
@@ -43,6 +44,8 @@ import { TERRAFORM_FOLDER_SHARED } from "./terraform-checks.ts";
 /** Every rule, in the order findings are reported. */
 const RULES = [
   RENDER_ERROR,
+  CONFLICT_MARKERS,
+  MISSING_FILE,
   INVALID_JSON,
   DUPLICATE_PATH,
   TWO_INVENTORIES,

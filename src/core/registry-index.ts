@@ -1,0 +1,115 @@
+// A built registry's index, `registry.json`: its name, homepage and, per item, the newest
+// version and the sha256 digest of that version's file. kiln reads it to find the newest
+// version of an item (an `add` without a version, `update --latest`, `status`) and to verify
+// the bytes it fetches; the digest of a version once recorded in kiln.lock is the one every
+// later fetch of that version must match. Pure: hashing is the caller's.
+import { KilnError } from "./errors.ts";
+import { parseJsonText } from "./json-text.ts";
+import { array, required, ShapeError, string, struct, withDefault } from "./shape.ts";
+
+export interface RegistryIndexItem {
+  name: string;
+  category: string;
+  title: string;
+  description: string;
+  version: string;
+  digest: string;
+}
+
+export interface RegistryIndex {
+  name: string;
+  homepage: string;
+  items: RegistryIndexItem[];
+}
+
+/** An index may list this many items; a larger one is refused (docs/security.md). */
+export const MAX_INDEX_ITEMS = 10_000;
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+const decodeIndex = struct("RegistryIndex", {
+  name: required(string),
+  homepage: withDefault(string, () => ""),
+  items: required(
+    array(
+      struct("RegistryIndexItem", {
+        name: required(string),
+        category: withDefault(string, () => ""),
+        title: withDefault(string, () => ""),
+        description: withDefault(string, () => ""),
+        version: required(string),
+        digest: required(string),
+      }),
+    ),
+  ),
+});
+
+/** Parses the index text; `registry` (`@acme`) names it in errors, never its content. */
+export function parseRegistryIndex(text: string, registry: string): RegistryIndex {
+  const invalid = (detail: string) =>
+    new KilnError(
+      "invalid_request",
+      `the index of ${registry} is not a valid registry index`,
+      `${detail} - its publisher builds it with \`kiln registry build\``,
+    );
+  let json: unknown;
+  try {
+    json = parseJsonText(text);
+  } catch (error) {
+    throw invalid(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  let index: RegistryIndex;
+  try {
+    index = decodeIndex(json, "");
+  } catch (error) {
+    if (error instanceof ShapeError) throw invalid(error.messageWithoutStrings);
+    throw error;
+  }
+  if (index.items.length > MAX_INDEX_ITEMS) {
+    throw invalid(`it lists more than ${MAX_INDEX_ITEMS} items`);
+  }
+  for (const [at, item] of index.items.entries()) {
+    if (!DIGEST.test(item.digest))
+      throw invalid(`items[${at}].digest is not sha256:<64 hex digits>`);
+  }
+  return index;
+}
+
+/** The index's entry for `item`, or an error naming the registry and the nearest names. */
+export function indexEntry(
+  index: RegistryIndex,
+  registry: string,
+  item: string,
+): RegistryIndexItem {
+  const entry = index.items.find((candidate) => candidate.name === item);
+  if (entry !== undefined) return entry;
+  const names = index.items.map((candidate) => candidate.name);
+  const shown = names.slice(0, 20).join(", ");
+  throw new KilnError(
+    "invalid_request",
+    `the registry ${registry} has no item \`${item}\``,
+    names.length === 0
+      ? "its index lists no items"
+      : `its items: ${shown}${names.length > 20 ? `, ... (${names.length} in all)` : ""}`,
+  );
+}
+
+/**
+ * The bytes served for a version differ from the digest recorded for it: a registry must
+ * publish a new version for new bytes, so these are refused, never used.
+ */
+export function changedWithoutNewVersionError(
+  reference: string,
+  recorded: string,
+  served: string,
+  where: string,
+): KilnError {
+  return new KilnError(
+    "invalid_request",
+    `the item ${reference} changed on the registry without a new version - digest ${recorded} recorded, ${served} served`,
+    [
+      `kiln refuses bytes that differ from the ones ${where} records for that version: ask the registry's publisher to publish the change as a new version`,
+      "if you trust the new bytes, pin another version (`kiln update <component> --to <version>` or `--latest`)",
+    ].join("\n"),
+  );
+}

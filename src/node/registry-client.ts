@@ -1,0 +1,450 @@
+// The client of namespaced registries: `@acme/redis` and `@acme/redis@1.2.0` resolved through
+// the registries configured in the project's kiln.toml and the user's
+// `$XDG_CONFIG_HOME/kiln/config.toml` (the project's entry for a namespace wins), and `@kiln`,
+// kiln's own registry, read from the package's folder with no configuration and no network.
+//
+// A registry serves static files: `registry.json` (the index: each item's newest version and
+// the sha256 of that version's file), `<name>.json` and `<name>@<version>.json`. A reference
+// without a version takes the newest from the index. Every fetched file is hashed: bytes that
+// differ from the digest recorded for the same version (in kiln.lock, or in the index for the
+// version it names) are refused. `${VAR}`s in a registry's URL and headers come from the
+// environment; their values, the headers and a URL's user name and password are secrets: they
+// go only into the request (never to another origin: src/node/fetch-url.ts), and every message
+// built here passes through the redaction of src/core/registry-config.ts.
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PROJECT_FILE } from "../core/config.ts";
+import { isKilnError, KilnError } from "../core/errors.ts";
+import { parseRegistryItemText, type RegistryItem } from "../core/item.ts";
+import { parseConfigRegistries } from "../core/project/kiln-toml.ts";
+import type { Lock, RegistryLockSource } from "../core/project/lock-format.ts";
+import {
+  checkExpandedHeader,
+  displayUrl,
+  type Environment,
+  expandVariables,
+  fillTemplate,
+  INDEX_NAME,
+  indexTemplate,
+  KILN_NAMESPACE,
+  mergeRegistries,
+  parseRegistryReference,
+  type RegistryConfig,
+  type RegistryReference,
+  redactError,
+  registryReferenceText,
+  registryVariables,
+  unknownNamespaceError,
+} from "../core/registry-config.ts";
+import {
+  changedWithoutNewVersionError,
+  indexEntry,
+  parseRegistryIndex,
+  type RegistryIndex,
+} from "../core/registry-index.ts";
+import { FetchFailure, fetchBytes } from "./fetch-url.ts";
+import {
+  MAX_PROJECT_FILE_BYTES,
+  readRegularFile,
+  readRegularFileBytes,
+} from "./read-regular-file.ts";
+import { MAX_LOCAL_FILE_BYTES } from "./resolve-reference.ts";
+
+/**
+ * Where `@kiln`'s built files are: `registries/kiln/` beside the core in the package (every
+ * JavaScript file of kiln is one folder below src/ or dist/, as builtin-registry.ts explains).
+ */
+export const KILN_REGISTRY_DIR = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "registries",
+  "kiln",
+);
+
+/** The user's registries file: `$XDG_CONFIG_HOME/kiln/config.toml`, `~/.config/...` by default. */
+export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME?.startsWith("/")
+    ? env.XDG_CONFIG_HOME
+    : join(homedir(), ".config");
+  return join(base, "kiln", "config.toml");
+}
+
+/** The user file's registries (none when there is no file), its errors naming its path. */
+function readUserRegistries(env: NodeJS.ProcessEnv): RegistryConfig[] {
+  const path = userConfigPath(env);
+  const text = readRegularFile(path, path, MAX_PROJECT_FILE_BYTES);
+  if (text === undefined) return [];
+  try {
+    return parseConfigRegistries(text, path);
+  } catch (error) {
+    // the shared checker words its errors for kiln.toml: this is the user's file
+    if (isKilnError(error) && error.message.startsWith(PROJECT_FILE)) {
+      const problem = error.message.slice(PROJECT_FILE.length).replace(/ - fix it or run .*$/, "");
+      throw new KilnError(error.kind, `${path}${problem} - fix it`, error.detail);
+    }
+    throw error;
+  }
+}
+
+/** kiln.toml's registries in `cwd` (none without the file). */
+function readProjectRegistries(cwd: string): RegistryConfig[] {
+  const text = readRegularFile(join(cwd, PROJECT_FILE), PROJECT_FILE, MAX_PROJECT_FILE_BYTES);
+  return text === undefined ? [] : parseConfigRegistries(text);
+}
+
+/** The registries in effect in `cwd`: the user's, the project's on top. */
+export function readRegistries(
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Map<string, RegistryConfig> {
+  return mergeRegistries(readUserRegistries(env), readProjectRegistries(cwd));
+}
+
+const requireHere = createRequire(import.meta.url);
+
+/** semver, required on first use (as lock-on-disk.ts does: its start-up cost is for registries). */
+function semver() {
+  return {
+    valid: requireHere("semver/functions/valid.js") as typeof import("semver/functions/valid.js"),
+    gt: requireHere("semver/functions/gt.js") as typeof import("semver/functions/gt.js"),
+  };
+}
+
+/** A version as kiln takes it: exactly a semver version (`1.2.0`, not `v1.2.0`). */
+function checkedVersion(version: string, what: string): string {
+  if (semver().valid(version) !== version) {
+    throw new KilnError(
+      "invalid_request",
+      `\`${version.slice(0, 80)}\` in ${what} is not a version`,
+      "a version is semver: MAJOR.MINOR.PATCH, e.g. 1.2.0 or 2.0.0-rc.1",
+    );
+  }
+  return version;
+}
+
+/** Is version `a` newer than `b` (semver order)? */
+export function isNewerVersion(a: string, b: string): boolean {
+  const { valid, gt } = semver();
+  return valid(a) !== null && valid(b) !== null && gt(a, b);
+}
+
+function sha256Digest(bytes: Uint8Array): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/** `@acme/redis@1.2.0` -> its digest, for every registry item kiln.lock records. */
+export function recordedDigests(lock: Lock | undefined): Map<string, string> {
+  const digests = new Map<string, string>();
+  for (const entry of lock?.components ?? []) {
+    const source = entry.source;
+    if (source.type !== "registry") continue;
+    digests.set(`${source.registry}/${source.item}@${source.version}`, source.digest);
+  }
+  return digests;
+}
+
+/** What a registry reference resolved to: the item and what the lock records of it. */
+export interface RegistryResolution {
+  item: RegistryItem;
+  source: RegistryLockSource;
+}
+
+/** Reads one of a registry's files: by URL from a configured one, from the folder for @kiln. */
+interface RegistryFiles {
+  /** The index's bytes. */
+  index(): Promise<Uint8Array>;
+  /** The file of `item` at `version`. */
+  item(item: string, version: string): Promise<Uint8Array>;
+}
+
+/** kiln's own registry: files of the package's folder, read as a stranger's would be. */
+function kilnRegistryFiles(dir: string): RegistryFiles {
+  const read = (name: string, what: string): Uint8Array => {
+    const path = join(dir, `${name}.json`);
+    const bytes = readRegularFileBytes(path, `${KILN_NAMESPACE}'s ${what}`, MAX_LOCAL_FILE_BYTES);
+    if (bytes === undefined) {
+      throw new KilnError(
+        "invalid_request",
+        name === INDEX_NAME
+          ? `kiln's own registry ${KILN_NAMESPACE} is not in this installation (${dir} has no ${INDEX_NAME}.json)`
+          : `the registry ${KILN_NAMESPACE} has no ${what}`,
+        name === INDEX_NAME
+          ? "reinstall kiln, or in a clone run `npm run build`"
+          : `its items are listed by its index, ${join(dir, `${INDEX_NAME}.json`)}`,
+      );
+    }
+    return bytes;
+  };
+  return {
+    index: async () => read(INDEX_NAME, "index"),
+    item: async (item, version) =>
+      read(`${item}@${version}`, `item \`${item}\` at version ${version}`),
+  };
+}
+
+/**
+ * The bounds of one run's requests to registries, as a run's URL references have theirs
+ * (src/cli/url-fetches.ts): a cloned repository's kiln.lock may name any number of registry
+ * items and versions, and each is a request to a configured registry. 64 is far more than a
+ * project's registry components and their indexes; 30 s is three times one request's deadline.
+ */
+export const RUN_REGISTRY_LIMITS = { maxRequests: 64, deadlineMs: 30_000 } as const;
+
+/** What one run may still ask of registries: a count of requests and one deadline for all. */
+class RequestBudget {
+  private made = 0;
+  private deadline: AbortController | undefined;
+
+  /** A place for one more request, with the run's deadline; or why there is none. */
+  take(): { signal: AbortSignal } | { refused: string } {
+    if (this.made >= RUN_REGISTRY_LIMITS.maxRequests) {
+      return {
+        refused: `not fetched: a run of kiln makes at most ${RUN_REGISTRY_LIMITS.maxRequests} requests to registries, and this one needs more`,
+      };
+    }
+    this.made += 1;
+    if (this.deadline === undefined) {
+      const deadline = new AbortController();
+      this.deadline = deadline;
+      setTimeout(
+        () =>
+          deadline.abort(
+            new FetchFailure(
+              `stopped: the run's requests to registries took ${RUN_REGISTRY_LIMITS.deadlineMs / 1000} s in all, the most kiln allows`,
+            ),
+          ),
+        RUN_REGISTRY_LIMITS.deadlineMs,
+      ).unref();
+    }
+    return { signal: this.deadline.signal };
+  }
+}
+
+/** A registry configured by URL: its requests, with the headers and credentials it sends. */
+class RemoteRegistryFiles implements RegistryFiles {
+  private readonly registry: RegistryConfig;
+  private readonly env: Environment;
+  private readonly budget: RequestBudget;
+  /** Everything that came from a variable or a header: never in a message. */
+  readonly secrets = new Set<string>();
+
+  constructor(registry: RegistryConfig, env: Environment, budget: RequestBudget) {
+    this.registry = registry;
+    this.env = env;
+    this.budget = budget;
+  }
+
+  index(): Promise<Uint8Array> {
+    return this.get(fillTemplate(indexTemplate(this.registry), INDEX_NAME, undefined), "its index");
+  }
+
+  item(item: string, version: string): Promise<Uint8Array> {
+    return this.get(
+      fillTemplate(this.registry.url, item, version),
+      `the item ${this.registry.namespace}/${item}@${version}`,
+    );
+  }
+
+  /** GETs the template filled in (`filled`), within fetch-url.ts's limits. */
+  private async get(filled: string, what: string): Promise<Uint8Array> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(this.registry.headers)) {
+      const expanded = expandVariables(value, this.registry, this.env, this.secrets);
+      this.secrets.add(expanded);
+      checkExpandedHeader(name, expanded, this.registry);
+      headers[name] = expanded;
+    }
+    const url = this.withoutCredentials(
+      expandVariables(filled, this.registry, this.env, this.secrets),
+      headers,
+    );
+    const shown = displayUrl(filled, this.env);
+    const failed = (why: string) =>
+      new KilnError(
+        "invalid_request",
+        `failed to fetch ${what} from ${this.registry.namespace} at ${shown}`,
+        why,
+      );
+    const place = this.budget.take();
+    if ("refused" in place) throw failed(place.refused);
+    try {
+      return await fetchBytes(url, { headers, signal: place.signal });
+    } catch (error) {
+      if (!(error instanceof FetchFailure)) throw error;
+      if (error.status === 401 || error.status === 403)
+        throw this.refusedError(error.status, shown);
+      throw failed(error.message);
+    }
+  }
+
+  /**
+   * The URL without its user name and password (fetch refuses a URL that holds them): they
+   * go as Basic authorization instead, unless the registry sends an Authorization of its own.
+   */
+  private withoutCredentials(url: string, headers: Record<string, string>): string {
+    const parsed = new URL(url);
+    if (parsed.username === "" && parsed.password === "") return url;
+    const user = decodeURIComponent(parsed.username);
+    const password = decodeURIComponent(parsed.password);
+    // the password is a secret wherever it came from; a user name typed into the file is not
+    // (the URL as shown has neither: displayUrl)
+    for (const secret of [password, parsed.password]) if (secret !== "") this.secrets.add(secret);
+    const hasAuthorization = Object.keys(headers).some(
+      (name) => name.toLowerCase() === "authorization",
+    );
+    if (!hasAuthorization) {
+      headers.Authorization = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+      this.secrets.add(headers.Authorization);
+    }
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.href;
+  }
+
+  /** A 401 or 403: which registry, and what to set (the variables its configuration uses). */
+  private refusedError(status: number, shown: string): KilnError {
+    const variables = registryVariables(this.registry);
+    const namespace = this.registry.namespace;
+    return new KilnError(
+      "invalid_request",
+      `the registry ${namespace} refused kiln's request (HTTP ${status}${status === 401 ? " unauthorized" : " forbidden"}) at ${shown}`,
+      variables.length > 0
+        ? `set ${variables.join(", ")} to credentials it accepts (its entry in ${this.registry.from} uses ${variables.map((name) => `\${${name}}`).join(", ")})`
+        : `its entry in ${this.registry.from} sends no credentials: add headers = { Authorization = "Bearer \${TOKEN}" } under [registries."${namespace}"] and set TOKEN`,
+    );
+  }
+}
+
+/**
+ * The registry items of one run: each reference resolved once, each index read once. `digests`
+ * are the ones kiln.lock records (`recordedDigests`): a version's bytes must match them.
+ */
+export class RegistryClient {
+  private readonly cwd: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly digests: ReadonlyMap<string, string>;
+  private readonly kilnDir: string;
+  private registries: Map<string, RegistryConfig> | undefined;
+  private readonly files = new Map<string, RegistryFiles>();
+  private readonly indexes = new Map<string, Promise<RegistryIndex>>();
+  private readonly resolved = new Map<string, Promise<RegistryResolution>>();
+  private readonly budget = new RequestBudget();
+
+  constructor(
+    cwd: string,
+    options: {
+      digests?: ReadonlyMap<string, string>;
+      env?: NodeJS.ProcessEnv;
+      kilnDir?: string;
+    } = {},
+  ) {
+    this.cwd = cwd;
+    this.env = options.env ?? process.env;
+    this.digests = options.digests ?? new Map();
+    this.kilnDir = options.kilnDir ?? KILN_REGISTRY_DIR;
+  }
+
+  /** The item `reference` (`@ns/name[@version]`) names, fetched and verified once per run. */
+  resolve(reference: string): Promise<RegistryResolution> {
+    let resolution = this.resolved.get(reference);
+    if (resolution === undefined) {
+      resolution = this.redacted(() => this.fetchItem(reference));
+      this.resolved.set(reference, resolution);
+    }
+    return resolution;
+  }
+
+  /** The newest version the registry's index lists for `item` (status's "newer" line). */
+  newestVersion(namespace: string, item: string): Promise<string> {
+    return this.redacted(async () => {
+      const index = await this.index(namespace);
+      return indexEntry(index, namespace, item).version;
+    });
+  }
+
+  private async fetchItem(reference: string): Promise<RegistryResolution> {
+    const parsed = parseRegistryReference(reference) as RegistryReference;
+    if (parsed.item === INDEX_NAME) {
+      throw new KilnError(
+        "invalid_request",
+        `\`${reference}\` names no item - \`${INDEX_NAME}\` is the name of a registry's index, which no item may have`,
+        `run \`kiln add ${parsed.namespace}/<name>\` with the name of one of its items`,
+      );
+    }
+    const files = this.filesOf(reference, parsed.namespace);
+    let version = parsed.version;
+    let expected: { digest: string; where: string } | undefined;
+    if (version === undefined) {
+      const entry = indexEntry(await this.index(parsed.namespace), parsed.namespace, parsed.item);
+      version = checkedVersion(entry.version, `the index of ${parsed.namespace}`);
+      expected = { digest: entry.digest, where: `the index of ${parsed.namespace}` };
+    } else {
+      checkedVersion(version, `\`${reference}\``);
+    }
+    const pinned = registryReferenceText({ ...parsed, version });
+    const recorded = this.digests.get(pinned);
+    if (recorded !== undefined) expected = { digest: recorded, where: "kiln.lock" };
+    const bytes = await files.item(parsed.item, version);
+    const digest = sha256Digest(bytes);
+    if (expected !== undefined && expected.digest !== digest) {
+      throw changedWithoutNewVersionError(pinned, expected.digest, digest, expected.where);
+    }
+    const item = parseRegistryItemText(new TextDecoder().decode(bytes), pinned);
+    return {
+      item,
+      source: {
+        type: "registry",
+        registry: parsed.namespace,
+        item: parsed.item,
+        version,
+        digest,
+      },
+    };
+  }
+
+  private index(namespace: string): Promise<RegistryIndex> {
+    let index = this.indexes.get(namespace);
+    if (index === undefined) {
+      const files = this.filesOf(namespace, namespace);
+      index = files
+        .index()
+        .then((bytes) => parseRegistryIndex(new TextDecoder().decode(bytes), namespace));
+      index.catch(() => undefined);
+      this.indexes.set(namespace, index);
+    }
+    return index;
+  }
+
+  private filesOf(reference: string, namespace: string): RegistryFiles {
+    let files = this.files.get(namespace);
+    if (files !== undefined) return files;
+    if (namespace === KILN_NAMESPACE) {
+      files = kilnRegistryFiles(this.kilnDir);
+    } else {
+      this.registries ??= readRegistries(this.cwd, this.env);
+      const registry = this.registries.get(namespace);
+      if (registry === undefined) {
+        throw unknownNamespaceError(reference, namespace, [...this.registries.keys()]);
+      }
+      files = new RemoteRegistryFiles(registry, (name) => this.env[name], this.budget);
+    }
+    this.files.set(namespace, files);
+    return files;
+  }
+
+  /** Runs `work`; an error it throws has every secret this run has seen taken out. */
+  private async redacted<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isKilnError(error)) throw error;
+      const secrets = [...this.files.values()].flatMap((files) =>
+        files instanceof RemoteRegistryFiles ? [...files.secrets] : [],
+      );
+      return Promise.reject(redactError(error, secrets));
+    }
+  }
+}

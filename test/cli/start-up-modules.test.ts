@@ -1,0 +1,123 @@
+// What a command loads, and how. A one-shot command's time over `node -e 0` is largely what it
+// loads, so the modules that a command renders and writes without stay unloaded: the global Web
+// Crypto object (a module of its own; the hashing kiln.lock needs comes from node:crypto) and the
+// fs promise API (only a component or preset read from a local file needs it). And a command's
+// bundle file is compiled from the V8 code cache the build wrote beside it, when the cache was
+// made from its bytes. Read from the process's own lists at exit, for the real binary.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { cleanEnv, cleanUp, ensureBuilt, project, REPO, tempDir, tree, write } from "./helpers.ts";
+
+before(ensureBuilt);
+after(cleanUp);
+
+interface Loaded {
+  /** Node's own modules, as process.moduleLoadList names them. */
+  modules: string[];
+  /** The files Node's module loader required (require.cache). */
+  required: string[];
+  stdout: string;
+}
+
+/** What `node <bin> <args>` in `cwd` loaded (the built binary unless `bin` says otherwise). */
+function loadedBy(args: string[], cwd: string, bin = join(REPO, "dist", "cli", "main.js")): Loaded {
+  const probeDir = tempDir();
+  const listFile = join(probeDir, "loaded.json");
+  const probe = write(
+    probeDir,
+    "probe.cjs",
+    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(listFile)}, JSON.stringify({ modules: process.moduleLoadList, required: Object.keys(require.cache) })));\n`,
+  );
+  const run = spawnSync(process.execPath, ["--require", probe, bin, ...args], {
+    cwd,
+    env: cleanEnv(),
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, run.stderr);
+  const { modules, required } = JSON.parse(readFileSync(listFile, "utf8")) as Omit<
+    Loaded,
+    "stdout"
+  >;
+  return { modules, required, stdout: run.stdout };
+}
+
+describe("Node modules a rendering command loads", () => {
+  const cases: [string, () => { args: string[]; cwd: string }][] = [
+    [
+      "kiln setup multi-tier-platform",
+      () => ({ args: ["setup", "multi-tier-platform"], cwd: tempDir() }),
+    ],
+    [
+      "kiln add k8s/deployment",
+      () => ({
+        args: ["add", "k8s/deployment", "--name", "web", "--image", "nginx:1.27"],
+        cwd: project(),
+      }),
+    ],
+  ];
+  for (const [label, prepare] of cases) {
+    it(`${label} loads neither Web Crypto nor the fs promise API, only node:crypto's hashing`, () => {
+      const { args, cwd } = prepare();
+      const loaded = loadedBy(args, cwd).modules;
+      // the probe sees what the command does load: node:crypto, for kiln.lock's hashes
+      assert.ok(loaded.includes("NativeModule crypto"), "node:crypto is loaded");
+      assert.ok(!loaded.includes("NativeModule internal/crypto/webcrypto"), "Web Crypto is not");
+      assert.ok(!loaded.includes("NativeModule fs/promises"), "fs/promises is not");
+    });
+  }
+});
+
+/** A copy of the built CLI (dist/ with package.json and node_modules beside it) to change. */
+function copyOfBuild(): string {
+  const root = tempDir();
+  cpSync(join(REPO, "dist"), join(root, "dist"), { recursive: true });
+  cpSync(join(REPO, "package.json"), join(root, "package.json"));
+  symlinkSync(join(REPO, "node_modules"), join(root, "node_modules"));
+  return join(root, "dist", "cli");
+}
+
+describe("the bundle's code caches (dist/cli/<file>.cache)", () => {
+  const setupFile = (cli: string) => join(cli, "setup.js");
+
+  it("a command's file is compiled from the cache made from its bytes, not required", () => {
+    const loaded = loadedBy(["setup", "multi-tier-platform"], tempDir());
+    assert.ok(
+      loaded.required.some((file) => file.endsWith("main.js")),
+      "the probe sees main.js",
+    );
+    assert.ok(!loaded.required.includes(join(REPO, "dist", "cli", "setup.js")));
+  });
+
+  it("a cache made from other bytes is not used: the file is required, and writes the same", () => {
+    const cli = copyOfBuild();
+    const cache = readFileSync(`${setupFile(cli)}.cache`);
+    // another file's hash (the lengths stay as they are, which is all V8 itself would check)
+    writeFileSync(
+      `${setupFile(cli)}.cache`,
+      Buffer.concat([Buffer.from("0".repeat(64)), cache.subarray(64)]),
+    );
+    const withCache = tempDir();
+    const without = tempDir();
+    const cached = loadedBy(["setup", "multi-tier-platform"], withCache);
+    const required = loadedBy(["setup", "multi-tier-platform"], without, join(cli, "main.js"));
+    assert.ok(required.required.includes(setupFile(cli)));
+    assert.equal(required.stdout, cached.stdout);
+    assert.deepEqual(tree(without), tree(withCache));
+  });
+
+  it("a cache V8 refuses changes nothing: the file compiles from its source, and writes the same", () => {
+    const cli = copyOfBuild();
+    const cache = readFileSync(`${setupFile(cli)}.cache`);
+    // the right hash, but V8's data cut short: V8 rejects it and compiles the source
+    writeFileSync(`${setupFile(cli)}.cache`, cache.subarray(0, 65 + 16));
+    const withCache = tempDir();
+    const refused = tempDir();
+    const cached = loadedBy(["setup", "multi-tier-platform"], withCache);
+    const compiled = loadedBy(["setup", "multi-tier-platform"], refused, join(cli, "main.js"));
+    assert.equal(compiled.stdout, cached.stdout);
+    assert.deepEqual(tree(refused), tree(withCache));
+  });
+});

@@ -1,0 +1,160 @@
+// A real web server for the registry tests: Debian's nginx, started as a child process as the
+// current user with a generated configuration in a temporary folder, on a free loopback port.
+// It serves one folder three ways: `/open/` to anyone, `/token/` only with
+// `Authorization: Bearer <token>`, `/basic/` only with HTTP basic authentication (a password
+// file made with `openssl passwd -apr1`), and `/away/<path>` answers the bearer token with a redirect
+// to `redirectTo` + `<path>` (another origin, for the header-dropping test).
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, Socket } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { toolsRequired } from "./ansible.ts";
+
+const NGINX = "/usr/sbin/nginx";
+
+/** Why nginx cannot run here, or undefined when it can. */
+export function nginxMissing(): string | undefined {
+  if (!existsSync(NGINX)) return `${NGINX} is missing; install Debian's nginx-light or nginx`;
+  if (spawnSync("openssl", ["version"]).error)
+    return "openssl is missing; install Debian's openssl";
+  return undefined;
+}
+
+/** The `skip` option of a test that needs nginx (skipped locally, a failure in CI). */
+export function nginxSkip(): string | false {
+  const reason = nginxMissing();
+  return reason !== undefined && !toolsRequired() ? `skipped: ${reason}` : false;
+}
+
+export interface TestNginx {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  stop(): Promise<void>;
+}
+
+export interface NginxOptions {
+  /** The folder served under /open/, /token/ and /basic/. */
+  root: string;
+  /** The bearer token /token/ wants. */
+  token: string;
+  /** The user and password /basic/ wants. */
+  user: string;
+  password: string;
+  /** Where /away/<path> redirects to (an origin, no final `/`). */
+  redirectTo?: string;
+}
+
+/** A port nobody listens on now (asked of the system, then released). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function apr1(password: string): string {
+  const result = spawnSync("openssl", ["passwd", "-apr1", password], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`openssl passwd failed: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+/** A config of nginx's own syntax: one server on `port`, the locations above. */
+function configText(dir: string, port: number, options: NginxOptions): string {
+  const temp = (name: string) => join(dir, name);
+  const redirect =
+    options.redirectTo === undefined
+      ? ""
+      : `location ~ ^/away/(.*)$ {
+      if ($http_authorization != "Bearer ${options.token}") { return 401; }
+      return 302 ${options.redirectTo}/$1;
+    }`;
+  // as root, nginx's workers would drop to `nobody`, who cannot read the temporary folders:
+  // they run as the user that started it, as the master does for everyone else
+  const user = process.getuid?.() === 0 ? `user ${userInfo().username};` : "";
+  return `
+${user}
+worker_processes 1;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path ${temp("body")};
+  proxy_temp_path ${temp("proxy")};
+  fastcgi_temp_path ${temp("fastcgi")};
+  uwsgi_temp_path ${temp("uwsgi")};
+  scgi_temp_path ${temp("scgi")};
+  default_type application/json;
+  server {
+    listen 127.0.0.1:${port};
+    location /open/ { alias ${options.root}/; }
+    location /token/ {
+      if ($http_authorization != "Bearer ${options.token}") { return 401; }
+      alias ${options.root}/;
+    }
+    location /basic/ {
+      auth_basic "kiln test";
+      auth_basic_user_file ${join(dir, "htpasswd")};
+      alias ${options.root}/;
+    }
+    ${redirect}
+  }
+}
+`;
+}
+
+/** Waits until something accepts connections on `port` (nginx has bound it). */
+async function waitForPort(port: number, child: ChildProcess, log: () => string): Promise<void> {
+  for (let tries = 0; tries < 200; tries++) {
+    if (child.exitCode !== null) throw new Error(`nginx exited: ${log()}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = new Socket();
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+      socket.connect(port, "127.0.0.1");
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`nginx did not listen on ${port}: ${log()}`);
+}
+
+/** Starts nginx serving `options.root`; `stop()` ends it and removes its folder. */
+export async function startNginx(options: NginxOptions): Promise<TestNginx> {
+  const dir = mkdtempSync(join(tmpdir(), "kiln-nginx-"));
+  for (const name of ["body", "proxy", "fastcgi", "uwsgi", "scgi", "logs"]) {
+    mkdirSync(join(dir, name));
+  }
+  writeFileSync(join(dir, "htpasswd"), `${options.user}:${apr1(options.password)}\n`);
+  const port = await freePort();
+  const conf = join(dir, "nginx.conf");
+  writeFileSync(conf, configText(dir, port, options));
+  const child = spawn(
+    NGINX,
+    ["-p", dir, "-c", conf, "-g", `daemon off; pid ${join(dir, "pid")}; error_log stderr;`],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await waitForPort(port, child, () => stderr);
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGQUIT");
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
