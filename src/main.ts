@@ -5,7 +5,9 @@
 import { isUsageError } from "./cli/args.ts";
 import { COMMAND_LIST } from "./cli/command-list.ts";
 import { exitCodeFor } from "./cli/exit.ts";
+import { guardInterruptions } from "./cli/interruption.ts";
 import { noteInterruptedRun } from "./cli/journal-notice.ts";
+import { quietRequested } from "./cli/options.ts";
 import { Output, pendingStreams, writeFd } from "./cli/output.ts";
 import { enterProjectRoot } from "./cli/project-root.ts";
 import { didYouMean } from "./core/did-you-mean.ts";
@@ -106,6 +108,13 @@ const PROJECT_COMMANDS = new Set([
 ]);
 
 /**
+ * Commands that write files, whose Ctrl-C and SIGTERM are held and reported as what the run
+ * left (cli/interruption.ts): `interrupted - nothing was written` or `... all N files were
+ * written`. `preset` writes with --output.
+ */
+const WRITING_COMMANDS = new Set(["init", "add", "setup", "apply", "update", "remove", "preset"]);
+
+/**
  * `-C <dir>` before the command, as git has it: kiln runs as if started in <dir> (each one
  * relative to the one before). Returns the arguments after them, or the exit status of a
  * folder that cannot be entered.
@@ -191,6 +200,9 @@ async function main(argv: string[]): Promise<number> {
   if (name === "serve") usesStreams = true;
   const command = await load();
   const options = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  // -q before anything is printed: errors only (output.ts)
+  const declared = COMMAND_LIST.find((decl) => decl.name === name);
+  if (declared !== undefined) output.quiet = quietRequested(options, declared);
   if (options.includes("--help") || options.includes("-h")) {
     try {
       writeFd(1, await command.help());
@@ -210,8 +222,20 @@ async function main(argv: string[]): Promise<number> {
     return exitCodeFor(error);
   }
   if (NOTES_INTERRUPTED_RUN.has(name)) noteInterruptedRun(process.cwd(), output);
+  const interruptions = WRITING_COMMANDS.has(name) ? guardInterruptions() : undefined;
+  const status = await runCommand(name, command, rest, output);
+  return interruptions ? interruptions.finish(status, () => output.flush()) : status;
+}
+
+/** Runs the command; its exit status, after its output or its error. */
+async function runCommand(
+  name: string,
+  command: Command,
+  argv: string[],
+  output: Output,
+): Promise<number> {
   try {
-    const status = await command.run(rest, output);
+    const status = await command.run(argv, output);
     output.flush();
     return status;
   } catch (error) {

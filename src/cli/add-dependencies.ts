@@ -98,6 +98,7 @@ export async function renderWithDependencies(
   input: RenderInput,
   lock: Lock,
   defaults: ProjectDefaults,
+  warn: (message: string) => void,
 ): Promise<DependencyPlan<RenderedComponent>> {
   const root: DependencyRequest = { reference, name: input.name, fields: input.fields ?? {} };
   return planDependencies(root, rootKey(renderer, reference), {
@@ -105,8 +106,8 @@ export async function renderWithDependencies(
     inProject: (key, name) =>
       lock.components.find((entry) => entry.name === name && recordedKey(entry) === key)?.component,
     expand: async (request, chain) => {
-      if (chain.length > 1) return expandDependency(renderer, request, chain, defaults);
-      const render = await renderComponentWith(renderer, request.reference, input);
+      if (chain.length > 1) return expandDependency(renderer, request, chain, defaults, warn);
+      const render = await renderComponentWith(renderer, request.reference, input, warn);
       const dependencies = await renderer.dependenciesOf(
         render.item,
         input,
@@ -127,6 +128,7 @@ async function expandDependency(
   request: DependencyRequest,
   chain: readonly string[],
   defaults: ProjectDefaults,
+  warn: (message: string) => void,
 ): Promise<Expanded<RenderedComponent>> {
   const input: RenderInput = {
     name: request.name,
@@ -143,7 +145,7 @@ async function expandDependency(
     );
   }
   try {
-    const render = await renderComponentWith(renderer, request.reference, input, undefined, label);
+    const render = await renderComponentWith(renderer, request.reference, input, warn, label);
     const dependencies = await renderer.dependenciesOf(render.item, input, render.builtin, label);
     return { component: referenceOf(render.item), dependencies, value: { render, input } };
   } catch (error) {
@@ -202,6 +204,7 @@ export async function presetDependencies(
   rendered: readonly { component: PresetComponent; output: ResolvedRender }[],
   lock: Lock | undefined,
   defaults: ProjectDefaults,
+  warn: (message: string) => void,
 ): Promise<PresetDependencies> {
   const present = [
     ...(lock?.components ?? []).map((entry) => ({
@@ -224,7 +227,7 @@ export async function presetDependencies(
       inProject: (key, name) =>
         present.find((entry) => entry.key === key && entry.name === name)?.component,
       expand: async (request, chain) => {
-        if (chain.length > 1) return expandDependency(renderer, request, chain, defaults);
+        if (chain.length > 1) return expandDependency(renderer, request, chain, defaults, warn);
         const dependencies = await renderer.dependenciesOf(
           output.item,
           input,

@@ -42,6 +42,15 @@ const ALLOW_EXEC_PATHS = flag(
   "also write files other tools run or load as code (each is named)",
 );
 
+/**
+ * `-v, --verbose`: the writing commands list only the files they change by default; this
+ * lists the unchanged ones too (and, for update, the edited files it keeps as they are).
+ */
+const VERBOSE: OptionDecl = {
+  ...flag("verbose", "also list the files left unchanged"),
+  short: "v",
+};
+
 const ALLOW_OLDER_KILN = flag(
   "allow-older-kiln",
   "write kiln.lock even when a newer kiln wrote it (its built-ins become this kiln's)",
@@ -156,6 +165,7 @@ export const ADD: CommandDecl = {
     ...shortcutOptions(`default_namespace of ${PROJECT_FILE}`),
     FORCE,
     DRY_RUN,
+    VERBOSE,
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
     ...NETWORK,
@@ -217,6 +227,7 @@ export const SETUP: CommandDecl = {
       `overwrite ${PROJECT_FILE} and files that already exist; merge into those kiln.lock tracks, keeping your edits`,
     ),
     DRY_RUN,
+    VERBOSE,
     ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
@@ -242,6 +253,7 @@ export const APPLY: CommandDecl = {
       "overwrite files that already exist; merge into those ./kiln.lock tracks, keeping your edits",
     ),
     DRY_RUN,
+    VERBOSE,
     ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
     ...NETWORK,
@@ -291,7 +303,8 @@ export const STATUS: CommandDecl = {
   summary: "show what changed in the vendored files, here and upstream",
   positionals: [{ name: "component", count: "any", complete: LOCKED }],
   options: [
-    flag("json", 'print {"components": [...], "unowned": [...]} (see docs/cli.md)'),
+    flag("all", "list every file, the unchanged ones too (by default only the others)"),
+    flag("json", 'print {"components": [...], "unowned": [...]}, every file (see docs/cli.md)'),
     ...NETWORK,
   ],
 };
@@ -359,6 +372,7 @@ export const UPDATE: CommandDecl = {
       "json",
       'print {"files": [...]}: each file\'s action, conflicts and what a side taken dropped',
     ),
+    { ...VERBOSE, description: "also list the files left unchanged and the edited files kept" },
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
     ...NETWORK,

@@ -138,6 +138,7 @@ export async function renderPresetWithDependencies(
   reference: string,
   cwd: string,
   lock: Lock | undefined,
+  warn: (message: string) => void,
 ): Promise<RenderedPreset & { dependencies: PresetDependencies }> {
   const { preset, rendered } = await withPreset(reference, cwd, async (preset, options) => {
     const components = await renderUntilError(preset.components, options);
@@ -146,6 +147,7 @@ export async function renderPresetWithDependencies(
       components,
       lock,
       presetRenderSettings(preset),
+      warn,
     );
     return { components, dependencies };
   });

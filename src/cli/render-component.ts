@@ -26,7 +26,6 @@ import { builtinFor, resolveReference } from "../node/resolve-reference.ts";
 import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../node/template-engine.ts";
 import type { RenderPool, RenderPoolOptions } from "../sandbox/render-pool.ts";
 import { preferFastStart } from "./fast-start.ts";
-import { forTerminal, isTerminal, styleFor, writeFd } from "./output.ts";
 import { RunFetches } from "./url-fetches.ts";
 
 /**
@@ -310,15 +309,15 @@ export class ComponentRenderer {
 
 /**
  * Renders one component (`kiln add`, `kiln render`) and stops the worker, if it needed one.
- * Supplied fields the item does not declare are pointed out through `warn` (stderr by
- * default), with the field they were most likely meant to be; a missing required field's error
+ * Supplied fields the item does not declare are pointed out through `warn` (the command's
+ * Output, so -q silences them), with the field they were most likely meant to be; a missing required field's error
  * says how to pass it on the command line.
  */
 export async function renderComponent(
   cwd: string,
   reference: string,
   input: RenderInput,
-  warn: (message: string) => void = printWarning,
+  warn: (message: string) => void,
   options: RendererOptions = {},
 ): Promise<ResolvedRender> {
   const renderer = new ComponentRenderer(cwd, options);
@@ -337,7 +336,7 @@ export async function renderComponentWith(
   renderer: ComponentRenderer,
   reference: string,
   input: RenderInput,
-  warn: (message: string) => void = printWarning,
+  warn: (message: string) => void,
   label = reference,
 ): Promise<ResolvedRender> {
   // a built-in's fields are known before it renders: a misspelt field is pointed out even when
@@ -353,12 +352,6 @@ export async function renderComponentWith(
   } catch (error) {
     throw withOptionHint(error, builtin);
   }
-}
-
-/** `warning: <message>` on stderr. */
-function printWarning(message: string): void {
-  const style = styleFor({ isTTY: isTerminal(2) });
-  writeFd(2, `${forTerminal(`${style.yellow("warning:")} ${message}`)}\n`);
 }
 
 /** A value as one shell word: as it is when it needs no quotes, else in single quotes. */

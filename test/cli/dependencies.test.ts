@@ -155,6 +155,7 @@ describe("dependencies between items", { skip }, () => {
         "dependency shop-cache (@ops/redis), needed by shop: added",
         "dependency shop-cache (@acme/netpol), needed by shop-cache: added",
         "dependency shop-cache (k8s/service), needed by shop-cache: added",
+        "added app/shop and 3 dependencies: 4 files in k8s/ (4 created)",
         "",
       ].join("\n"),
     );
@@ -213,7 +214,7 @@ describe("dependencies between items", { skip }, () => {
     assert.equal(added.status, 0, added.stderr);
     assert.equal(
       added.stdout,
-      "created   k8s/shop-app.yaml\ndependency shop-cache (@ops/redis), needed by shop: already in the project, kept\n",
+      "created   k8s/shop-app.yaml\ndependency shop-cache (@ops/redis), needed by shop: already in the project, kept\nadded app/shop: 1 file in k8s/ (1 created)\n",
     );
     const files = tree(dir);
     for (const path of Object.keys(before).filter((path) => path !== "kiln.lock")) {
@@ -303,7 +304,7 @@ describe("dependencies between items", { skip }, () => {
     assert.equal(added.status, 0, added.stderr);
     assert.equal(
       added.stdout,
-      `created   k8s/site-web.yaml\ncreated   k8s/site-np-netpol.yaml\ndependency site-np (${nginx.origin}/open/acme/netpol.json), needed by site: added\n`,
+      `created   k8s/site-web.yaml\ncreated   k8s/site-np-netpol.yaml\ndependency site-np (${nginx.origin}/open/acme/netpol.json), needed by site: added\nadded web/site and 1 dependency: 2 files in k8s/ (2 created)\n`,
     );
     const lock = lockOf(dir);
     assert.deepEqual(

@@ -5,6 +5,7 @@ import type { DependencyPlan } from "../../core/dependencies.ts";
 import { KilnError } from "../../core/errors.ts";
 import { referenceOf } from "../../core/item.ts";
 import { alreadyExists, type PlannedFile } from "../../core/plan.ts";
+import { plural } from "../../core/plural.ts";
 import { projectFileError } from "../../core/project/kiln-toml.ts";
 import { pathInside } from "../../core/project/layout.ts";
 import {
@@ -31,7 +32,7 @@ import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
 import { ComponentRenderer } from "../render-component.ts";
-import { reportDryRun, reportSteps } from "../report.ts";
+import { doneCounts, reportDryRun, reportSteps } from "../report.ts";
 import {
   componentAddress,
   editedFilesOverwritten,
@@ -100,10 +101,17 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const renderer = new ComponentRenderer(cwd, { lock });
   let plan: DependencyPlan<RenderedComponent>;
   try {
-    plan = await renderWithDependencies(renderer, reference, input, lock, {
-      defaultNamespace: project.defaultNamespace,
-      automationProfile: project.automationProfile,
-    });
+    plan = await renderWithDependencies(
+      renderer,
+      reference,
+      input,
+      lock,
+      {
+        defaultNamespace: project.defaultNamespace,
+        automationProfile: project.automationProfile,
+      },
+      (message) => output.warning(message),
+    );
   } finally {
     await renderer.close();
   }
@@ -153,10 +161,33 @@ export async function run(argv: string[], output: Output): Promise<number> {
   // the output folder's steps come first, in the order of the rendered files
   const edited = editedFilesOverwritten(steps.slice(0, files.length), project.outputDir, lock);
   if (!dryRun) commit(steps);
-  reportSteps(output, steps, dryRun, edited);
+  reportSteps(output, steps, dryRun, edited, new Map(), flag(parsed, "verbose"));
   reportDependencies(output, plan.added.slice(1), plan.kept, dryRun);
   if (dryRun) reportDryRun(output, steps);
+  else output.line(addedSummary(plan, name, files.length, project.outputDir, steps, output));
   return 0;
+}
+
+/**
+ * `added deployment/web: 1 file in k8s/ (1 created)`: the component named, the dependencies
+ * that came with it, and every file the run wrote for them, counted by what happened to it.
+ */
+function addedSummary(
+  plan: DependencyPlan<RenderedComponent>,
+  name: string,
+  files: number,
+  outputDir: string,
+  steps: readonly Step[],
+  output: Output,
+): string {
+  const [named] = plan.added;
+  const reference = named === undefined ? "" : referenceOf(named.value.render.item);
+  const dependencies = plan.added.length - 1;
+  const withDependencies =
+    dependencies === 0
+      ? ""
+      : ` and ${dependencies} ${dependencies === 1 ? "dependency" : "dependencies"}`;
+  return `added ${componentAddress({ reference, name })}${withDependencies}: ${plural(files, "file")} in ${output.path(outputDir)}/ (${doneCounts(steps)})`;
 }
 
 /**

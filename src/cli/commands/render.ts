@@ -132,12 +132,12 @@ export async function run(argv: string[], output: Output): Promise<number> {
   let result: Awaited<ReturnType<typeof renderComponent>>;
   try {
     // built-ins render here; items from files and URLs in a worker, within time and memory limits
-    result = await renderComponent(cwd, reference, {
-      name,
-      fields,
-      labels,
-      defaultNamespace: DEFAULT_NAMESPACE,
-    });
+    result = await renderComponent(
+      cwd,
+      reference,
+      { name, fields, labels, defaultNamespace: DEFAULT_NAMESPACE },
+      (message) => output.warning(message),
+    );
   } catch (error) {
     throw withPresetHint(error, reference);
   }

@@ -102,6 +102,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     reference,
     cwd,
     oldLock,
+    (message) => output.warning(message),
   );
   // the project's layout (the dashboard's zip is the same): the files under the output folder,
   // kiln.toml at the root. The output folder is part of every written path, so the layout
@@ -188,7 +189,14 @@ export async function run(argv: string[], output: Output): Promise<number> {
       ? planned
       : planRun(groupsOf(withMergedContent(layout.files, merges)), options);
   if (!dryRun) commit(steps);
-  reportSteps(output, steps, dryRun, [], mergeLines(merges, dryRun, resolution));
+  reportSteps(
+    output,
+    steps,
+    dryRun,
+    [],
+    mergeLines(merges, dryRun, resolution),
+    flag(parsed, "verbose"),
+  );
   reportDependencies(output, dependencies.added, dependencies.kept, dryRun);
   if (dryRun) {
     // the run without --force refuses where it did before the merge: at any file that differs
