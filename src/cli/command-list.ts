@@ -56,6 +56,16 @@ const ALLOW_OLDER_KILN = flag(
   "write kiln.lock even when a newer kiln wrote it (its built-ins become this kiln's)",
 );
 
+/**
+ * The network of a command that resolves references: `--offline` takes registries' items and
+ * indexes from kiln's cache only and fetches nothing; `--refresh` asks every registry for its
+ * index again (the cache's is used for 10 minutes).
+ */
+const NETWORK = [
+  flag("offline", "use the network for nothing: registries' items only from kiln's cache"),
+  flag("refresh", "fetch the registries' indexes again, not from kiln's cache"),
+];
+
 /** setup's and apply's sides, for conflicts in the files kiln.lock tracks that --force merges. */
 const SIDE_TAKEN = [
   flag("ours", "with --force: in each conflict in a file kiln.lock tracks, keep your lines"),
@@ -158,6 +168,7 @@ export const ADD: CommandDecl = {
     VERBOSE,
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
+    ...NETWORK,
   ],
 };
 
@@ -189,6 +200,7 @@ export const SEARCH: CommandDecl = {
       "json",
       "print an array of {registry, reference, name, version, title, description, category}",
     ),
+    ...NETWORK,
   ],
 };
 
@@ -196,7 +208,7 @@ export const VIEW: CommandDecl = {
   name: "view",
   summary: "show an item's fields, files and an example render; write nothing",
   positionals: [{ name: "reference", complete: COMPONENTS }],
-  options: [flag("json", "print the item, its fields, files and example as JSON")],
+  options: [flag("json", "print the item, its fields, files and example as JSON"), ...NETWORK],
 };
 
 export const PRESETS_COMMAND: CommandDecl = {
@@ -219,6 +231,7 @@ export const SETUP: CommandDecl = {
     ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
+    ...NETWORK,
   ],
 };
 
@@ -243,6 +256,7 @@ export const APPLY: CommandDecl = {
     VERBOSE,
     ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
+    ...NETWORK,
   ],
 };
 
@@ -257,6 +271,7 @@ export const CHECK: CommandDecl = {
       "json",
       'print {"findings": [...], "errors": <n>, "warnings": <n>} (a project adds "files", "edited", "unread")',
     ),
+    ...NETWORK,
   ],
 };
 
@@ -279,6 +294,7 @@ export const RENDER: CommandDecl = {
     ...shortcutOptions(DEFAULT_NAMESPACE),
     flag("preset", "read <reference|preset> as a preset, whatever its name"),
     flag("json", 'print {"component": ..., "files": [...]} (a preset: {"files": [...]})'),
+    ...NETWORK,
   ],
 };
 
@@ -289,6 +305,7 @@ export const STATUS: CommandDecl = {
   options: [
     flag("all", "list every file, the unchanged ones too (by default only the others)"),
     flag("json", 'print {"components": [...], "unowned": [...]}, every file (see docs/cli.md)'),
+    ...NETWORK,
   ],
 };
 
@@ -301,6 +318,7 @@ export const DIFF: CommandDecl = {
     flag("preset", "read the argument as a preset, whatever its name"),
     flag("json", 'print {"differs": <bool>, "files": [...]} (see docs/cli.md)'),
     flag("exit-code", "exit 1 when anything differs (for CI drift checks)"),
+    ...NETWORK,
   ],
 };
 
@@ -357,6 +375,7 @@ export const UPDATE: CommandDecl = {
     { ...VERBOSE, description: "also list the files left unchanged and the edited files kept" },
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
+    ...NETWORK,
   ],
 };
 

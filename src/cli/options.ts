@@ -5,6 +5,7 @@
 // commands are in src/cli/command-list.ts.
 import { parseArgs } from "node:util";
 import { wrap } from "../core/wrap.ts";
+import { setNetworkMode } from "../node/network-mode.ts";
 import { type OptionSpec, type Parsed, parse, positionals } from "./args.ts";
 
 /**
@@ -100,12 +101,24 @@ export function parseConfig(command: CommandDecl): OptionSpec {
   return options;
 }
 
+/**
+ * `--offline` and `--refresh`, for the commands that take them: the run's network mode. Given
+ * both, `--offline` wins (nothing is fetched, so nothing is fetched again): a script that adds
+ * `--offline` to its usual command line must not reach the network.
+ */
+function applyNetworkMode(parsed: Parsed): void {
+  const offline = parsed.values.offline === true;
+  const refresh = parsed.values.refresh === true;
+  if (offline || refresh) setNetworkMode({ offline, refresh });
+}
+
 /** Parses a command's arguments by its declaration and checks the number of positionals. */
 export function parseCommand(
   argv: string[],
   command: CommandDecl,
 ): { parsed: Parsed; args: string[] } {
   const parsed = parse(argv, parseConfig(command));
+  applyNetworkMode(parsed);
   const required = command.positionals.filter((positional) => positional.count === undefined);
   const last = command.positionals.at(-1);
   const args = positionals(

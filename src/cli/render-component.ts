@@ -188,6 +188,11 @@ export class ComponentRenderer {
   async render(reference: string, input: RenderInput, label = reference): Promise<ResolvedRender> {
     const builtin = this.builtin(reference);
     if (builtin) return { ...this.renderBuiltin(builtin, input), item: builtin, builtin: true };
+    // the worker starts (a thread, Node's internals, the engine's WASM) while this thread reads
+    // and checks the item: the two overlap instead of one waiting for the other
+    preferFastStart();
+    this.pool ??= startPool();
+    this.pool.catch(() => undefined);
     if (isRegistryReference(reference)) {
       const { item, source } = await this.registries.resolve(reference);
       const rendered = await this.renderIsolated(item, input, label);

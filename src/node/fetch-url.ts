@@ -4,7 +4,16 @@
 // fetch goes to, redirects included (the service refuses to fetch itself). Headers a caller
 // sends (a registry's token) go only to the origin it asked: a redirect to another origin
 // (scheme, host or port) is followed without any of them.
+//
+// An offline run (src/node/network-mode.ts) fetches nothing. With HTTPS_PROXY, HTTP_PROXY or
+// their lowercase forms set, every request goes through that proxy (NO_PROXY's hosts aside)
+// with undici's EnvHttpProxyAgent, which tunnels each request with CONNECT: the proxy sees the
+// host and port asked for, and an https request's headers stay inside its TLS. undici is loaded
+// only then: requiring it takes longer than a whole `kiln add`, and without a proxy Node's own
+// fetch (undici too, inside Node) makes the same requests.
+import { createRequire } from "node:module";
 import { errorMessage, KilnError } from "../core/errors.ts";
+import { isOffline } from "./network-mode.ts";
 
 export interface FetchLimits {
   timeoutMs: number;
@@ -76,9 +85,68 @@ export async function fetchText(
   return new TextDecoder().decode(await fetchBytes(url, { limits }));
 }
 
+/** The proxy variables undici's EnvHttpProxyAgent reads. */
+const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"] as const;
+
+/** The proxy URLs set in the environment (their user info is a secret: see `withoutProxyAuth`). */
+function proxiesSet(env: NodeJS.ProcessEnv = process.env): string[] {
+  return PROXY_VARIABLES.flatMap((name) => {
+    const value = env[name]?.trim();
+    return value === undefined || value === "" ? [] : [value];
+  });
+}
+
+type Fetch = typeof fetch;
+let proxiedFetch: Fetch | undefined;
+
+/**
+ * The fetch of this process: Node's own, or, with a proxy variable set, undici's with an
+ * EnvHttpProxyAgent (which reads HTTP_PROXY, HTTPS_PROXY, NO_PROXY and their lowercase forms).
+ */
+function fetchFunction(): Fetch {
+  if (proxiesSet().length === 0) return fetch;
+  if (proxiedFetch === undefined) {
+    const undici = createRequire(import.meta.url)("undici") as typeof import("undici");
+    const dispatcher = new undici.EnvHttpProxyAgent();
+    proxiedFetch = ((input: Parameters<Fetch>[0], init?: RequestInit) =>
+      undici.fetch(input as string | URL, {
+        ...(init as import("undici").RequestInit),
+        dispatcher,
+      })) as unknown as Fetch;
+  }
+  return proxiedFetch;
+}
+
+/** `text` without the user names and passwords of the proxies set: they are secrets. */
+function withoutProxyAuth(text: string): string {
+  let shown = text;
+  for (const proxy of proxiesSet()) {
+    let parsed: URL;
+    try {
+      parsed = new URL(proxy);
+    } catch {
+      continue;
+    }
+    // the password, and the user name where it stands with it (alone, a short user name would
+    // mask ordinary words of the message)
+    if (parsed.username !== "") shown = shown.split(`${parsed.username}:`).join("***:");
+    if (parsed.password === "") continue;
+    for (const form of [parsed.password, decodeURIComponent(parsed.password)]) {
+      shown = shown.split(form).join("***");
+    }
+  }
+  return shown;
+}
+
 /** GETs `url` within the limits and returns the body's bytes, or throws FetchFailure. */
 export async function fetchBytes(url: string, options: FetchOptions = {}): Promise<Uint8Array> {
+  if (isOffline()) {
+    throw new FetchFailure(
+      "not fetched: kiln runs offline (--offline or KILN_OFFLINE) and fetches nothing",
+    );
+  }
   const limits = options.limits ?? DEFAULT_FETCH_LIMITS;
+  const fetchNow = fetchFunction();
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   let current = url;
@@ -99,7 +167,7 @@ export async function fetchBytes(url: string, options: FetchOptions = {}): Promi
       // names, nor back to the first one after such a hop (that hop chose the path)
       if (target.origin !== origin) leftOrigin = true;
       const headers = leftOrigin ? {} : (options.headers ?? {});
-      const response = await fetch(target, { redirect: "manual", signal, headers });
+      const response = await fetchNow(target, { redirect: "manual", signal, headers });
       const location = response.headers.get("location");
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel();
@@ -124,7 +192,7 @@ export async function fetchBytes(url: string, options: FetchOptions = {}): Promi
       throw new FetchFailure("the request that asked for it was cancelled");
     }
     if (deadline.aborted) throw new FetchFailure(`no answer within ${limits.timeoutMs} ms`);
-    throw new FetchFailure(networkFailure(error));
+    throw new FetchFailure(withoutProxyAuth(networkFailure(error)));
   } finally {
     release?.();
   }

@@ -11,7 +11,12 @@
 // environment; their values, the headers and a URL's user name and password are secrets: they
 // go only into the request (never to another origin: src/node/fetch-url.ts), and every message
 // built here passes through the redaction of src/core/registry-config.ts.
-import { createHash } from "node:crypto";
+//
+// What a configured registry served is kept in kiln's cache (src/node/registry-cache.ts): an
+// item whose digest kiln.lock or the index gives is read from there by that digest, and an index
+// fetched less than 10 minutes ago is used as it is, so a warm, pinned add asks the network
+// nothing. An offline run (src/node/network-mode.ts) takes everything from the cache, at any age,
+// or stops naming what is not cached.
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
@@ -46,11 +51,13 @@ import {
   type RegistryIndex,
 } from "../core/registry-index.ts";
 import { FetchFailure, type FetchOptions, fetchBytes } from "./fetch-url.ts";
+import { isOffline, refreshIndexes } from "./network-mode.ts";
 import {
   MAX_PROJECT_FILE_BYTES,
   readRegularFile,
   readRegularFileBytes,
 } from "./read-regular-file.ts";
+import { INDEX_FRESH_MS, RegistryCache, sha256Digest, shownCacheDir } from "./registry-cache.ts";
 import { MAX_LOCAL_FILE_BYTES } from "./resolve-reference.ts";
 
 /**
@@ -149,10 +156,6 @@ function checkedVersion(version: string, what: string): string {
 export function isNewerVersion(a: string, b: string): boolean {
   const { valid, gt } = semver();
   return valid(a) !== null && valid(b) !== null && gt(a, b);
-}
-
-function sha256Digest(bytes: Uint8Array): string {
-  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }
 
 /** `@acme/redis@1.2.0` -> its digest, for every registry item kiln.lock records. */
@@ -254,7 +257,7 @@ export type ServiceFetchOptions = Pick<
 
 /** A registry configured by URL: its requests, with the headers and credentials it sends. */
 class RemoteRegistryFiles implements RegistryFiles {
-  private readonly registry: RegistryConfig;
+  readonly registry: RegistryConfig;
   private readonly env: Environment;
   private readonly budget: RequestBudget;
   private readonly fetchOptions: ServiceFetchOptions;
@@ -371,6 +374,7 @@ export class RegistryClient {
   private readonly indexes = new Map<string, Promise<RegistryIndex>>();
   private readonly resolved = new Map<string, Promise<RegistryResolution>>();
   private readonly budget = new RequestBudget();
+  private readonly cache: RegistryCache | undefined;
   private readonly fetchOptions: ServiceFetchOptions;
 
   constructor(
@@ -382,12 +386,15 @@ export class RegistryClient {
       /** The registries to use instead of the files in `cwd` (the HTTP service's own). */
       registries?: Map<string, RegistryConfig>;
       fetchOptions?: ServiceFetchOptions;
+      /** false: no cache (the HTTP service, which writes no file). Default true. */
+      cache?: boolean;
     } = {},
   ) {
     this.cwd = cwd;
     this.env = options.env ?? process.env;
     this.digests = options.digests ?? new Map();
     this.kilnDir = options.kilnDir ?? KILN_REGISTRY_DIR;
+    this.cache = options.cache === false ? undefined : new RegistryCache(this.env);
     this.registries = options.registries;
     this.fetchOptions = options.fetchOptions ?? {};
   }
@@ -465,10 +472,17 @@ export class RegistryClient {
     const pinned = registryReferenceText({ ...parsed, version });
     const recorded = this.digests.get(pinned);
     if (recorded !== undefined) expected = { digest: recorded, where: "kiln.lock" };
-    const bytes = await files.item(parsed.item, version);
+    const cached = this.cachedItem(files, parsed.item, version, expected?.digest);
+    if (cached === undefined && files instanceof RemoteRegistryFiles && isOffline(this.env)) {
+      throw notCachedError(pinned, this.env);
+    }
+    const bytes = cached ?? (await files.item(parsed.item, version));
     const digest = sha256Digest(bytes);
     if (expected !== undefined && expected.digest !== digest) {
       throw changedWithoutNewVersionError(pinned, expected.digest, digest, expected.where);
+    }
+    if (cached === undefined && files instanceof RemoteRegistryFiles) {
+      this.cache?.putItem(files.registry, parsed.item, version, bytes);
     }
     return {
       bytes,
@@ -482,16 +496,50 @@ export class RegistryClient {
     };
   }
 
+  /**
+   * A registry's item from kiln's cache: by the digest kiln.lock or the index expects, when one
+   * does (content-addressed: the bytes are those), else by what the cache recorded for that
+   * version. @kiln's files are on the disk already: never cached.
+   */
+  private cachedItem(
+    files: RegistryFiles,
+    item: string,
+    version: string,
+    digest: string | undefined,
+  ): Uint8Array | undefined {
+    if (!(files instanceof RemoteRegistryFiles)) return undefined;
+    if (digest !== undefined) return this.cache?.blob(digest);
+    return this.cache?.item(files.registry, item, version);
+  }
+
   private index(namespace: string): Promise<RegistryIndex> {
     let index = this.indexes.get(namespace);
     if (index === undefined) {
-      const files = this.filesOf(namespace, namespace);
-      index = files
-        .index()
-        .then((bytes) => parseRegistryIndex(new TextDecoder().decode(bytes), namespace));
+      index = this.loadIndex(namespace);
       index.catch(() => undefined);
       this.indexes.set(namespace, index);
     }
+    return index;
+  }
+
+  /**
+   * A registry's index: from kiln's cache when it was fetched less than INDEX_FRESH_MS ago
+   * (any age offline; never with --refresh), else fetched, parsed and then cached.
+   */
+  private async loadIndex(namespace: string): Promise<RegistryIndex> {
+    const files = this.filesOf(namespace, namespace);
+    const parse = (bytes: Uint8Array) =>
+      parseRegistryIndex(new TextDecoder().decode(bytes), namespace);
+    if (!(files instanceof RemoteRegistryFiles)) return parse(await files.index());
+    const offline = isOffline(this.env);
+    const cached = this.cache?.index(files.registry);
+    if (cached !== undefined && (offline || isFresh(cached.fetchedAt))) {
+      return parse(cached.bytes);
+    }
+    if (offline) throw notCachedError(`the index of ${namespace}`, this.env);
+    const bytes = await files.index();
+    const index = parse(bytes);
+    this.cache?.putIndex(files.registry, bytes);
     return index;
   }
 
@@ -529,4 +577,18 @@ export class RegistryClient {
       return Promise.reject(redactError(error, secrets));
     }
   }
+}
+
+/** Is an index fetched at `fetchedAt` recent enough to use without asking the registry? */
+function isFresh(fetchedAt: number): boolean {
+  const age = Date.now() - fetchedAt;
+  return !refreshIndexes() && age >= 0 && age < INDEX_FRESH_MS;
+}
+
+/** An offline run needs `what` (`@acme/redis@1.3.0`, `the index of @acme`), which is not cached. */
+function notCachedError(what: string, env: NodeJS.ProcessEnv): KilnError {
+  return new KilnError(
+    "invalid_request",
+    `${what} is not in kiln's cache (${shownCacheDir(env)}) - run without --offline once to fetch it`,
+  );
 }

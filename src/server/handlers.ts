@@ -221,6 +221,8 @@ function locate(reference: string, ctx: RequestContext, services: Services): Pro
 function registryClient(ctx: RequestContext, services: Services): RegistryClient {
   return new RegistryClient(services.cwd, {
     registries: services.registries,
+    // the service writes no file, kiln's cache included: each request asks the registry
+    cache: false,
     fetchOptions: {
       checkTarget: services.checkTarget,
       acquire: services.acquireFetch,

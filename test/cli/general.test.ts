@@ -1,7 +1,7 @@
 // The binary as a whole: help, version, unknown commands and options, exit statuses, colour.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { BIN, cleanEnv, cleanUp, ensureBuilt, kiln, REPO, tempDir } from "./helpers.ts";
@@ -179,8 +179,14 @@ describe("the bundle starts lean", () => {
 
   it("kiln --version and kiln list load main.js and the command's file only", () => {
     assert.deepEqual(loadedFiles(["--version"]), ["dist/cli/main.js"]);
-    assert.deepEqual(loadedFiles(["list"]), ["dist/cli/main.js", "dist/cli/list.js"]);
-    assert.deepEqual(loadedFiles(["presets"]), ["dist/cli/main.js", "dist/cli/presets.js"]);
+    // a command's file of 64 KiB or more is compiled from its code cache, not by the loader
+    const throughLoader = (name: string) =>
+      statSync(join(REPO, "dist", "cli", name)).size < 64 * 1024 ? [`dist/cli/${name}`] : [];
+    assert.deepEqual(loadedFiles(["list"]), ["dist/cli/main.js", ...throughLoader("list.js")]);
+    assert.deepEqual(loadedFiles(["presets"]), [
+      "dist/cli/main.js",
+      ...throughLoader("presets.js"),
+    ]);
   });
 
   it("kiln add and kiln setup load their file and nothing else (the engine's WASM aside; setup the built-ins' compiled JSON-shape validators)", () => {

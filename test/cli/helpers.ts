@@ -128,6 +128,19 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   const env = { ...process.env };
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;
+  // kiln honours the proxy variables, and the tests' servers are on loopback: a proxy the
+  // machine sets must not carry them (the proxy tests set their own)
+  for (const name of [
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+  ]) {
+    delete env[name];
+  }
+  delete env.KILN_OFFLINE;
   return { ...env, ...extra };
 }
 

@@ -100,9 +100,17 @@ const otherOriginSaw: IncomingHttpHeaders[] = [];
 let other: Server;
 let otherOrigin = "";
 
-/** kiln with an empty user config folder (or `config`) and `env`. */
+/**
+ * kiln with an empty user config folder (or `config`), an empty cache of its own (each run
+ * asks the registry: these tests are of the requests; test/cli/registry-offline.test.ts is of
+ * the cache) and `env`.
+ */
 function run(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
-  return kilnAsync(args, cwd, { XDG_CONFIG_HOME: join(cwd, "..", "no-config"), ...env });
+  return kilnAsync(args, cwd, {
+    XDG_CONFIG_HOME: join(cwd, "..", "no-config"),
+    XDG_CACHE_HOME: tempDir(),
+    ...env,
+  });
 }
 
 const skip = nginxSkip();

@@ -101,9 +101,11 @@ function configured(extra = ""): string {
   return dir;
 }
 
+/** kiln with an empty cache of its own each run: these tests are of the registries' requests. */
 function run(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
   return kilnAsync(args, cwd, {
     XDG_CONFIG_HOME: join(cwd, "..", "no-config"),
+    XDG_CACHE_HOME: tempDir(),
     TEAM_TOKEN: TOKEN,
     ...env,
   });

@@ -1,0 +1,228 @@
+// kiln's cache of what registries served, under `$XDG_CACHE_HOME/kiln` (`~/.cache/kiln` when
+// it is not set or not absolute, as the XDG base directory rules say), so a pinned project can
+// be added to, updated, diffed and checked with the network down, and `--offline` can work at all.
+//
+//   blobs/sha256/<hex>                          the bytes of an item or an index, named by their sha256
+//   registries/<key>/items/<item>@<version>     `sha256:<hex>`: which blob that version is
+//   registries/<key>/index                      `{"digest": "sha256:<hex>", "fetchedAt": <ms>}`
+//
+// `<key>` names one registry as configured: the sha256 of its namespace and URL templates as
+// written in kiln.toml (`${VAR}`s not expanded), so two projects' `@acme` that point at
+// different places never share entries, and no secret is in a name or a file. Nothing here
+// holds a header, a credential or a URL. A blob is content-addressed: it is hashed when read
+// and one whose bytes are not its name (corrupt, or planted by someone else) is deleted and
+// never used; every file is read as a stranger's (regular files only, no links, at most
+// 10 MiB). Writes go to a temporary file beside the target and are renamed over it, so two
+// kiln processes at once each see a whole file or none. The cache is bounded: past
+// MAX_CACHE_BYTES of blobs, the ones used longest ago are removed. A cache that cannot be
+// written (a read-only home) is no cache: nothing fails because of it.
+import { createHash, randomBytes } from "node:crypto";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { isKilnError } from "../core/errors.ts";
+import type { RegistryConfig } from "../core/registry-config.ts";
+import { readRegularFileBytes } from "./read-regular-file.ts";
+
+/** The most blob bytes the cache keeps; past it the blobs used longest ago go. */
+export const MAX_CACHE_BYTES = 256 * 1024 * 1024;
+
+/** The largest blob read back: a registry's item or index is at most this when fetched. */
+const MAX_BLOB_BYTES = 10 * 1024 * 1024;
+
+/** How long an index from the cache is taken as the registry's current one (online). */
+export const INDEX_FRESH_MS = 10 * 60 * 1000;
+
+const DIGEST = /^sha256:([0-9a-f]{64})$/;
+
+/** kiln's cache folder: `$XDG_CACHE_HOME/kiln`, `~/.cache/kiln` by default. */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME?.startsWith("/") ? env.XDG_CACHE_HOME : join(homedir(), ".cache");
+  return join(base, "kiln");
+}
+
+/** The cache folder as messages show it: `~/.cache/kiln` under the home folder. */
+export function shownCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const dir = cacheDir(env);
+  const home = homedir();
+  return dir.startsWith(`${home}/`) ? `~${dir.slice(home.length)}` : dir;
+}
+
+/** The sha256 digest of `bytes`: `sha256:<hex>`. */
+export function sha256Digest(bytes: Uint8Array): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/** A registry's cache key: its namespace and URL templates as written, hashed. */
+function registryKey(registry: RegistryConfig): string {
+  const written = [registry.namespace, registry.url, registry.index ?? ""].join("\n");
+  return createHash("sha256").update(written).digest("hex").slice(0, 32);
+}
+
+/** An index the cache holds: its bytes and when kiln fetched them. */
+export interface CachedIndex {
+  bytes: Uint8Array;
+  fetchedAt: number;
+}
+
+/** The cache of one run: reads never throw, writes are best effort. */
+export class RegistryCache {
+  private readonly dir: string;
+  private usable: boolean | undefined;
+
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    this.dir = cacheDir(env);
+  }
+
+  /** The bytes whose digest is `digest`, verified; undefined when not cached (or not intact). */
+  blob(digest: string): Uint8Array | undefined {
+    const hex = DIGEST.exec(digest)?.[1];
+    if (hex === undefined || !this.ready(false)) return undefined;
+    const path = join(this.dir, "blobs", "sha256", hex);
+    const bytes = this.readSmall(path, MAX_BLOB_BYTES);
+    if (bytes === undefined) return undefined;
+    if (sha256Digest(bytes) !== digest) {
+      // not the bytes its name says: corrupt or planted - never used, fetched again
+      rmSync(path, { force: true });
+      return undefined;
+    }
+    this.touch(path);
+    return bytes;
+  }
+
+  /** The item `item@version` of `registry`, when the cache knows which blob it is. */
+  item(registry: RegistryConfig, item: string, version: string): Uint8Array | undefined {
+    const text = this.readText(this.entryPath(registry, "items", `${item}@${version}`));
+    return text === undefined ? undefined : this.blob(text.trim());
+  }
+
+  /** The index of `registry` kiln fetched last, and when. */
+  index(registry: RegistryConfig): CachedIndex | undefined {
+    const text = this.readText(this.entryPath(registry, "index"));
+    if (text === undefined) return undefined;
+    let entry: { digest?: unknown; fetchedAt?: unknown };
+    try {
+      entry = JSON.parse(text) as typeof entry;
+    } catch {
+      return undefined;
+    }
+    if (typeof entry.digest !== "string" || typeof entry.fetchedAt !== "number") return undefined;
+    const bytes = this.blob(entry.digest);
+    return bytes === undefined ? undefined : { bytes, fetchedAt: entry.fetchedAt };
+  }
+
+  /** Keeps the bytes of `item@version` (already verified by the caller). */
+  putItem(registry: RegistryConfig, item: string, version: string, bytes: Uint8Array): void {
+    const digest = this.putBlob(bytes);
+    if (digest === undefined) return;
+    this.writeAtomic(this.entryPath(registry, "items", `${item}@${version}`), `${digest}\n`);
+  }
+
+  /** Keeps an index just fetched, with the time it was fetched. */
+  putIndex(registry: RegistryConfig, bytes: Uint8Array, fetchedAt = Date.now()): void {
+    const digest = this.putBlob(bytes);
+    if (digest === undefined) return;
+    this.writeAtomic(this.entryPath(registry, "index"), JSON.stringify({ digest, fetchedAt }));
+  }
+
+  private putBlob(bytes: Uint8Array): string | undefined {
+    if (!this.ready(true)) return undefined;
+    const digest = sha256Digest(bytes);
+    const path = join(this.dir, "blobs", "sha256", digest.slice("sha256:".length));
+    if (!this.writeAtomic(path, bytes)) return undefined;
+    this.evictOldest();
+    return digest;
+  }
+
+  private entryPath(registry: RegistryConfig, ...parts: string[]): string {
+    return join(this.dir, "registries", registryKey(registry), ...parts);
+  }
+
+  /**
+   * Is the cache folder there and ours (`create`: make it, 0700)? A folder that is a link or
+   * belongs to another user is not used: someone else could put files in it.
+   */
+  private ready(create: boolean): boolean {
+    if (this.usable === true) return true;
+    try {
+      if (create) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const stats = lstatSync(this.dir);
+      const uid = process.getuid?.();
+      this.usable = stats.isDirectory() && (uid === undefined || stats.uid === uid);
+    } catch {
+      this.usable = false;
+    }
+    return this.usable;
+  }
+
+  /** A small file's bytes, read as a stranger's file; undefined when absent or refused. */
+  private readSmall(path: string, maxBytes: number): Buffer | undefined {
+    try {
+      return readRegularFileBytes(path, "a file of kiln's cache", maxBytes, { followLinks: false });
+    } catch (error) {
+      if (isKilnError(error)) return undefined;
+      throw error;
+    }
+  }
+
+  private readText(path: string): string | undefined {
+    if (!this.ready(false)) return undefined;
+    return this.readSmall(path, 4096)?.toString("utf8");
+  }
+
+  /** Writes `data` to a temporary file beside `path` and renames it over `path`. */
+  private writeAtomic(path: string, data: Uint8Array | string): boolean {
+    const temporary = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+    try {
+      mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 });
+      writeFileSync(temporary, data, { mode: 0o600, flag: "wx" });
+      renameSync(temporary, path);
+      return true;
+    } catch {
+      rmSync(temporary, { force: true });
+      return false;
+    }
+  }
+
+  /** Marks a blob as just used (eviction takes the ones used longest ago). */
+  private touch(path: string): void {
+    try {
+      const now = new Date();
+      utimesSync(path, now, now);
+    } catch {
+      // a blob another kiln just evicted: it was read already
+    }
+  }
+
+  /** Removes the blobs used longest ago while the blobs take more than MAX_CACHE_BYTES. */
+  private evictOldest(): void {
+    const folder = join(this.dir, "blobs", "sha256");
+    let blobs: { path: string; size: number; used: number }[];
+    try {
+      blobs = readdirSync(folder).flatMap((name) => {
+        const path = join(folder, name);
+        const stats = statSync(path, { throwIfNoEntry: false });
+        return stats?.isFile() ? [{ path, size: stats.size, used: stats.mtimeMs }] : [];
+      });
+    } catch {
+      return;
+    }
+    let total = blobs.reduce((sum, blob) => sum + blob.size, 0);
+    if (total <= MAX_CACHE_BYTES) return;
+    blobs.sort((a, b) => a.used - b.used);
+    for (const blob of blobs) {
+      if (total <= MAX_CACHE_BYTES) break;
+      rmSync(blob.path, { force: true });
+      total -= blob.size;
+    }
+  }
+}
