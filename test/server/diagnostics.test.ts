@@ -78,7 +78,14 @@ describe("idle render workers give a large render's memory back", () => {
     const inventory = builtinFor("automation/inventory", registry);
     const deployment = builtinFor("k8s/deployment", registry);
     assert.ok(inventory && deployment);
-    const pool = new RenderPool({ size: 1, spare: false, preloadedItems: registry.items });
+    // the deadline is the service's business, not this test's: a loaded machine may take longer
+    // than the default 2 s for the 10,000 hosts, and a stopped render would prove nothing here
+    const pool = new RenderPool({
+      size: 1,
+      spare: false,
+      preloadedItems: registry.items,
+      deadlineMs: 60_000,
+    });
     /** Waits up to `ms` for an idle shrink; the count then. */
     const shrinksAfter = async (ms: number) => {
       const until = Date.now() + ms;
