@@ -9,6 +9,7 @@
 // has it), a browser build would import it - so the core never imports them itself: it asks the
 // loaders its host provided.
 import type { ErrorObject } from "ajv";
+import type { CompiledTemplate, TemplateRuntime } from "./template-runtime.ts";
 
 /** A compiled JSON Schema validator, as ajv makes them. */
 export type Validator = ((data: unknown) => boolean) & {
@@ -41,6 +42,11 @@ export interface LazyLibraries {
    * formats calls it from `formats`.
    */
   precompiledValidators(formats: SchemaFormatDefinitions): PrecompiledValidators;
+  /**
+   * The built-in templates compiled ahead of time, by source text, calling `runtime`; none when
+   * they cannot be read (every template then renders in the engine).
+   */
+  compiledTemplates(runtime: TemplateRuntime): ReadonlyMap<string, CompiledTemplate>;
   /** A random UUID from a cryptographically secure generator. */
   randomUUID(): string;
 }
