@@ -699,7 +699,7 @@ class Generator {
         });
         const buffer = this.fresh("b");
         const body = this.nodes(node.body, [...frames, frame], buffer);
-        return `function ${js}(${params.join(", ")}) {\nlet ${buffer} = "";\n${body}return ${buffer};\n}\n`;
+        return `function ${js}(${params.join(", ")}) {\nrt.work();\nlet ${buffer} = "";\n${body}return ${buffer};\n}\n`;
       }
       case "for": {
         const iter = this.expr(node.iter, frames);
@@ -721,7 +721,7 @@ class Generator {
           ? `if (!rt.truthy(${this.expr(node.filter, [...frames, { names: frame.names, isolated: false }])})) continue;\n`
           : "";
         const body = this.nodes(node.body, inner, out);
-        return `{\nconst ${items} = rt.iterable(${iter});\nlet ${index} = -1;\nfor (const ${item} of ${items}) {\n${assign}${filter}${index} += 1;\n${body}}\n}\n`;
+        return `{\nconst ${items} = rt.iterable(${iter});\nlet ${index} = -1;\nfor (const ${item} of ${items}) {\nrt.work();\n${assign}${filter}${index} += 1;\n${body}}\n}\n`;
       }
     }
   }

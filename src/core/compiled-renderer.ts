@@ -32,6 +32,7 @@ function compiledTable(): ReadonlyMap<string, CompiledTemplate> {
 export function renderCompiled(
   templates: readonly { name: string; source: string }[],
   context: Record<string, unknown>,
+  fuel: number,
 ): string[] | undefined {
   const table = compiledTable();
   const functions: CompiledTemplate[] = [];
@@ -41,7 +42,7 @@ export function renderCompiled(
     functions.push(compiled);
   }
   try {
-    const values = engineContext(context);
+    const values = engineContext(context, fuel);
     let length = 0;
     return functions.map((render) => {
       const out = render(values);
@@ -57,14 +58,18 @@ export function renderCompiled(
 
 /**
  * A TemplateRenderer that renders built-ins on the compiled path and everything else with the
- * engine `loadEngine` gives, called on first need.
+ * engine `loadEngine` gives, called on first need; `fuel` is that engine's fuel per render, which
+ * bounds the work the compiled path takes on (template-runtime.ts's FUEL_PER_WORK).
  */
 export class CompiledRenderer implements TemplateRenderer {
   private engine: TemplateRenderer | undefined;
   /** Renders answered on the compiled path and by the engine (for tests, diagnostics). */
   readonly counts = { compiled: 0, engine: 0 };
 
-  constructor(private readonly loadEngine: () => TemplateRenderer) {}
+  constructor(
+    private readonly loadEngine: () => TemplateRenderer,
+    private readonly fuel: number,
+  ) {}
 
   renderAll(
     templates: readonly { name: string; source: string }[],
@@ -72,7 +77,7 @@ export class CompiledRenderer implements TemplateRenderer {
     scope: RenderScope = SHARED,
   ): string[] {
     if (!scope.isolated) {
-      const rendered = renderCompiled(templates, context);
+      const rendered = renderCompiled(templates, context, this.fuel);
       if (rendered !== undefined) {
         this.counts.compiled += 1;
         return rendered;

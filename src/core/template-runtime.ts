@@ -22,11 +22,24 @@ export function fallback(): never {
 }
 
 /**
- * The most work a context may bring to the compiled path: strings' characters plus values.
- * Larger contexts render in the engine, so its fuel and memory limits give the same errors
- * (and the same output) as before for the inputs where they could matter.
+ * The engine's fuel per unit of the compiled path's work, with a margin: work counts a context's
+ * values and characters, loop iterations and macro calls, and the most fuel the engine spent per
+ * unit of that work, measured over the catalogue's costliest shapes (a play of `{}`, an
+ * inventory of bare host names, lists of tags and roles), was about 32. A render whose work
+ * could reach the engine's fuel goes to the engine, so its fuel limit gives the same error (or
+ * the same output) as ever; below it the engine cannot run out.
  */
-export const COMPILED_INPUT_BUDGET = 1_000_000;
+export const FUEL_PER_WORK = 100;
+
+/** Work left in the current compiled render (see FUEL_PER_WORK). */
+let workLeft = 0;
+
+/** Counts one unit of work (a loop iteration, a macro call); past the budget, the engine renders. */
+export function work(): void {
+  workLeft -= 1;
+  if (workLeft < 0) fallback();
+}
+
 /** The longest output, in characters, the compiled path returns; longer goes to the engine. */
 export const COMPILED_OUTPUT_BUDGET = 4_000_000;
 
@@ -62,30 +75,24 @@ function wellFormed(value: string): string {
   return LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATE, "\ufffd") : value;
 }
 
-/** Work counted while converting a context, to stay within COMPILED_INPUT_BUDGET. */
-interface Budget {
-  left: number;
-}
-
 /**
  * A JSON-like value as the engine holds it after crossing into WASM: strings well formed (a lone
  * surrogate becomes U+FFFD), -0 as 0, objects as maps in key order. Undefined past the budget.
  */
-function engineValue(value: unknown, budget: Budget): unknown {
-  budget.left -= 1;
-  if (budget.left < 0) fallback();
+function engineValue(value: unknown): unknown {
+  work();
   if (typeof value === "string") {
-    budget.left -= value.length;
+    workLeft -= value.length;
     return wellFormed(value);
   }
   if (typeof value === "number") return Object.is(value, -0) ? 0 : value;
   if (typeof value === "boolean" || value === null || value === undefined) return value;
-  if (Array.isArray(value)) return value.map((item) => engineValue(item, budget));
+  if (Array.isArray(value)) return value.map(engineValue);
   if (typeof value === "object") {
     const entries = new Map<string, unknown>();
     for (const [key, item] of Object.entries(value)) {
-      budget.left -= key.length;
-      entries.set(wellFormed(key), engineValue(item, budget));
+      workLeft -= key.length;
+      entries.set(wellFormed(key), engineValue(item));
     }
     const keys = [...entries.keys()].sort(compareCodePoints);
     return new Map(keys.map((key) => [key, entries.get(key)]));
@@ -93,9 +100,17 @@ function engineValue(value: unknown, budget: Budget): unknown {
   return fallback();
 }
 
-/** The render context as the compiled templates read it; throws FALLBACK past the budget. */
-export function engineContext(context: Record<string, unknown>): Map<string, unknown> {
-  return engineValue(context, { left: COMPILED_INPUT_BUDGET }) as Map<string, unknown>;
+/**
+ * Starts a compiled render for an engine with `fuel`: the context as the compiled templates
+ * read it, and the render's work budget, of which the context's values and characters take
+ * their share; throws FALLBACK past it.
+ */
+export function engineContext(
+  context: Record<string, unknown>,
+  fuel: number,
+): Map<string, unknown> {
+  workLeft = Math.floor(fuel / FUEL_PER_WORK);
+  return engineValue(context) as Map<string, unknown>;
 }
 
 /** A context variable (undefined when absent). */
@@ -325,6 +340,7 @@ export const TEMPLATE_RUNTIME = {
   slice,
   iterable,
   unpack,
+  work,
   TESTS,
   BUILTIN_FILTERS,
   kilnFilter,

@@ -4,7 +4,7 @@
 // (to compare the two paths, or to rule the compiled path out when looking into a render).
 import { CompiledRenderer } from "../core/compiled-renderer.ts";
 import type { TemplateRenderer } from "../core/render-item.ts";
-import { TemplateEngine } from "./template-engine.ts";
+import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "./template-engine.ts";
 
 /** Whether the environment asks for the sandboxed engine everywhere (`KILN_ENGINE=sandbox`). */
 export function engineForced(): boolean {
@@ -14,5 +14,5 @@ export function engineForced(): boolean {
 /** A renderer for trusted (built-in) renders: compiled where it can be, the engine otherwise. */
 export function builtinRenderer(): TemplateRenderer {
   if (engineForced()) return new TemplateEngine();
-  return new CompiledRenderer(() => new TemplateEngine());
+  return new CompiledRenderer(() => new TemplateEngine(), DEFAULT_ENGINE_LIMITS.fuel);
 }

@@ -22,9 +22,10 @@ import { renderItem } from "../../src/core/render-item.ts";
 import { builtinPresets } from "../../src/node/builtin-presets.ts";
 import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { builtinFor } from "../../src/node/resolve-reference.ts";
-import { TemplateEngine } from "../../src/node/template-engine.ts";
+import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../../src/node/template-engine.ts";
 
 const engine = new TemplateEngine();
+const FUEL = DEFAULT_ENGINE_LIMITS.fuel;
 const items = builtinRegistry().items;
 
 /** An item's templates as renderItem passes them: each file's path, then its content. */
@@ -55,7 +56,7 @@ const tally = { compiled: 0, engine: 0 };
  * answers (the same text as the engine's, and never an answer where the engine fails).
  */
 function assertSameRender(item: RegistryItem, input: RenderInput): "compiled" | "engine" {
-  const renderer = new CompiledRenderer(() => engine);
+  const renderer = new CompiledRenderer(() => engine, FUEL);
   const viaEngine = outcome(() => renderItem(engine, item, input));
   const viaCompiled = outcome(() => renderItem(renderer, item, input));
   assert.deepEqual(viaCompiled, viaEngine, `${referenceOf(item)} ${JSON.stringify(input)}`);
@@ -66,7 +67,7 @@ function assertSameRender(item: RegistryItem, input: RenderInput): "compiled" | 
     return "engine"; // a missing required field: no template runs either way
   }
   const templates = templatesOf(item);
-  const compiled = renderCompiled(templates, context);
+  const compiled = renderCompiled(templates, context, FUEL);
   if (compiled === undefined) {
     tally.engine += 1;
     return "engine";
@@ -298,5 +299,72 @@ describe("the compiled path renders exactly what the engine renders", () => {
     // most generated inputs stay on the compiled path (the rest go to the engine as a whole)
     console.log(JSON.stringify(tally));
     assert.ok(tally.compiled > tally.engine, JSON.stringify(tally));
+  });
+});
+
+describe("the compiled path keeps the engine's limits", () => {
+  const item = (reference: string) => builtinFor(reference, builtinRegistry()) as RegistryItem;
+  /** A playbook of `count` empty plays: the catalogue's costliest input per value, in fuel. */
+  const emptyPlays = (count: number): RenderInput => ({
+    name: "site",
+    fields: { hosts: "all", plays: JSON.stringify(Array.from({ length: count }, () => ({}))) },
+    defaultNamespace: "d",
+  });
+
+  test("a render that runs the engine out of fuel fails with the engine's error on both paths", () => {
+    const fuel = 100_000;
+    const small = new TemplateEngine({ fuel });
+    const renderer = new CompiledRenderer(() => small, fuel);
+    const playbook = item("automation/playbook");
+    const viaEngine = outcome(() => renderItem(small, playbook, emptyPlays(1000)));
+    assert.equal((viaEngine as { kind: string }).kind, "internal");
+    assert.match((viaEngine as { message: string }).message, /fuel/);
+    assert.deepEqual(
+      outcome(() => renderItem(renderer, playbook, emptyPlays(1000))),
+      viaEngine,
+    );
+    assert.deepEqual(renderer.counts, { compiled: 0, engine: 1 });
+    // within the budget the compiled path answers, with the engine's output
+    const few = emptyPlays(5);
+    assert.deepEqual(
+      outcome(() => renderItem(renderer, playbook, few)),
+      outcome(() => renderItem(small, playbook, few)),
+    );
+    assert.deepEqual(renderer.counts, { compiled: 1, engine: 1 });
+  });
+
+  test("a 14 M-character value and a 50,000-host inventory give the engine's outcome", () => {
+    const renderer = new CompiledRenderer(() => engine, FUEL);
+    const huge: [RegistryItem, RenderInput][] = [
+      [
+        item("k8s/deployment"),
+        { name: "w", fields: { image: "x".repeat(14_000_000) }, defaultNamespace: "d" },
+      ],
+      [
+        item("automation/inventory"),
+        {
+          name: "inv",
+          fields: {
+            hosts: JSON.stringify([
+              {
+                group: "web",
+                members: Array.from({ length: 50_000 }, (_, i) => ({
+                  name: `h${i}`,
+                  cm_host: `10.0.${i % 250}.${i % 200}`,
+                })),
+              },
+            ]),
+          },
+          defaultNamespace: "d",
+        },
+      ],
+    ];
+    for (const [huge_item, input] of huge) {
+      assert.deepEqual(
+        outcome(() => renderItem(renderer, huge_item, input)),
+        outcome(() => renderItem(engine, huge_item, input)),
+        referenceOf(huge_item),
+      );
+    }
   });
 });

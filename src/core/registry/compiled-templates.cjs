@@ -21,6 +21,7 @@ o += "\n  labels:";
 const items1 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i3 = -1;
 for (const item2 of items1) {
+rt.work();
 const [l_key_4, l_value_5] = rt.unpack(item2, 2);
 i3 += 1;
 o += "\n    ";
@@ -38,6 +39,7 @@ o += "\n  template:\n    metadata:\n      labels:";
 const items7 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i9 = -1;
 for (const item8 of items7) {
+rt.work();
 const [l_key_10, l_value_11] = rt.unpack(item8, 2);
 i9 += 1;
 o += "\n        ";
@@ -76,6 +78,7 @@ o += "\n  labels:";
 const items5 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i7 = -1;
 for (const item6 of items5) {
+rt.work();
 const [l_key_8, l_value_9] = rt.unpack(item6, 2);
 i7 += 1;
 o += "\n    ";
@@ -89,6 +92,7 @@ o += "\nspec:\n  selector:";
 const items10 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i12 = -1;
 for (const item11 of items10) {
+rt.work();
 const [l_key_13, l_value_14] = rt.unpack(item11, 2);
 i12 += 1;
 o += "\n    ";
@@ -128,6 +132,7 @@ o += "\n  labels:";
 const items3 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i5 = -1;
 for (const item4 of items3) {
+rt.work();
 const [l_key_6, l_value_7] = rt.unpack(item4, 2);
 i5 += 1;
 o += "\n    ";
@@ -182,6 +187,7 @@ o += "\n  labels = {";
 const items3 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i5 = -1;
 for (const item4 of items3) {
+rt.work();
 const [l_key_6, l_value_7] = rt.unpack(item4, 2);
 i5 += 1;
 o += "\n    ";
@@ -237,6 +243,7 @@ return o;
 templates.set("{#- Only the play header and k8s_version come from kiln's fields; everything from the vars\n    comment on is automation-tool text, kept raw so its `{{ }}` reach the output untouched. -#}\n{#- `scalar`: the `yaml` filter, which writes any value on one line (lists and maps as flow\n    collections) so that YAML 1.1 and 1.2 readers read it back exactly. -#}\n{%- macro scalar(v) -%}\n{{ v | yaml(\"hosts\") }}\n{%- endmacro -%}\n---\n# Prepares Debian/Ubuntu hosts to join a cluster with kubeadm: kernel modules and sysctls,\n# swap off, containerd with the systemd cgroup driver, the pkgs.k8s.io repository of one minor\n# release, and kubelet, kubeadm and kubectl held at that release. Built-in modules only.\n# Run `kubeadm init` / `kubeadm join` afterwards.\n- name: {{ scalar(\"Prepare Kubernetes nodes (\" ~ name ~ \")\") }}\n  hosts: {{ scalar(hosts) }}\n  become: true\n  vars:\n    k8s_version: {{ scalar(k8s_version | text(\"k8s_version\")) }}\n{%- raw %}\n    # \"1.31\", \"v1.31\" and \"1.31.2\" all select the v1.31 repository.\n    k8s_version_clean: \"{{ k8s_version | string | regex_replace('^v', '') }}\"\n    k8s_minor: \"{{ k8s_version_clean.split('.')[:2] | join('.') }}\"\n    # apt version pattern: any 1.31 patch release, or exactly the patch release given.\n    k8s_package_version: \"{{ k8s_minor ~ '.*' if k8s_version_clean.split('.') | length < 3 else k8s_version_clean ~ '-*' }}\"\n    k8s_packages: [kubelet, kubeadm, kubectl]\n    k8s_apt_keyring: /etc/apt/keyrings/kubernetes-apt-keyring.asc\n    k8s_repo_url: \"https://pkgs.k8s.io/core:/stable:/v{{ k8s_minor }}/deb/\"\n\n  handlers:\n    - name: Restart containerd\n      ansible.builtin.service:\n        name: containerd\n        state: restarted\n\n    - name: Apply sysctls\n      ansible.builtin.command: sysctl --system\n      changed_when: true\n\n  tasks:\n    - name: Check the operating system\n      ansible.builtin.assert:\n        that: ansible_facts['os_family'] == 'Debian'\n        fail_msg: \"This playbook prepares Debian and Ubuntu hosts; {{ inventory_hostname }} runs {{ ansible_facts['distribution'] }}.\"\n\n    - name: Load the kernel modules containerd and kube-proxy need at boot\n      ansible.builtin.copy:\n        dest: /etc/modules-load.d/k8s.conf\n        content: |\n          overlay\n          br_netfilter\n        owner: root\n        group: root\n        mode: \"0644\"\n\n    - name: Load the kernel modules now\n      ansible.builtin.command: \"modprobe {{ item }}\"\n      loop: [overlay, br_netfilter]\n      changed_when: false\n\n    - name: Let bridged traffic through iptables and turn on IP forwarding\n      ansible.builtin.copy:\n        dest: /etc/sysctl.d/99-kubernetes-cri.conf\n        content: |\n          net.bridge.bridge-nf-call-iptables = 1\n          net.bridge.bridge-nf-call-ip6tables = 1\n          net.ipv4.ip_forward = 1\n        owner: root\n        group: root\n        mode: \"0644\"\n      notify: Apply sysctls\n\n    # The kubelet refuses to start with swap on (unless configured otherwise).\n    - name: Turn swap off now\n      ansible.builtin.command: swapoff -a\n      when: ansible_facts['swaptotal_mb'] | int > 0\n\n    - name: Keep swap off after a reboot\n      ansible.builtin.replace:\n        path: /etc/fstab\n        regexp: '^([^#\\s]+\\s+\\S+\\s+swap\\s+.*)$'\n        replace: '# \\1'\n\n    - name: Install the packages the repository setup needs\n      ansible.builtin.apt:\n        name: [apt-transport-https, ca-certificates, curl, gpg]\n        state: present\n        update_cache: true\n\n    - name: Install containerd\n      ansible.builtin.apt:\n        name: containerd\n        state: present\n\n    - name: Create the containerd configuration folder\n      ansible.builtin.file:\n        path: /etc/containerd\n        state: directory\n        owner: root\n        group: root\n        mode: \"0755\"\n\n    - name: Read containerd's default configuration\n      ansible.builtin.command: containerd config default\n      register: k8s_containerd_default\n      changed_when: false\n\n    # kubeadm sets the kubelet to the systemd cgroup driver; containerd must match.\n    - name: Configure containerd with the systemd cgroup driver\n      ansible.builtin.copy:\n        dest: /etc/containerd/config.toml\n        content: \"{{ k8s_containerd_default.stdout | regex_replace('SystemdCgroup = false', 'SystemdCgroup = true') }}\\n\"\n        owner: root\n        group: root\n        mode: \"0644\"\n      notify: Restart containerd\n\n    - name: Start containerd now and at boot\n      ansible.builtin.service:\n        name: containerd\n        state: started\n        enabled: true\n\n    - name: Create the apt keyring folder\n      ansible.builtin.file:\n        path: /etc/apt/keyrings\n        state: directory\n        owner: root\n        group: root\n        mode: \"0755\"\n\n    - name: Download the signing key of the Kubernetes {{ k8s_minor }} repository\n      ansible.builtin.get_url:\n        url: \"{{ k8s_repo_url }}Release.key\"\n        dest: \"{{ k8s_apt_keyring }}\"\n        owner: root\n        group: root\n        mode: \"0644\"\n\n    - name: Add the Kubernetes {{ k8s_minor }} package repository\n      ansible.builtin.apt_repository:\n        repo: \"deb [signed-by={{ k8s_apt_keyring }}] {{ k8s_repo_url }} /\"\n        filename: kubernetes\n        state: present\n        update_cache: true\n\n    - name: Install kubelet, kubeadm and kubectl {{ k8s_package_version }}\n      ansible.builtin.apt:\n        name: \"{{ k8s_packages | map('regex_replace', '$', '=' ~ k8s_package_version) | list }}\"\n        state: present\n        allow_change_held_packages: true\n\n    # Held, so a routine `apt upgrade` cannot move the cluster to another release.\n    - name: Hold kubelet, kubeadm and kubectl at this release\n      ansible.builtin.dpkg_selections:\n        name: \"{{ item }}\"\n        selection: hold\n      loop: \"{{ k8s_packages }}\"\n\n    - name: Start the kubelet now and at boot (it waits for kubeadm until then)\n      ansible.builtin.service:\n        name: kubelet\n        state: started\n        enabled: true\n{% endraw -%}\n", function (ctx) {
 let o = "";
 function m_scalar_1(p_v_2) {
+rt.work();
 let b3 = "";
 b3 += rt.text(rt.kilnFilter("yaml", p_v_2, "hosts"));
 return b3;
@@ -271,6 +278,7 @@ let b5 = "";
 const items6 = rt.iterable((rt.truthy(rt.TESTS["sequence"](rt.lookup(ctx, "hosts"))) ? rt.lookup(ctx, "hosts") : []));
 let i8 = -1;
 for (const item7 of items6) {
+rt.work();
 const l_group_9 = item7;
 if (!rt.truthy(((t10) => !rt.truthy(t10) ? t10 : rt.attribute(l_group_9, "group"))(rt.TESTS["mapping"](l_group_9)))) continue;
 i8 += 1;
@@ -287,6 +295,7 @@ b5 += rt.text("\n");
 const items14 = rt.iterable((v_members_11 !== rt.UNSET ? v_members_11 : rt.lookup(ctx, "members")));
 let i16 = -1;
 for (const item15 of items14) {
+rt.work();
 const l_member_17 = item15;
 i16 += 1;
 let v_m_18 = rt.UNSET;
@@ -336,6 +345,7 @@ if (rt.truthy(rt.TESTS["mapping"](rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : r
 const items22 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "vars")));
 let i24 = -1;
 for (const item23 of items22) {
+rt.work();
 const [l_key_25, l_value_26] = rt.unpack(item23, 2);
 i24 += 1;
 b5 += " ";
@@ -364,6 +374,7 @@ b5 += rt.text("\n");
 const items27 = rt.iterable((v_children_12 !== rt.UNSET ? v_children_12 : rt.lookup(ctx, "children")));
 let i29 = -1;
 for (const item28 of items27) {
+rt.work();
 const l_child_30 = item28;
 if (!rt.truthy(l_child_30)) continue;
 i29 += 1;
@@ -382,6 +393,7 @@ b5 += rt.text("\n");
 const items32 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.attribute(l_group_9, "vars")));
 let i34 = -1;
 for (const item33 of items32) {
+rt.work();
 const [l_key_35, l_value_36] = rt.unpack(item33, 2);
 i34 += 1;
 b5 += rt.text(rt.kilnFilter("ini_var_name", l_key_35, "hosts"));
@@ -419,6 +431,7 @@ return o;
 templates.set("{#- `---`, one `key: value` line per var (keys alphabetical), then the raw `yaml` text as-is.\n    Scalars go through `yaml_var` (a number as typed, anything else quoted when YAML would read\n    it as something other than the text); lists and maps are written\n    as JSON (`yaml_json` makes it safe for YAML 1.1 readers), which is valid YAML flow and keeps\n    every string quoted. Keys go through `yaml_key`; the raw text through `yaml_block`, which\n    refuses YAML that would not stay in place after the vars lines. -#}\n{%- macro scalar(v) -%}\n{%- if v is none %}null{% elif v is mapping or v is sequence %}{{ v | tojson | yaml_json(\"vars\") }}\n{%- else %}{{ v | yaml_var(\"vars\") }}{% endif -%}\n{%- endmacro -%}\n---\n{% if vars is mapping -%}\n{%- for key, v in vars | items -%}\n{{ key | yaml_key(\"vars\") }}: {{ scalar(v) }}\n{% endfor -%}\n{%- endif -%}\n{#- A `yaml` value that happens to be a JSON object arrives as a map: write it as key lines. -#}\n{%- if yaml is mapping -%}\n{%- for key, v in yaml | items -%}\n{{ key | yaml_key(\"yaml\") }}: {{ scalar(v) }}\n{% endfor -%}\n{%- elif yaml is sequence -%}\n{#- a list cannot follow the vars lines: `yaml_block` refuses it with the reason -#}\n{{ yaml | tojson | yaml_block(0, \"yaml\") }}\n{% elif yaml -%}\n{{ yaml | yaml_block(0, \"yaml\") }}{% if yaml[-1:] != \"\\n\" %}{{ \"\\n\" }}{% endif %}\n{%- endif -%}\n", function (ctx) {
 let o = "";
 function m_scalar_1(p_v_2) {
+rt.work();
 let b3 = "";
 if (rt.truthy(rt.TESTS["none"](p_v_2))) {
 b3 += "null";
@@ -435,6 +448,7 @@ if (rt.truthy(rt.TESTS["mapping"](rt.lookup(ctx, "vars")))) {
 const items5 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "vars")));
 let i7 = -1;
 for (const item6 of items5) {
+rt.work();
 const [l_key_8, l_v_9] = rt.unpack(item6, 2);
 i7 += 1;
 o += rt.text(rt.kilnFilter("yaml_key", l_key_8, "vars"));
@@ -449,6 +463,7 @@ if (rt.truthy(rt.TESTS["mapping"](rt.lookup(ctx, "yaml")))) {
 const items10 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "yaml")));
 let i12 = -1;
 for (const item11 of items10) {
+rt.work();
 const [l_key_13, l_v_14] = rt.unpack(item11, 2);
 i12 += 1;
 o += rt.text(rt.kilnFilter("yaml_key", l_key_13, "yaml"));
@@ -490,6 +505,7 @@ return o;
 templates.set("{#- `scalar`: the `yaml` filter, which writes any value on one line (lists and maps as flow\n    collections) so that YAML 1.1 and 1.2 readers read it back exactly. -#}\n{%- macro scalar(v) -%}\n{{ v | yaml(\"timezone\") }}\n{%- endmacro -%}\n---\n# Defaults of this role; override them in group_vars or host vars.\n\n# IANA time zone name; a file of that name must exist under /usr/share/zoneinfo.\ncommon_timezone: {{ scalar(timezone) }}\n\n# Installed on every host; these names are the same on Debian, Ubuntu and RHEL-like systems.\ncommon_packages:\n  - ca-certificates\n  - curl\n  - git\n  - rsync\n  - tar\n  - tzdata\n  - unzip\n\n# Size in MiB of a swap file to create; 0 leaves swap as it is.\ncommon_swap_size_mb: 0\ncommon_swap_file: /swapfile\n\n# Shown at login under the host's name.\ncommon_motd_message: This server is managed by automation; local changes may be overwritten.\n", function (ctx) {
 let o = "";
 function m_scalar_1(p_v_2) {
+rt.work();
 let b3 = "";
 b3 += rt.text(rt.kilnFilter("yaml", p_v_2, "timezone"));
 return b3;
@@ -548,6 +564,7 @@ return o;
 templates.set("{#- `scalar`: the `yaml` filter, which writes any value on one line (lists and maps as flow\n    collections) so that YAML 1.1 and 1.2 readers read it back exactly. -#}\n{%- macro scalar(v) -%}\n{{ v | yaml(\"description\") }}\n{%- endmacro -%}\n---\ngalaxy_info:\n  description: {{ scalar(description) }}\n# Roles that run before this one, for example: [common]\ndependencies: []\n", function (ctx) {
 let o = "";
 function m_scalar_1(p_v_2) {
+rt.work();
 let b3 = "";
 b3 += rt.text(rt.kilnFilter("yaml", p_v_2, "description"));
 return b3;
@@ -571,6 +588,7 @@ templates.set("{#- Plays in order, separated by a blank line, keys in the order 
 let o = "";
 let v_play_list_1 = rt.UNSET;
 function m_scalar_2(p_v_3) {
+rt.work();
 let b4 = "";
 if (rt.truthy(rt.TESTS["none"](p_v_3))) {
 b4 += "null";
@@ -582,6 +600,7 @@ b4 += rt.text(rt.kilnFilter("yaml", p_v_3, "plays"));
 return b4;
 }
 function m_flow_item_6(p_v_7) {
+rt.work();
 let b8 = "";
 let v_out_9 = rt.UNSET;
 v_out_9 = m_scalar_2(p_v_7);
@@ -593,6 +612,7 @@ b8 += rt.text((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")));
 return b8;
 }
 function m_flow_list_17(p_v_18) {
+rt.work();
 let b19 = "";
 b19 += "[";
 if (rt.truthy(rt.TESTS["sequence"](p_v_18))) {
@@ -600,6 +620,7 @@ if (rt.truthy(rt.TESTS["sequence"](p_v_18))) {
 const items20 = rt.iterable(p_v_18);
 let i22 = -1;
 for (const item21 of items20) {
+rt.work();
 const l_item_23 = item21;
 i22 += 1;
 if (rt.truthy(!rt.truthy((i22 === 0)))) {
@@ -615,6 +636,7 @@ b19 += "]";
 return b19;
 }
 function m_is_set_24(p_v_25) {
+rt.work();
 let b26 = "";
 if (rt.truthy(((t27) => !rt.truthy(t27) ? t27 : !rt.equal(p_v_25, []))(((t28) => !rt.truthy(t28) ? t28 : !rt.equal(p_v_25, ""))(((t29) => !rt.truthy(t29) ? t29 : !rt.TESTS["none"](p_v_25))(rt.TESTS["defined"](p_v_25)))))) {
 b26 += "1";
@@ -622,6 +644,7 @@ b26 += "1";
 return b26;
 }
 function m_tasks_block_30(p_key_31, p_tasks_32) {
+rt.work();
 let b33 = "";
 if (rt.truthy(((t34) => rt.truthy(t34) ? t34 : rt.TESTS["mapping"](p_tasks_32))(rt.TESTS["sequence"](p_tasks_32)))) {
 b33 += "\n  ";
@@ -637,6 +660,7 @@ b33 += rt.text(rt.kilnFilter("yaml_block", p_tasks_32, 4, (rt.text("plays: ") + 
 return b33;
 }
 function m_role_entry_35(p_entry_36) {
+rt.work();
 let b37 = "";
 let v_role_38 = rt.UNSET;
 if (rt.truthy(rt.TESTS["mapping"](p_entry_36))) {
@@ -658,6 +682,7 @@ b37 += "\n      vars:";
 const items40 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.attribute(p_entry_36, "vars")));
 let i42 = -1;
 for (const item41 of items40) {
+rt.work();
 const [l_key_43, l_v_44] = rt.unpack(item41, 2);
 i42 += 1;
 b37 += "\n        ";
@@ -679,6 +704,7 @@ b37 += rt.text(m_scalar_2(p_entry_36));
 return b37;
 }
 function m_play_block_46(p_play_47) {
+rt.work();
 let b48 = "";
 let v_roles_list_49 = rt.UNSET;
 b48 += "- name: ";
@@ -700,6 +726,7 @@ b48 += "\n  roles:";
 const items53 = rt.iterable((v_roles_list_49 !== rt.UNSET ? v_roles_list_49 : rt.lookup(ctx, "roles_list")));
 let i55 = -1;
 for (const item54 of items53) {
+rt.work();
 const l_entry_56 = item54;
 i55 += 1;
 b48 += rt.text(m_role_entry_35(l_entry_56));
@@ -715,6 +742,7 @@ o += "---\n";
 const items58 = rt.iterable((v_play_list_1 !== rt.UNSET ? v_play_list_1 : rt.lookup(ctx, "play_list")));
 let i60 = -1;
 for (const item59 of items58) {
+rt.work();
 const l_play_61 = item59;
 if (!rt.truthy(rt.TESTS["mapping"](l_play_61))) continue;
 i60 += 1;
@@ -736,6 +764,7 @@ return o;
 templates.set("{#- `---`, then one `- name:` / `import_playbook:` pair per entry, in order. A bare string is\n    taken as a path; an entry without a path is skipped, as it cannot be imported. -#}\n{#- `scalar`: the `yaml` filter, which writes any value on one line (lists and maps as flow\n    collections) so that YAML 1.1 and 1.2 readers read it back exactly. -#}\n{%- macro scalar(v) -%}\n{{ v | yaml(\"playbooks\") }}\n{%- endmacro -%}\n---\n{% for entry in (playbooks if playbooks is sequence else []) -%}\n{%- set pb = {\"path\": entry} if entry is string else entry -%}\n{%- if pb is mapping and pb.path -%}\n{%- if pb.name -%}\n- name: {{ scalar(pb.name) }}\n  import_playbook: {{ scalar(pb.path) }}\n{% else -%}\n- import_playbook: {{ scalar(pb.path) }}\n{% endif -%}\n{%- endif -%}\n{%- endfor -%}\n", function (ctx) {
 let o = "";
 function m_scalar_1(p_v_2) {
+rt.work();
 let b3 = "";
 b3 += rt.text(rt.kilnFilter("yaml", p_v_2, "playbooks"));
 return b3;
@@ -745,6 +774,7 @@ o += "---\n";
 const items4 = rt.iterable((rt.truthy(rt.TESTS["sequence"](rt.lookup(ctx, "playbooks"))) ? rt.lookup(ctx, "playbooks") : []));
 let i6 = -1;
 for (const item5 of items4) {
+rt.work();
 const l_entry_7 = item5;
 i6 += 1;
 let v_pb_8 = rt.UNSET;
