@@ -6,8 +6,11 @@
 // - `add` <= 1.3x: the start-up goal set when the CLI became one bundle file per command;
 // - `setup multi-tier-platform` <= 2.2x: the goal for setup as it is now, writing kiln.lock (a
 //   hash and a compressed base of every file) and a write journal, checking every field and
-//   path; it was last met at 2.13x. It replaces the start-up goal of 1.7x, which docs/cli.md
-//   shows out of reach with a WASM template engine on Node 20;
+//   path; it was last met at 2.13x. The stricter 1.7x is the goal for setup once its built-ins
+//   render from templates compiled ahead of time, without loading the WASM engine; both are
+//   printed, each labelled with what it covers;
+// - the `KILN_ENGINE=sandbox` rows run `add` and `setup` with the WASM engine, as before the
+//   compiled templates, so one run shows both paths side by side;
 // - in a multi-tier-platform project (77 files, one of them edited by hand), `status` and `diff`
 //   <= 2.5x and `update` <= 3x: the goals set when kiln.lock made those commands possible;
 // - `update api --image` in such a project with 10 files edited by hand, the api deployment
@@ -17,7 +20,15 @@
 // hits all cases alike instead of skewing one of them. Bounded: at most KILN_BENCH_ROUNDS
 // rounds (default 15) or KILN_BENCH_BUDGET_MS of wall-clock time (default 90 s).
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,6 +91,8 @@ interface Case {
   args: string[];
   /** Runs before each timed run, untimed: gives the command its folder (setup: a fresh one). */
   prepare: () => string;
+  /** Extra environment variables for the command. */
+  env?: Record<string, string>;
 }
 
 let fresh = 0;
@@ -101,6 +114,23 @@ const cases: Case[] = [
       return dir;
     },
   },
+  {
+    label: "kiln add k8s/deployment (KILN_ENGINE=sandbox)",
+    args: [BIN, "add", "k8s/deployment", "--name", "web", "--image", "nginx:1.27", "--force"],
+    prepare: () => project,
+    env: { KILN_ENGINE: "sandbox" },
+  },
+  {
+    label: "kiln setup multi-tier-platform (KILN_ENGINE=sandbox)",
+    args: [BIN, "setup", "multi-tier-platform"],
+    prepare: () => {
+      fresh += 1;
+      const dir = join(root, `setup-${fresh}`);
+      mkdirSync(dir);
+      return dir;
+    },
+    env: { KILN_ENGINE: "sandbox" },
+  },
   { label: "kiln status", args: [BIN, "status"], prepare: () => lifecycle },
   { label: "kiln diff", args: [BIN, "diff"], prepare: () => lifecycle },
   { label: "kiln update", args: [BIN, "update"], prepare: () => lifecycle },
@@ -117,18 +147,36 @@ const cases: Case[] = [
 ];
 
 const times = new Map<string, number[]>(cases.map((c) => [c.label, []]));
+/** CPU time (user + system) of each run, from /usr/bin/time when the machine has it. */
+const cpuTimes = new Map<string, number[]>(cases.map((c) => [c.label, []]));
+const TIME = "/usr/bin/time";
+const hasTime = existsSync(TIME);
+const cpuFile = join(root, "cpu.txt");
+
+/** Runs one case; its wall time, and its CPU time when /usr/bin/time measures it. */
+function run(c: Case): { wall: number; cpu: number | undefined } {
+  const cwd = c.prepare();
+  const env = { ...process.env, ...c.env };
+  const [file, args] = hasTime
+    ? [TIME, ["-f", "%U %S", "-o", cpuFile, process.execPath, ...c.args]]
+    : [process.execPath, c.args];
+  const t0 = performance.now();
+  const result = spawnSync(file, args, { cwd, env, stdio: "ignore" });
+  const wall = performance.now() - t0;
+  if (result.status !== 0) throw new Error(`${c.label} failed with exit ${result.status}`);
+  if (!hasTime) return { wall, cpu: undefined };
+  const [user, system] = readFileSync(cpuFile, "utf8").trim().split(/\s+/).slice(-2).map(Number);
+  return { wall, cpu: ((user as number) + (system as number)) * 1000 };
+}
 const started = performance.now();
 // one untimed warm-up round: the first run after a build pays for cold disk caches
-for (const c of cases) spawnSync(process.execPath, c.args, { cwd: c.prepare(), stdio: "ignore" });
+for (const c of cases) run(c);
 let rounds = 0;
 while (rounds < ROUNDS && performance.now() - started < BUDGET_MS) {
   for (const c of cases) {
-    const cwd = c.prepare();
-    const t0 = performance.now();
-    const result = spawnSync(process.execPath, c.args, { cwd, stdio: "ignore" });
-    const elapsed = performance.now() - t0;
-    if (result.status !== 0) throw new Error(`${c.label} failed with exit ${result.status}`);
-    times.get(c.label)?.push(elapsed);
+    const { wall, cpu } = run(c);
+    times.get(c.label)?.push(wall);
+    if (cpu !== undefined) cpuTimes.get(c.label)?.push(cpu);
   }
   rounds += 1;
 }
@@ -142,24 +190,35 @@ function median(values: number[]): number {
 }
 
 const base = median(times.get("node -e 0") as number[]);
-/** Each goal: the most a command may take, as a multiple of `node -e 0`. */
-const goals: Record<string, number> = {
-  "kiln add k8s/deployment": 1.3,
-  "kiln setup multi-tier-platform": 2.2,
-  "kiln status": 2.5,
-  "kiln diff": 2.5,
-  "kiln update": 3,
-  "kiln update api --image (10 files edited)": 3,
+const cpuBase = hasTime ? median(cpuTimes.get("node -e 0") as number[]) : undefined;
+/** Each goal: the most a command may take, as a multiple of `node -e 0`, and what it covers. */
+const goals: Record<string, { ratio: number; covers?: string }[]> = {
+  "kiln add k8s/deployment": [{ ratio: 1.3 }],
+  "kiln setup multi-tier-platform": [
+    { ratio: 2.2, covers: "setup with lock, journal and checks" },
+    { ratio: 1.7, covers: "built-ins compiled ahead of time, no WASM" },
+  ],
+  "kiln status": [{ ratio: 2.5 }],
+  "kiln diff": [{ ratio: 2.5 }],
+  "kiln update": [{ ratio: 3 }],
+  "kiln update api --image (10 files edited)": [{ ratio: 3 }],
 };
 console.log(`\n${rounds} runs each, median wall-clock time, node ${process.version}\n`);
-console.log("| command | median | ratio to `node -e 0` | goal | |");
-console.log("|---|---:|---:|---|---|");
+console.log("| command | median | ratio to `node -e 0` | CPU (user+sys) | CPU ratio | goal | |");
+console.log("|---|---:|---:|---:|---:|---|---|");
 for (const c of cases) {
   const value = median(times.get(c.label) as number[]);
   const ratio = value / base;
-  const goal = goals[c.label];
-  const verdict = goal === undefined ? "" : ratio <= goal ? "PASS" : "MISS";
-  console.log(
-    `| \`${c.label}\` | ${value.toFixed(0)} ms | ${ratio.toFixed(2)}x | ${goal === undefined ? "" : `<= ${goal}x`} | ${verdict} |`,
-  );
+  const cpu = cpuBase === undefined ? undefined : median(cpuTimes.get(c.label) as number[]);
+  const cpuText = cpu === undefined ? "" : `${cpu.toFixed(0)} ms`;
+  const cpuRatio = cpu === undefined || !cpuBase ? "" : `${(cpu / cpuBase).toFixed(2)}x`;
+  const rows = goals[c.label] ?? [undefined];
+  for (const goal of rows) {
+    const goalText =
+      goal === undefined ? "" : `<= ${goal.ratio}x${goal.covers ? ` (${goal.covers})` : ""}`;
+    const verdict = goal === undefined ? "" : ratio <= goal.ratio ? "PASS" : "MISS";
+    console.log(
+      `| \`${c.label}\` | ${value.toFixed(0)} ms | ${ratio.toFixed(2)}x | ${cpuText} | ${cpuRatio} | ${goalText} | ${verdict} |`,
+    );
+  }
 }
