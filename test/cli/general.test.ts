@@ -166,7 +166,8 @@ describe("the bundle starts lean", () => {
    * does is test/cli/start-up-modules.test.ts's), without Node's module loader.
    */
   const loadedFiles = (args: string[], cwd = tempDir()) => {
-    const run = kiln(args, cwd, { NODE_DEBUG: "module" });
+    // the compiled path, whatever the test run asks for (KILN_ENGINE=sandbox runs the suites on the engine)
+    const run = kiln(args, cwd, { NODE_DEBUG: "module", KILN_ENGINE: "" });
     return [...run.stderr.matchAll(/^MODULE \d+: load "([^"]+)"/gm)].map((match) =>
       (match[1] as string).replace(`${REPO}/`, ""),
     );
@@ -215,7 +216,7 @@ fs.readFileSync = function (path, ...rest) {
 };
 `,
     );
-    const run = kiln(args, cwd, { ...env, NODE_OPTIONS: `--require ${hook}` });
+    const run = kiln(args, cwd, { KILN_ENGINE: "", ...env, NODE_OPTIONS: `--require ${hook}` });
     assert.equal(run.status, 0, run.stderr);
     return [...run.stderr.matchAll(/^ENGINE READ (\S+)$/gm)].map((match) => match[1]);
   };
