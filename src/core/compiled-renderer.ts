@@ -5,11 +5,10 @@
 // from exactly its source text, its context fits the compiled path's budget, and nothing in it
 // leaves what the compiled code restates (template-runtime.ts's FALLBACK); otherwise the whole
 // render goes to the engine, which then gives its own output, error and limits.
-import { lazyLibraries } from "./lazy-libraries.ts";
+import { type CompiledTemplate, lazyLibraries } from "./lazy-libraries.ts";
 import type { RenderScope, TemplateRenderer } from "./render-item.ts";
 import {
   COMPILED_OUTPUT_BUDGET,
-  type CompiledTemplate,
   engineContext,
   FALLBACK,
   TEMPLATE_RUNTIME,
@@ -58,16 +57,17 @@ export function renderCompiled(
 
 /**
  * A TemplateRenderer that renders built-ins on the compiled path and everything else with the
- * engine `loadEngine` gives, called on first need; `fuel` is that engine's fuel per render, which
- * bounds the work the compiled path takes on (template-runtime.ts's FUEL_PER_WORK).
+ * engine `engine` gives, called for each render that needs it (the caller loads it on the first
+ * call and may replace it, as a render worker does after a memory bomb); `fuel` is that
+ * engine's fuel per render, which bounds the work the compiled path takes on
+ * (template-runtime.ts's FUEL_PER_WORK).
  */
 export class CompiledRenderer implements TemplateRenderer {
-  private engine: TemplateRenderer | undefined;
   /** Renders answered on the compiled path and by the engine (for tests, diagnostics). */
   readonly counts = { compiled: 0, engine: 0 };
 
   constructor(
-    private readonly loadEngine: () => TemplateRenderer,
+    private readonly engine: () => TemplateRenderer,
     private readonly fuel: number,
   ) {}
 
@@ -84,7 +84,6 @@ export class CompiledRenderer implements TemplateRenderer {
       }
     }
     this.counts.engine += 1;
-    this.engine ??= this.loadEngine();
-    return this.engine.renderAll(templates, context, scope);
+    return this.engine().renderAll(templates, context, scope);
   }
 }

@@ -9,7 +9,6 @@
 // has it), a browser build would import it - so the core never imports them itself: it asks the
 // loaders its host provided.
 import type { ErrorObject } from "ajv";
-import type { CompiledTemplate, TemplateRuntime } from "./template-runtime.ts";
 
 /** A compiled JSON Schema validator, as ajv makes them. */
 export type Validator = ((data: unknown) => boolean) & {
@@ -46,10 +45,16 @@ export interface LazyLibraries {
    * The built-in templates compiled ahead of time, by source text, calling `runtime`; none when
    * they cannot be read (every template then renders in the engine).
    */
-  compiledTemplates(runtime: TemplateRuntime): ReadonlyMap<string, CompiledTemplate>;
+  compiledTemplates(runtime: object): ReadonlyMap<string, CompiledTemplate>;
   /** A random UUID from a cryptographically secure generator. */
   randomUUID(): string;
 }
+
+/**
+ * A built-in template compiled ahead of time: the context, as src/core/template-runtime.ts's
+ * `engineContext` gives it, to the rendered text.
+ */
+export type CompiledTemplate = (context: Map<string, unknown>) => string;
 
 let provided: LazyLibraries | undefined;
 

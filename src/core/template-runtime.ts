@@ -345,8 +345,3 @@ export const TEMPLATE_RUNTIME = {
   BUILTIN_FILTERS,
   kilnFilter,
 };
-
-export type TemplateRuntime = typeof TEMPLATE_RUNTIME;
-
-/** A compiled template: the context (engineContext's) to the rendered text. */
-export type CompiledTemplate = (context: Map<string, unknown>) => string;

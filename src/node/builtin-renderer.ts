@@ -14,5 +14,10 @@ export function engineForced(): boolean {
 /** A renderer for trusted (built-in) renders: compiled where it can be, the engine otherwise. */
 export function builtinRenderer(): TemplateRenderer {
   if (engineForced()) return new TemplateEngine();
-  return new CompiledRenderer(() => new TemplateEngine(), DEFAULT_ENGINE_LIMITS.fuel);
+  let engine: TemplateEngine | undefined;
+  const loaded = () => {
+    engine ??= new TemplateEngine();
+    return engine;
+  };
+  return new CompiledRenderer(loaded, DEFAULT_ENGINE_LIMITS.fuel);
 }

@@ -6,11 +6,11 @@ import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import {
+  type CompiledTemplate,
   type PrecompiledValidators,
   provideLazyLibraries,
   type SchemaFormatDefinitions,
 } from "../core/lazy-libraries.ts";
-import type { CompiledTemplate, TemplateRuntime } from "../core/template-runtime.ts";
 import { FIELD_VALIDATORS_FILE } from "../core/validate.ts";
 import { BUILTIN_REGISTRY_DIR } from "./builtin-registry.ts";
 
@@ -38,7 +38,7 @@ provideLazyLibraries({
   compiledTemplates: (runtime) => {
     try {
       const templatesWith = requireHere(join(BUILTIN_REGISTRY_DIR, COMPILED_TEMPLATES_FILE)) as (
-        runtime: TemplateRuntime,
+        runtime: object,
       ) => ReadonlyMap<string, CompiledTemplate>;
       return templatesWith(runtime);
     } catch {
