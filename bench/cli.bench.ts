@@ -14,7 +14,9 @@
 // - in a multi-tier-platform project (77 files, one of them edited by hand), `status` and `diff`
 //   <= 2.5x and `update` <= 3x: the goals set when kiln.lock made those commands possible;
 // - `update api --image` in such a project with 10 files edited by hand, the api deployment
-//   merged by structure, <= 3x: the goal of the structural merge.
+//   merged by structure, <= 3x: the goal of the structural merge;
+// - `search` over a registry index of 1,000 items <= 1.5x: the goal set for finding an item
+//   before adding it.
 //
 // The runs are interleaved (one of each case per round), so a burst of load on the machine
 // hits all cases alike instead of skewing one of them. Bounded: at most KILN_BENCH_ROUNDS
@@ -32,6 +34,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { nginxMissing, startNginx } from "../test/tools/nginx.ts";
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(REPO, "dist", "cli", "main.js");
@@ -85,6 +88,35 @@ for (const [path, find, replace] of HAND_EDITS) {
   writeFileSync(file, text.replace(find, replace));
 }
 let copies = 0;
+
+// `kiln search` over a registry of 1,000 items: its index served by Debian's nginx on a loopback
+// port (test/tools/nginx.ts, as the registry tests serve theirs), configured in kiln.toml - the
+// code path of every configured registry: kiln.toml read, the index fetched over HTTP and
+// parsed, the built-ins and @kiln searched beside it. Without nginx the row is left out.
+const searchProject = join(root, "search");
+mkdirSync(join(searchProject, "r"), { recursive: true });
+const nginx = nginxMissing() === undefined ? await startSearchRegistry() : undefined;
+
+async function startSearchRegistry() {
+  const items = Array.from({ length: 1000 }, (_, at) => ({
+    name: `item-${String(at).padStart(4, "0")}`,
+    category: ["k8s", "infra", "automation", "apps"][at % 4],
+    title: `Item ${at}`,
+    description: `A component of the benchmark registry, number ${at}.`,
+    version: "1.0.0",
+    digest: `sha256:${"0".repeat(64)}`,
+  }));
+  writeFileSync(
+    join(searchProject, "r", "registry.json"),
+    JSON.stringify({ name: "bench", homepage: "", items }),
+  );
+  const server = await startNginx({ root: searchProject, token: "t", user: "u", password: "p" });
+  writeFileSync(
+    join(searchProject, "kiln.toml"),
+    `[project]\nname = "search"\n\n[registries]\n"@bench" = "${server.origin}/open/r/{name}.json"\n`,
+  );
+  return server;
+}
 
 interface Case {
   label: string;
@@ -144,6 +176,15 @@ const cases: Case[] = [
       return dir;
     },
   },
+  ...(nginx === undefined
+    ? []
+    : [
+        {
+          label: "kiln search (1,000-item registry)",
+          args: [BIN, "search", "item-09"],
+          prepare: () => searchProject,
+        },
+      ]),
 ];
 
 const times = new Map<string, number[]>(cases.map((c) => [c.label, []]));
@@ -180,6 +221,7 @@ while (rounds < ROUNDS && performance.now() - started < BUDGET_MS) {
   }
   rounds += 1;
 }
+await nginx?.stop();
 rmSync(root, { recursive: true, force: true });
 
 function median(values: number[]): number {
@@ -202,6 +244,7 @@ const goals: Record<string, { ratio: number; covers?: string }[]> = {
   "kiln diff": [{ ratio: 2.5 }],
   "kiln update": [{ ratio: 3 }],
   "kiln update api --image (10 files edited)": [{ ratio: 3 }],
+  "kiln search (1,000-item registry)": [{ ratio: 1.5 }],
 };
 console.log(`\n${rounds} runs each, median wall-clock time, node ${process.version}\n`);
 console.log("| command | median | ratio to `node -e 0` | CPU (user+sys) | CPU ratio | goal | |");

@@ -5,7 +5,9 @@
 import { isUsageError } from "./cli/args.ts";
 import { COMMAND_LIST } from "./cli/command-list.ts";
 import { exitCodeFor } from "./cli/exit.ts";
+import { guardInterruptions } from "./cli/interruption.ts";
 import { noteInterruptedRun } from "./cli/journal-notice.ts";
+import { quietRequested } from "./cli/options.ts";
 import { Output, pendingStreams, writeFd } from "./cli/output.ts";
 import { enterProjectRoot } from "./cli/project-root.ts";
 import { didYouMean } from "./core/did-you-mean.ts";
@@ -62,6 +64,8 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   init: () => import("./cli/commands/init.ts"),
   add: () => import("./cli/commands/add.ts"),
   list: () => import("./cli/commands/list.ts"),
+  search: () => import("./cli/commands/search.ts"),
+  view: () => import("./cli/commands/view.ts"),
   presets: () => import("./cli/commands/presets.ts"),
   setup: () => import("./cli/commands/setup.ts"),
   apply: () => import("./cli/commands/apply.ts"),
@@ -86,12 +90,14 @@ const NOTES_INTERRUPTED_RUN = new Set(["list", "presets", "render", "check", "st
 
 /**
  * Commands that work on the project: from any folder inside it they run in the nearest folder
- * up that holds kiln.toml (cli/project-root.ts). Not init (it makes a project where it is told),
+ * up that holds kiln.toml (cli/project-root.ts); search and view read its registries. Not init (it makes a project where it is told),
  * nor apply (it writes a preset's files into the folder it runs in, no project needed), nor the
  * commands that never read one.
  */
 const PROJECT_COMMANDS = new Set([
   "add",
+  "search",
+  "view",
   "setup",
   "check",
   "status",
@@ -100,6 +106,13 @@ const PROJECT_COMMANDS = new Set([
   "remove",
   "preset",
 ]);
+
+/**
+ * Commands that write files, whose Ctrl-C and SIGTERM are held and reported as what the run
+ * left (cli/interruption.ts): `interrupted - nothing was written` or `... all N files were
+ * written`. `preset` writes with --output.
+ */
+const WRITING_COMMANDS = new Set(["init", "add", "setup", "apply", "update", "remove", "preset"]);
 
 /**
  * `-C <dir>` before the command, as git has it: kiln runs as if started in <dir> (each one
@@ -187,6 +200,9 @@ async function main(argv: string[]): Promise<number> {
   if (name === "serve") usesStreams = true;
   const command = await load();
   const options = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  // -q before anything is printed: errors only (output.ts)
+  const declared = COMMAND_LIST.find((decl) => decl.name === name);
+  if (declared !== undefined) output.quiet = quietRequested(options, declared);
   if (options.includes("--help") || options.includes("-h")) {
     try {
       writeFd(1, await command.help());
@@ -206,8 +222,20 @@ async function main(argv: string[]): Promise<number> {
     return exitCodeFor(error);
   }
   if (NOTES_INTERRUPTED_RUN.has(name)) noteInterruptedRun(process.cwd(), output);
+  const interruptions = WRITING_COMMANDS.has(name) ? guardInterruptions() : undefined;
+  const status = await runCommand(name, command, rest, output);
+  return interruptions ? interruptions.finish(status, () => output.flush()) : status;
+}
+
+/** Runs the command; its exit status, after its output or its error. */
+async function runCommand(
+  name: string,
+  command: Command,
+  argv: string[],
+  output: Output,
+): Promise<number> {
   try {
-    const status = await command.run(rest, output);
+    const status = await command.run(argv, output);
     output.flush();
     return status;
   } catch (error) {

@@ -42,6 +42,15 @@ const ALLOW_EXEC_PATHS = flag(
   "also write files other tools run or load as code (each is named)",
 );
 
+/**
+ * `-v, --verbose`: the writing commands list only the files they change by default; this
+ * lists the unchanged ones too (and, for update, the edited files it keeps as they are).
+ */
+const VERBOSE: OptionDecl = {
+  ...flag("verbose", "also list the files left unchanged"),
+  short: "v",
+};
+
 const ALLOW_OLDER_KILN = flag(
   "allow-older-kiln",
   "write kiln.lock even when a newer kiln wrote it (its built-ins become this kiln's)",
@@ -146,6 +155,7 @@ export const ADD: CommandDecl = {
     ...shortcutOptions(`default_namespace of ${PROJECT_FILE}`),
     FORCE,
     DRY_RUN,
+    VERBOSE,
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
   ],
@@ -153,9 +163,40 @@ export const ADD: CommandDecl = {
 
 export const LIST: CommandDecl = {
   name: "list",
-  summary: "show the built-in components",
-  positionals: [],
-  options: [flag("json", 'print {"items": [...]} exactly as GET /api/registry returns it')],
+  summary: "show the built-in components (or one registry's items: kiln list @acme)",
+  positionals: [{ name: "registry", count: "optional" }],
+  options: [
+    flag(
+      "json",
+      'print {"items": [...]} exactly as GET /api/registry returns it (a registry: as kiln search --json)',
+    ),
+  ],
+};
+
+export const SEARCH: CommandDecl = {
+  name: "search",
+  summary: "find items in the built-ins and every registry",
+  positionals: [{ name: "query", count: "optional" }],
+  options: [
+    {
+      name: "registry",
+      type: "string",
+      value: "<@namespace>",
+      description: "search only this registry (`builtin` for the built-ins)",
+      default: "every registry",
+    },
+    flag(
+      "json",
+      "print an array of {registry, reference, name, version, title, description, category}",
+    ),
+  ],
+};
+
+export const VIEW: CommandDecl = {
+  name: "view",
+  summary: "show an item's fields, files and an example render; write nothing",
+  positionals: [{ name: "reference", complete: COMPONENTS }],
+  options: [flag("json", "print the item, its fields, files and example as JSON")],
 };
 
 export const PRESETS_COMMAND: CommandDecl = {
@@ -174,6 +215,7 @@ export const SETUP: CommandDecl = {
       `overwrite ${PROJECT_FILE} and files that already exist; merge into those kiln.lock tracks, keeping your edits`,
     ),
     DRY_RUN,
+    VERBOSE,
     ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
@@ -198,6 +240,7 @@ export const APPLY: CommandDecl = {
       "overwrite files that already exist; merge into those ./kiln.lock tracks, keeping your edits",
     ),
     DRY_RUN,
+    VERBOSE,
     ...SIDE_TAKEN,
     ALLOW_EXEC_PATHS,
   ],
@@ -243,7 +286,10 @@ export const STATUS: CommandDecl = {
   name: "status",
   summary: "show what changed in the vendored files, here and upstream",
   positionals: [{ name: "component", count: "any", complete: LOCKED }],
-  options: [flag("json", 'print {"components": [...], "unowned": [...]} (see docs/cli.md)')],
+  options: [
+    flag("all", "list every file, the unchanged ones too (by default only the others)"),
+    flag("json", 'print {"components": [...], "unowned": [...]}, every file (see docs/cli.md)'),
+  ],
 };
 
 export const DIFF: CommandDecl = {
@@ -308,6 +354,7 @@ export const UPDATE: CommandDecl = {
       "json",
       'print {"files": [...]}: each file\'s action, conflicts and what a side taken dropped',
     ),
+    { ...VERBOSE, description: "also list the files left unchanged and the edited files kept" },
     ALLOW_EXEC_PATHS,
     ALLOW_OLDER_KILN,
   ],
@@ -400,6 +447,14 @@ export const SERVE: CommandDecl = {
     },
     flag("ui", "also serve the dashboard from dist/web at /"),
     {
+      name: "config",
+      type: "string",
+      value: "<file>",
+      description:
+        "a TOML file whose [registries] table (as in kiln.toml) names the registries the service resolves @namespace/item through",
+      default: "only @kiln",
+    },
+    {
       name: "render-timeout",
       type: "string",
       value: "<ms>",
@@ -455,6 +510,8 @@ export const COMMAND_LIST: readonly CommandDecl[] = [
   INIT,
   ADD,
   LIST,
+  SEARCH,
+  VIEW,
   PRESETS_COMMAND,
   SETUP,
   APPLY,

@@ -3,7 +3,13 @@
 // may be repeated, what completes the value) and positional arguments. The built-in component
 // references and preset names are written into the script as it is generated, so a script
 // completes what the kiln that made it knows; local files are completed by the shell.
-import { type CommandDecl, type Completion, HELP_OPTION, type OptionDecl } from "./options.ts";
+import {
+  COMMON_OPTIONS,
+  type CommandDecl,
+  type Completion,
+  HELP_OPTION,
+  type OptionDecl,
+} from "./options.ts";
 
 export interface CompletionModel {
   version: string;
@@ -26,9 +32,9 @@ function withHelpCommand(model: CompletionModel): CommandDecl[] {
   return [...model.commands, help];
 }
 
-/** A command's options as a shell sees them: its own and `-h`/`--help`. */
+/** A command's options as a shell sees them: its own, `-q`/`--quiet` and `-h`/`--help`. */
 function optionsOf(command: CommandDecl): OptionDecl[] {
-  return [...command.options, HELP_OPTION];
+  return [...command.options, ...COMMON_OPTIONS];
 }
 
 /** The spellings of an option: `--name`, and `-h` when it has a short flag. */

@@ -20,7 +20,7 @@ export function noteInterruptedRun(dir: string, output: Output): void {
     return;
   }
   if (!present) return;
-  output.hint(
+  output.note(
     `note: a kiln run in this folder was interrupted part-way (${JOURNAL_FILE} is here) - its files may be half-written until a command that writes (${WRITING_COMMANDS}) rolls it back`,
   );
 }
@@ -31,7 +31,7 @@ export function recoverInterruptedRun(dir: string, output: Output): void {
   if (rolledBack === undefined) return;
   const { shown, folder, files } = rolledBack;
   const what = files === 1 ? "the file" : `the ${files} files`;
-  output.hint(
+  output.note(
     `note: a kiln run in ${folder} was interrupted part-way - rolled back ${what} it was changing (${shown} removed)`,
   );
 }

@@ -29,7 +29,7 @@ import {
 import type { ProjectConfig } from "../core/project/kiln-toml.ts";
 import { projectFileError } from "../core/project/kiln-toml.ts";
 import { pathInside } from "../core/project/layout.ts";
-import type { Lock, LockedComponent } from "../core/project/lock-format.ts";
+import { type Lock, type LockedComponent, sameComponent } from "../core/project/lock-format.ts";
 import type { ConflictResolution } from "../core/project/merge.ts";
 import { type FollowEdit, renameFollowers } from "../core/project/rename-references.ts";
 import { type ComponentRender, renderCollectingErrors } from "../core/project/render-components.ts";
@@ -143,6 +143,35 @@ export function reportBrokenReferences(
       ...(referring === undefined ? [] : [`\`kiln remove ${shortAddress(referring)}\``]),
     ];
     if (commands.length > 0) output.line(`  fix: ${commands.join(" or ")}`);
+  }
+}
+
+/**
+ * A warning per component left in the project that kiln.lock records as needing a removed one
+ * (its item declared it as a dependency): `warning[dependency] deployment/app needs
+ * redis/app-db, which was removed`, with the commands that fix it - adding it back as it was,
+ * or removing the component that needs it. The removal itself goes on: the files are the
+ * user's, and a component that needs another still renders without it.
+ */
+export function reportRemovedDependencies(
+  output: Output,
+  config: ProjectConfig,
+  after: Lock,
+  removed: readonly LockedComponent[],
+): void {
+  for (const entry of after.components) {
+    for (const needed of entry.dependencies ?? []) {
+      const gone = removed.find((candidate) => sameComponent(candidate, needed));
+      if (gone === undefined) continue;
+      output.line(
+        output.out.yellow(
+          `warning[dependency] ${shortAddress(entry)} needs ${shortAddress(gone)}, which was removed`,
+        ),
+      );
+      output.line(
+        `  fix: \`${addCommand(asAdded(gone, config))}\` or \`kiln remove ${shortAddress(entry)}\``,
+      );
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 // node:util parseArgs config (parseCommand), the usage line and option lines of `--help`
 // (commandHelp) and the shell completions (src/cli/completion-scripts.ts). The declarations of all
 // commands are in src/cli/command-list.ts.
+import { parseArgs } from "node:util";
 import { wrap } from "../core/wrap.ts";
 import { type OptionSpec, type Parsed, parse, positionals } from "./args.ts";
 
@@ -70,10 +71,26 @@ export const HELP_OPTION: OptionDecl = {
   description: "show this help",
 };
 
+/**
+ * `-q`/`--quiet`, which every command takes: only errors are printed (the exit status says the
+ * rest). Output.quiet carries it; main.ts reads it before the command runs (quietRequested), so
+ * even what is printed before the command parses its arguments (a note on an interrupted run)
+ * is held back.
+ */
+export const QUIET_OPTION: OptionDecl = {
+  name: "quiet",
+  type: "boolean",
+  short: "q",
+  description: "print errors only (no report, no warnings, no notes)",
+};
+
+/** The options every command takes besides its own: `-q` and `-h` (listed after its own). */
+export const COMMON_OPTIONS: readonly OptionDecl[] = [QUIET_OPTION, HELP_OPTION];
+
 /** The parseArgs options of a command (`--help` is added by `parse`). */
 export function parseConfig(command: CommandDecl): OptionSpec {
   const options: OptionSpec = {};
-  for (const option of command.options) {
+  for (const option of [...command.options, QUIET_OPTION]) {
     options[option.name] = {
       type: option.type,
       ...(option.multiple ? { multiple: true } : {}),
@@ -97,6 +114,25 @@ export function parseCommand(
     last?.count === "any" ? Number.POSITIVE_INFINITY : command.positionals.length,
   );
   return { parsed, args };
+}
+
+/**
+ * Whether the arguments after a command's name ask for `-q`/`--quiet`, read by the command's
+ * own declaration, so `-fq` asks for it and `-nq` (the name `q`) does not. Lenient: a usage
+ * error is the command's to report, when it parses the same arguments strictly.
+ */
+export function quietRequested(argv: readonly string[], command: CommandDecl): boolean {
+  try {
+    const { values } = parseArgs({
+      args: [...argv],
+      options: parseConfig(command),
+      allowPositionals: true,
+      strict: false,
+    });
+    return values.quiet === true;
+  } catch {
+    return false;
+  }
 }
 
 /** Lines of help text are kept within this many columns. */
@@ -136,7 +172,7 @@ export function usageLine(command: CommandDecl): string {
 
 /** The `Options:` lines: labels in a column, descriptions (and defaults) beside them. */
 export function optionLines(command: CommandDecl): string[] {
-  const options = [...command.options, HELP_OPTION];
+  const options = [...command.options, ...COMMON_OPTIONS];
   const column = Math.max(...options.map((option) => label(option).length)) + 2;
   const indent = " ".repeat(2 + column);
   const lines: string[] = [];

@@ -196,6 +196,13 @@ export class Output {
    * (main.ts sets it): paths are printed from the user's folder, typed paths read from it.
    */
   place: ProjectPlace | undefined;
+  /**
+   * `-q`/`--quiet`: errors only. Nothing goes to stdout (reports, summaries, documents a command
+   * prints) and no warning or note to stderr; `error` and the hints under it still print, and
+   * the exit status says the rest. Warnings are dropped too: none changes the exit status, and
+   * a run without -q (or `kiln check`) shows them.
+   */
+  quiet = false;
   /** What is still to be written to stdout, each line with its line break. */
   private buffer: string[] = [];
 
@@ -211,6 +218,7 @@ export class Output {
 
   /** Lines are collected and written in one go: faster than a write per line for 77 files. */
   line(text = ""): void {
+    if (this.quiet) return;
     for (const line of linesOf(text)) this.buffer.push(`${forTerminal(line)}\n`);
   }
 
@@ -220,6 +228,7 @@ export class Output {
    * (paths, names, messages): that goes through `line`; nor for a file's content: `content`.
    */
   verbatim(text: string): void {
+    if (this.quiet) return;
     this.buffer.push(text);
   }
 
@@ -231,6 +240,7 @@ export class Output {
    * write the clipboard.
    */
   content(text: string): void {
+    if (this.quiet) return;
     this.buffer.push(this.stdoutIsTerminal ? contentForTerminal(text) : text);
   }
 
@@ -242,6 +252,7 @@ export class Output {
 
   /** `warning: <message>` on stderr, after the lines before it; changes no exit status. */
   warning(message: string): void {
+    if (this.quiet) return;
     this.flush();
     writeFd(2, `${forTerminal(`${this.err.yellow("warning:")} ${message}`)}\n`);
   }
@@ -254,7 +265,17 @@ export class Output {
     writeFd(2, `${lines.join("\n")}\n`);
   }
 
+  /** A line on stderr that belongs to an error (what to do about it): printed even when quiet. */
   hint(text: string): void {
+    writeFd(2, `${forTerminal(text)}\n`);
+  }
+
+  /**
+   * A line on stderr that tells, not asks (a note on an interrupted run, the URLs a diff
+   * fetched): kept off stdout, which is the command's result, and dropped when quiet.
+   */
+  note(text: string): void {
+    if (this.quiet) return;
     writeFd(2, `${forTerminal(text)}\n`);
   }
 }

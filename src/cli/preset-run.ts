@@ -3,6 +3,7 @@
 import { PRESET_SUFFIX } from "../core/config.ts";
 import { KilnError } from "../core/errors.ts";
 import type { PlannedFile } from "../core/plan.ts";
+import type { Lock } from "../core/project/lock-format.ts";
 import {
   type Preset,
   type PresetComponent,
@@ -19,6 +20,7 @@ import {
 } from "../core/project/render-components.ts";
 import { builtinPreset, loadPreset } from "../node/builtin-presets.ts";
 import { isUrl } from "../node/fetch-url.ts";
+import { type PresetDependencies, presetDependencies } from "./add-dependencies.ts";
 import { preferFastStart } from "./fast-start.ts";
 import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
 
@@ -95,7 +97,9 @@ async function withPreset<T>(
   cwd: string,
   render: (
     preset: Preset,
-    options: RenderComponentsOptions<PresetComponent, ResolvedRender>,
+    options: RenderComponentsOptions<PresetComponent, ResolvedRender> & {
+      renderer: ComponentRenderer;
+    },
   ) => Promise<T>,
 ): Promise<{ preset: Preset; rendered: T }> {
   const preset = await loadPreset(reference, { cwd });
@@ -105,6 +109,7 @@ async function withPreset<T>(
     const options = {
       ...presetRenderSettings(preset),
       render: renderWith(renderer, preset.components),
+      renderer,
     };
     return { preset, rendered: await render(preset, options) };
   } finally {
@@ -122,6 +127,35 @@ export async function renderWholePreset(reference: string, cwd: string): Promise
     renderUntilError(preset.components, options),
   );
   return { preset, files: runFiles(rendered), components: rendered };
+}
+
+/**
+ * renderWholePreset for `kiln setup`: with the dependencies its components' items declare that
+ * neither the preset nor the project's `lock` holds, rendered with the same renderer; the
+ * files of both, with no two on one path.
+ */
+export async function renderPresetWithDependencies(
+  reference: string,
+  cwd: string,
+  lock: Lock | undefined,
+  warn: (message: string) => void,
+): Promise<RenderedPreset & { dependencies: PresetDependencies }> {
+  const { preset, rendered } = await withPreset(reference, cwd, async (preset, options) => {
+    const components = await renderUntilError(preset.components, options);
+    const dependencies = await presetDependencies(
+      options.renderer,
+      components,
+      lock,
+      presetRenderSettings(preset),
+      warn,
+    );
+    return { components, dependencies };
+  });
+  const files = runFiles([
+    ...rendered.components,
+    ...rendered.dependencies.added.map((planned) => planned.value.render),
+  ]);
+  return { preset, files, components: rendered.components, dependencies: rendered.dependencies };
 }
 
 export interface CheckedPreset {

@@ -15,8 +15,9 @@
 
 import { DEFAULT_NAMESPACE } from "../core/config.ts";
 import type { RenderInput } from "../core/context.ts";
+import type { DependencyRequest } from "../core/dependencies.ts";
 import { errorMessage, KilnError } from "../core/errors.ts";
-import type { RegistryItem } from "../core/item.ts";
+import { exampleValues, type RegistryItem } from "../core/item.ts";
 import { checkPlannedPaths } from "../core/plan.ts";
 import { plural } from "../core/plural.ts";
 import { readRegistrySource, type SourceItem } from "../node/registry-build.ts";
@@ -26,6 +27,7 @@ import {
   type ToolName,
   type ToolProblem,
 } from "../node/registry-tool-checks.ts";
+import { dependencyReferenceProblem } from "./add-dependencies.ts";
 import type { Output } from "./output.ts";
 import { ComponentRenderer } from "./render-component.ts";
 
@@ -36,21 +38,6 @@ interface ItemReport {
   problems: string[];
   checks: Set<string>;
   files: number;
-}
-
-/**
- * The field values of one validation render: with `all`, every field that has an example or a
- * default, the example first; otherwise the required fields only (the others then take their
- * defaults, as in `kiln add`, and the examples of optional fields are left out).
- */
-function renderValues(item: RegistryItem, all: boolean): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const field of item.fields) {
-    if (!all && !field.required) continue;
-    const value = field.example ?? field.default;
-    if (value !== undefined) values[field.name] = value;
-  }
-  return values;
 }
 
 /** Required fields nobody could fill from the item itself. */
@@ -88,7 +75,7 @@ async function validateItem(
   }
   const seen = new Set<string>();
   for (const all of [true, false]) {
-    const fields = renderValues(item, all);
+    const fields = exampleValues(item, all);
     const key = JSON.stringify(fields);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -103,6 +90,12 @@ async function validateItem(
       continue;
     }
     report.checks.add("render");
+    // once, with the examples: the other render's values would give the same problems again
+    const dependencyProblems = all ? await checkDependencies(renderer, item, input) : [];
+    report.problems.push(...dependencyProblems.map((problem) => `${problem} (rendered ${how})`));
+    if (item.dependencies?.length && dependencyProblems.length === 0) {
+      report.checks.add("dependencies");
+    }
     report.files = Math.max(report.files, files.length);
     const checked = checkRenderedFiles(files);
     for (const name of checked.missing) missing.add(name);
@@ -110,6 +103,35 @@ async function validateItem(
     for (const problem of checked.problems) report.problems.push(problemLine(problem, how));
   }
   return report;
+}
+
+/**
+ * What `kiln add` would refuse in the item's dependencies before fetching any: a template that
+ * does not render, an empty name, a reference that is not a built-in, a registry's item or a
+ * URL. (The dependencies themselves are not fetched: they may live in registries the author's
+ * CI does not configure.)
+ */
+async function checkDependencies(
+  renderer: ComponentRenderer,
+  item: RegistryItem,
+  input: RenderInput,
+): Promise<string[]> {
+  if (!item.dependencies?.length) return [];
+  let rendered: DependencyRequest[];
+  try {
+    rendered = await renderer.dependenciesOf(item, input, false, item.name);
+  } catch (error) {
+    return [`dependencies: ${detailed(error)}`];
+  }
+  const problems: string[] = [];
+  for (const [index, dependency] of rendered.entries()) {
+    const refused = dependencyReferenceProblem(renderer, dependency.reference);
+    if (refused !== undefined) problems.push(`dependencies[${index}]: ${refused}`);
+    if (dependency.name.trim() === "") {
+      problems.push(`dependencies[${index}].name renders empty: a dependency needs a name`);
+    }
+  }
+  return problems;
 }
 
 function problemLine(problem: ToolProblem, how: string): string {

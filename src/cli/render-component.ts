@@ -11,6 +11,7 @@
 // the compiled dist/server only when a component that is not built-in is rendered: the CLI
 // bundle stays free of worker_threads.
 import { missingRequiredField, type RenderInput } from "../core/context.ts";
+import type { DependencyRequest } from "../core/dependencies.ts";
 import { errorMessage, KilnError } from "../core/errors.ts";
 import { type RegistryItem, referenceOf } from "../core/item.ts";
 import type { Lock, LockedComponent, RegistryLockSource } from "../core/project/lock-format.ts";
@@ -26,7 +27,6 @@ import { builtinFor, resolveReference } from "../node/resolve-reference.ts";
 import { DEFAULT_ENGINE_LIMITS } from "../node/template-engine.ts";
 import type { RenderPool, RenderPoolOptions } from "../sandbox/render-pool.ts";
 import { preferFastStart } from "./fast-start.ts";
-import { forTerminal, isTerminal, styleFor, writeFd } from "./output.ts";
 import { RunFetches } from "./url-fetches.ts";
 
 /**
@@ -209,6 +209,57 @@ export class ComponentRenderer {
       : await resolveReference(reference, { cwd: this.cwd });
   }
 
+  /**
+   * The dependencies `item` declares, their `name` and `fields` templates rendered with the
+   * component's `input` - in the worker for any item but a built-in, as its files are: each
+   * template is rendered as the content of a file of a stand-in item with the same fields.
+   */
+  async dependenciesOf(
+    item: RegistryItem,
+    input: RenderInput,
+    builtin: boolean,
+    label: string,
+  ): Promise<DependencyRequest[]> {
+    const declared = item.dependencies ?? [];
+    if (declared.length === 0) return [];
+    const templates = declared.flatMap((dependency, index) => [
+      {
+        path: `dependencies/${index}/name`,
+        template: dependency.name,
+        label: `dependencies[${index}].name`,
+      },
+      ...Object.entries(dependency.fields).map(([key, template], field) => ({
+        path: `dependencies/${index}/fields/${field}`,
+        template,
+        label: `dependencies[${index}].fields.${key}`,
+      })),
+    ]);
+    const standIn: RegistryItem = {
+      ...item,
+      files: templates.map(({ path, template }) => ({ path, template })),
+      dependencies: undefined,
+    };
+    let rendered: RenderResult;
+    try {
+      rendered = builtin
+        ? this.renderBuiltin(standIn, input)
+        : await this.renderIsolated(standIn, input, label);
+    } catch (error) {
+      throw namingDependencyTemplates(error, templates);
+    }
+    const values = new Map(rendered.files.map((file) => [file.path, file.content]));
+    return declared.map((dependency, index) => ({
+      reference: dependency.reference,
+      name: values.get(`dependencies/${index}/name`) ?? "",
+      fields: Object.fromEntries(
+        Object.keys(dependency.fields).map((key, field) => [
+          key,
+          values.get(`dependencies/${index}/fields/${field}`) ?? "",
+        ]),
+      ),
+    }));
+  }
+
   /** A built-in item, in this thread. */
   renderBuiltin(item: RegistryItem, input: RenderInput): RenderResult {
     preferFastStart();
@@ -255,39 +306,49 @@ export class ComponentRenderer {
 
 /**
  * Renders one component (`kiln add`, `kiln render`) and stops the worker, if it needed one.
- * Supplied fields the item does not declare are pointed out through `warn` (stderr by
- * default), with the field they were most likely meant to be; a missing required field's error
+ * Supplied fields the item does not declare are pointed out through `warn` (the command's
+ * Output, so -q silences them), with the field they were most likely meant to be; a missing required field's error
  * says how to pass it on the command line.
  */
 export async function renderComponent(
   cwd: string,
   reference: string,
   input: RenderInput,
-  warn: (message: string) => void = printWarning,
+  warn: (message: string) => void,
   options: RendererOptions = {},
 ): Promise<ResolvedRender> {
   const renderer = new ComponentRenderer(cwd, options);
+  try {
+    return await renderComponentWith(renderer, reference, input, warn);
+  } finally {
+    await renderer.close();
+  }
+}
+
+/**
+ * Renders one component with a renderer the caller closes (`kiln add` renders the component's
+ * dependencies with the same one), warnings and the missing-field hint as renderComponent's.
+ */
+export async function renderComponentWith(
+  renderer: ComponentRenderer,
+  reference: string,
+  input: RenderInput,
+  warn: (message: string) => void,
+  label = reference,
+): Promise<ResolvedRender> {
   // a built-in's fields are known before it renders: a misspelt field is pointed out even when
   // the render then fails for want of the field it was meant to be
   const builtin = renderer.builtin(reference);
   if (builtin) for (const warning of undeclaredFieldWarnings(builtin, input.fields)) warn(warning);
   try {
-    const result = await renderer.render(reference, input);
+    const result = await renderer.render(reference, input, label);
     if (!builtin) {
       for (const warning of undeclaredFieldWarnings(result.item, input.fields)) warn(warning);
     }
     return result;
   } catch (error) {
     throw withOptionHint(error, builtin);
-  } finally {
-    await renderer.close();
   }
-}
-
-/** `warning: <message>` on stderr. */
-function printWarning(message: string): void {
-  const style = styleFor({ isTTY: isTerminal(2) });
-  writeFd(2, `${forTerminal(`${style.yellow("warning:")} ${message}`)}\n`);
 }
 
 /** A value as one shell word: as it is when it needs no quotes, else in single quotes. */
@@ -312,6 +373,23 @@ function withOptionHint(error: unknown, item: RegistryItem | undefined): unknown
     ? `pass it with --${shortcut.option} <value> (or --set ${field}=<value>)${typed ? `, for example --${shortcut.option} ${shellWord(example)}` : ""}`
     : `pass it with --set ${field}=<value>${typed ? `, for example --set ${shellWord(`${field}=${example}`)}` : ""}`;
   return new KilnError(error.kind, error.message, detail);
+}
+
+/**
+ * An error of a dependency's template names it as the item declares it (`dependencies[0].name`,
+ * `dependencies[1].fields.memory`), not as the stand-in file that rendered it (`files[3]`).
+ */
+function namingDependencyTemplates(
+  error: unknown,
+  templates: readonly { label: string }[],
+): unknown {
+  if (!(error instanceof KilnError)) return error;
+  const rename = (text: string) =>
+    text.replace(
+      /files\[(\d+)\]\.template/g,
+      (whole, index: string) => templates[Number(index)]?.label ?? whole,
+    );
+  return new KilnError(error.kind, rename(error.message), error.detail && rename(error.detail));
 }
 
 /**

@@ -8,12 +8,15 @@ import type { MergeLine } from "./tracked-merge.ts";
 const DONE = { new: "created", overwrite: "overwrote", unchanged: "unchanged" } as const;
 
 /**
- * One line per file: what the run did (or, with --dry-run, would do) to it. A file other tools
- * run or load as code (written because of --allow-exec-paths) says so on its line, and a last
- * line names them all again; so does a file kiln.lock tracks that was edited by hand since kiln
- * wrote it and is overwritten (`edited`: those steps), since the run discards the edits. A
- * tracked file the run merged into (setup, apply: `merged`, by the step's display) has its own
- * word and note, and the hunks a side taken dropped from it under its line.
+ * One line per file the run changes (or, with --dry-run, would change); with `verbose` (-v) the
+ * unchanged ones too. A file whose bytes stay as they are (also a tracked file whose edits are
+ * kept) is left out by default, as it needs no review, unless a side taken dropped lines from
+ * it: what is dropped is always printed. A file other tools run or load as code (written
+ * because of --allow-exec-paths) says so on its line, and a last line names them all again; so
+ * does a file kiln.lock tracks that was edited by hand since kiln wrote it and is overwritten
+ * (`edited`: those steps), since the run discards the edits. A tracked file the run merged into
+ * (setup, apply: `merged`, by the step's display) has its own word and note, and the hunks a
+ * side taken dropped from it under its line.
  */
 export function reportSteps(
   output: Output,
@@ -21,11 +24,14 @@ export function reportSteps(
   dryRun: boolean,
   edited: readonly Step[] = [],
   merged: ReadonlyMap<string, MergeLine> = new Map(),
+  verbose = false,
 ): void {
   const style = output.out;
   const steps = listed(all);
   for (const step of steps) {
     const merge = merged.get(step.display);
+    const dropped = merge !== undefined && merge.discarded.length > 0;
+    if (!verbose && step.status === "unchanged" && !dropped) continue;
     if (merge !== undefined) {
       output.line(
         `${style[merge.tone](merge.word.padEnd(9))} ${output.path(step.display)}  ${merge.note}`,
@@ -65,6 +71,21 @@ export function countSteps(all: readonly Step[]): string {
   const steps = listed(all);
   const count = (status: Step["status"]) => steps.filter((step) => step.status === status).length;
   return `${count("new")} new, ${count("overwrite")} overwrite, ${count("unchanged")} unchanged`;
+}
+
+/** How a summary counts the files of each status. */
+const COUNTED = { new: "created", overwrite: "overwritten", unchanged: "unchanged" } as const;
+
+/** `1 created, 2 unchanged`: what a run did to its files, each kind it did at least once. */
+export function doneCounts(all: readonly Step[]): string {
+  const steps = listed(all);
+  return (["new", "overwrite", "unchanged"] as const)
+    .map(
+      (status) => [COUNTED[status], steps.filter((step) => step.status === status).length] as const,
+    )
+    .filter(([, count]) => count > 0)
+    .map(([word, count]) => `${count} ${word}`)
+    .join(", ");
 }
 
 /**

@@ -80,10 +80,17 @@ export interface ItemMeta {
   profilePaths: Record<string, Record<string, string>>;
 }
 
-/** The metadata as GET /api/registry/meta returns it: the item's reference, then its meta. */
+/**
+ * The metadata as GET /api/registry/meta returns it: the item's reference, its meta, and the
+ * dependencies it declares as written (their templates not rendered: a render renders one item).
+ */
 export interface ItemMetaView extends ItemMeta {
   reference: string;
+  dependencies: ItemDependency[];
 }
+
+/** A dependency as an item declares it: a reference, a name template, field templates. */
+export type ItemDependency = NonNullable<RegistryItem["dependencies"]>[number];
 
 // The shape of a registry-item file and of its API view are declared in src/core/wire-shapes.ts
 // (REGISTRY_ITEM, REGISTRY_ITEM_VIEW), with the published schema and the decoder made from them.
@@ -216,7 +223,7 @@ export function itemMeta(item: RegistryItem): ItemMeta {
 
 /** The metadata view of an item (GET /api/registry/meta). */
 export function toItemMetaView(item: RegistryItem): ItemMetaView {
-  return { reference: referenceOf(item), ...itemMeta(item) };
+  return { reference: referenceOf(item), ...itemMeta(item), dependencies: item.dependencies ?? [] };
 }
 
 export function referenceOf(item: Pick<RegistryItem, "category" | "name">): string {
@@ -262,6 +269,22 @@ export function parseRegistryItemText(text: string, reference: string): Registry
     throw invalidItem(reference, `not JSON: ${errorMessage(error)}`);
   }
   return parseRegistryItem(json, reference);
+}
+
+/**
+ * The field values that try an item out (`kiln registry validate`, `kiln view`'s example): with
+ * `all`, every field that has an example or a default, the example first; otherwise the
+ * required fields only (the others then take their defaults, as in `kiln add`, and the
+ * examples of optional fields are left out).
+ */
+export function exampleValues(item: RegistryItem, all: boolean): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const field of item.fields) {
+    if (!all && !field.required) continue;
+    const value = field.example ?? field.default;
+    if (value !== undefined) values[field.name] = value;
+  }
+  return values;
 }
 
 export function toItemView(item: RegistryItem): RegistryItemView {

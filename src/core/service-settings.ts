@@ -37,6 +37,8 @@ export interface ServiceSettings {
   allowedHosts: readonly string[];
   /** Serve the dashboard from dist/web. */
   ui: boolean;
+  /** The TOML file naming the service's registries (`[registries]`); none: only @kiln. */
+  configFile?: string;
   render: {
     deadlineMs?: number;
     fuel?: number;

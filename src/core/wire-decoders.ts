@@ -58,6 +58,15 @@ export function decodeRegistryItem(value: unknown, path: string): Decoded<typeof
         }),
       ),
     ),
+    dependencies: optional(
+      array(
+        struct("Dependency", {
+          reference: required(string),
+          name: required(string),
+          fields: withDefault(record(string), () => ({})),
+        }),
+      ),
+    ),
   });
   return registryItemDecoder(value, path);
 }

@@ -94,6 +94,32 @@ const FILE = named(
   }),
 );
 
+/**
+ * Another component an item needs in the project (read by src/core/dependencies.ts): `kiln add`
+ * adds it with the item when the project has none of that reference and name. `name` and each
+ * field value are templates rendered with the item's own values (`"{{ name }}-db"`).
+ */
+const DEPENDENCY = named(
+  "dependency",
+  struct("Dependency", {
+    reference: Type.String({
+      description:
+        "A built-in component (k8s/service), a namespaced registry's item (@acme/redis, @acme/redis@1.2.0) or an http(s) URL; never a local file.",
+    }),
+    name: Type.String({
+      description:
+        "The dependency's component name: a template rendered with this item's values, e.g. `{{ name }}-db`.",
+    }),
+    fields: withDefault(
+      map(Type.String(), {
+        description:
+          "The dependency's field values, each a template rendered with this item's values.",
+      }),
+      {},
+    ),
+  }),
+);
+
 /** kiln's catalogue metadata, as the published schema describes it (read by parseItemMeta). */
 const CATALOGUE_METADATA = named(
   "kiln",
@@ -135,6 +161,12 @@ export const REGISTRY_ITEM = struct(
     description: withDefault(Type.String(), ""),
     fields: withDefault(Type.Array(FIELD, { description: "Declared fields, in order." }), []),
     files: Type.Array(FILE, { description: "Files to render, in order." }),
+    dependencies: Type.Optional(
+      Type.Array(DEPENDENCY, {
+        description:
+          'Components this item needs in the project; `kiln add` adds the missing ones with it (docs/registries.md, "Dependencies").',
+      }),
+    ),
     kiln: describedOnly(CATALOGUE_METADATA),
   },
   {

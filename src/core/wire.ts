@@ -95,13 +95,19 @@ type DecodedStruct<P> = Flatten<
   }
 >;
 
-/** The TypeScript type of what `decoderOf(schema)` gives. */
+/**
+ * The TypeScript type of what `decoderOf(schema)` gives. A map is recognised by its
+ * `additionalProperties` key, not as `TMap<infer Item>`: matching two instantiations of the
+ * generic TMap makes the type checker work out how TMap varies with its parameter, which goes
+ * through TypeBox's `Static` and took it about 5 s of CPU, in both type checks (the same type
+ * comes out).
+ */
 export type Decoded<S> =
   S extends Type.TObject<infer P>
     ? DecodedStruct<P>
     : S extends Type.TArray<infer Item>
       ? Decoded<Item>[]
-      : S extends TMap<infer Item>
+      : S extends { additionalProperties: infer Item extends Type.TSchema }
         ? Record<string, Decoded<Item>>
         : S extends Type.TSchema
           ? Type.Static<S>
@@ -134,8 +140,15 @@ export function map<Item extends Type.TSchema>(
   return { type: "object", additionalProperties: item, ...options } as unknown as TMap<Item>;
 }
 
-/** A key that may be missing or null, decoded as `value` then (a fresh copy each time). */
-export function withDefault<T extends Type.TSchema>(schema: T, value: Decoded<T>): TWithDefault<T> {
+/**
+ * A key that may be missing or null, decoded as `value` then (a fresh copy each time). `T` comes
+ * from `schema` alone (`NoInfer`): inferring it from `value` through `Decoded` too cost the type
+ * checker seconds, for the same `T`.
+ */
+export function withDefault<T extends Type.TSchema>(
+  schema: T,
+  value: NoInfer<Decoded<T>>,
+): TWithDefault<T> {
   const optionalSchema = Type.Optional(schema);
   schemaNode(optionalSchema)[FALLBACK] = value;
   return optionalSchema as unknown as TWithDefault<T>;

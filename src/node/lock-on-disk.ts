@@ -19,6 +19,7 @@ import {
 import {
   type Lock,
   type LockedComponent,
+  type LockedDependency,
   type LockedFile,
   lockSource,
   olderKilnError,
@@ -65,6 +66,8 @@ export interface RenderedForLock {
   input: RenderInput;
   /** The rendered files with their paths from the project root, in the item's file order. */
   files: readonly PlannedFile[];
+  /** What its item's dependencies resolved to; absent keeps what the old entry records. */
+  dependencies?: LockedDependency[] | undefined;
 }
 
 /**
@@ -92,6 +95,7 @@ export function lockEntry(rendered: RenderedForLock, old?: LockedComponent): Loc
       ...itemRecord(rendered.reference, rendered.item, rendered.builtin, rendered.registry),
       input: rendered.input,
       files: rendered.files,
+      dependencies: rendered.dependencies,
     },
     NODE_LOCK_CODEC,
     old,

@@ -45,7 +45,7 @@ import {
   parseRegistryIndex,
   type RegistryIndex,
 } from "../core/registry-index.ts";
-import { FetchFailure, fetchBytes } from "./fetch-url.ts";
+import { FetchFailure, type FetchOptions, fetchBytes } from "./fetch-url.ts";
 import {
   MAX_PROJECT_FILE_BYTES,
   readRegularFile,
@@ -74,19 +74,39 @@ export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The user file's registries (none when there is no file), its errors naming its path. */
 function readUserRegistries(env: NodeJS.ProcessEnv): RegistryConfig[] {
-  const path = userConfigPath(env);
+  return readRegistriesFileAt(userConfigPath(env)) ?? [];
+}
+
+/**
+ * The `[registries]` of the TOML file at `path` (the user's file, or the HTTP service's
+ * `--config`), undefined when there is no such file; its errors name its path.
+ */
+function readRegistriesFileAt(path: string): RegistryConfig[] | undefined {
   const text = readRegularFile(path, path, MAX_PROJECT_FILE_BYTES);
-  if (text === undefined) return [];
+  if (text === undefined) return undefined;
   try {
     return parseConfigRegistries(text, path);
   } catch (error) {
-    // the shared checker words its errors for kiln.toml: this is the user's file
+    // the shared checker words its errors for kiln.toml: this is another file
     if (isKilnError(error) && error.message.startsWith(PROJECT_FILE)) {
       const problem = error.message.slice(PROJECT_FILE.length).replace(/ - fix it or run .*$/, "");
       throw new KilnError(error.kind, `${path}${problem} - fix it`, error.detail);
     }
     throw error;
   }
+}
+
+/** The registries of the file `kiln serve --config <path>` names: it must exist. */
+export function readRegistriesFile(path: string): Map<string, RegistryConfig> {
+  const registries = readRegistriesFileAt(path);
+  if (registries === undefined) {
+    throw new KilnError(
+      "invalid_request",
+      `the configuration file ${path} does not exist (or is not a regular file)`,
+      'give --config a TOML file with a [registries] table, as in kiln.toml: "@acme" = "https://registry.acme.dev/r/{name}.json"',
+    );
+  }
+  return mergeRegistries([], registries);
 }
 
 /** kiln.toml's registries in `cwd` (none without the file). */
@@ -223,18 +243,34 @@ class RequestBudget {
   }
 }
 
+/**
+ * What the HTTP service adds to every request to a registry: its own-address refusal, its
+ * bound on fetches under way, its limits, and the caller's going away.
+ */
+export type ServiceFetchOptions = Pick<
+  FetchOptions,
+  "checkTarget" | "acquire" | "limits" | "signal"
+>;
+
 /** A registry configured by URL: its requests, with the headers and credentials it sends. */
 class RemoteRegistryFiles implements RegistryFiles {
   private readonly registry: RegistryConfig;
   private readonly env: Environment;
   private readonly budget: RequestBudget;
+  private readonly fetchOptions: ServiceFetchOptions;
   /** Everything that came from a variable or a header: never in a message. */
   readonly secrets = new Set<string>();
 
-  constructor(registry: RegistryConfig, env: Environment, budget: RequestBudget) {
+  constructor(
+    registry: RegistryConfig,
+    env: Environment,
+    budget: RequestBudget,
+    fetchOptions: ServiceFetchOptions = {},
+  ) {
     this.registry = registry;
     this.env = env;
     this.budget = budget;
+    this.fetchOptions = fetchOptions;
   }
 
   index(): Promise<Uint8Array> {
@@ -271,7 +307,10 @@ class RemoteRegistryFiles implements RegistryFiles {
     const place = this.budget.take();
     if ("refused" in place) throw failed(place.refused);
     try {
-      return await fetchBytes(url, { headers, signal: place.signal });
+      const signal = this.fetchOptions.signal
+        ? AbortSignal.any([place.signal, this.fetchOptions.signal])
+        : place.signal;
+      return await fetchBytes(url, { ...this.fetchOptions, headers, signal });
     } catch (error) {
       if (!(error instanceof FetchFailure)) throw error;
       if (error.status === 401 || error.status === 403)
@@ -332,6 +371,7 @@ export class RegistryClient {
   private readonly indexes = new Map<string, Promise<RegistryIndex>>();
   private readonly resolved = new Map<string, Promise<RegistryResolution>>();
   private readonly budget = new RequestBudget();
+  private readonly fetchOptions: ServiceFetchOptions;
 
   constructor(
     cwd: string,
@@ -339,12 +379,29 @@ export class RegistryClient {
       digests?: ReadonlyMap<string, string>;
       env?: NodeJS.ProcessEnv;
       kilnDir?: string;
+      /** The registries to use instead of the files in `cwd` (the HTTP service's own). */
+      registries?: Map<string, RegistryConfig>;
+      fetchOptions?: ServiceFetchOptions;
     } = {},
   ) {
     this.cwd = cwd;
     this.env = options.env ?? process.env;
     this.digests = options.digests ?? new Map();
     this.kilnDir = options.kilnDir ?? KILN_REGISTRY_DIR;
+    this.registries = options.registries;
+    this.fetchOptions = options.fetchOptions ?? {};
+  }
+
+  /** Every registry this client can read: `@kiln`, then the configured ones by namespace. */
+  namespaces(): string[] {
+    this.registries ??= readRegistries(this.cwd, this.env);
+    const configured = [...this.registries.keys()].filter((name) => name !== KILN_NAMESPACE);
+    return [KILN_NAMESPACE, ...configured.sort()];
+  }
+
+  /** The index of the registry `namespace` (`kiln search`, `kiln list @acme`), read once. */
+  readIndex(namespace: string): Promise<RegistryIndex> {
+    return this.redacted(() => this.index(namespace));
   }
 
   /** The item `reference` (`@ns/name[@version]`) names, fetched and verified once per run. */
@@ -365,7 +422,28 @@ export class RegistryClient {
     });
   }
 
+  /**
+   * The verified bytes of the item `reference` names, not parsed: the HTTP service parses a
+   * stranger's item in a render worker, never on its own thread.
+   */
+  itemBytes(reference: string): Promise<{ bytes: Uint8Array; source: RegistryLockSource }> {
+    return this.redacted(() => this.fetchVerified(reference));
+  }
+
   private async fetchItem(reference: string): Promise<RegistryResolution> {
+    const { bytes, source } = await this.fetchVerified(reference);
+    const pinned = registryReferenceText({
+      namespace: source.registry,
+      item: source.item,
+      version: source.version,
+    });
+    const item = parseRegistryItemText(new TextDecoder().decode(bytes), pinned);
+    return { item, source };
+  }
+
+  private async fetchVerified(
+    reference: string,
+  ): Promise<{ bytes: Uint8Array; source: RegistryLockSource }> {
     const parsed = parseRegistryReference(reference) as RegistryReference;
     if (parsed.item === INDEX_NAME) {
       throw new KilnError(
@@ -392,9 +470,8 @@ export class RegistryClient {
     if (expected !== undefined && expected.digest !== digest) {
       throw changedWithoutNewVersionError(pinned, expected.digest, digest, expected.where);
     }
-    const item = parseRegistryItemText(new TextDecoder().decode(bytes), pinned);
     return {
-      item,
+      bytes,
       source: {
         type: "registry",
         registry: parsed.namespace,
@@ -429,7 +506,12 @@ export class RegistryClient {
       if (registry === undefined) {
         throw unknownNamespaceError(reference, namespace, [...this.registries.keys()]);
       }
-      files = new RemoteRegistryFiles(registry, (name) => this.env[name], this.budget);
+      files = new RemoteRegistryFiles(
+        registry,
+        (name) => this.env[name],
+        this.budget,
+        this.fetchOptions,
+      );
     }
     this.files.set(namespace, files);
     return files;

@@ -6,6 +6,7 @@ import {
   chmodSync,
   lstatSync,
   mkdirSync,
+  readFileSync,
   renameSync,
   rmdirSync,
   statSync,
@@ -23,6 +24,7 @@ import {
   reasonFor,
   type Step,
 } from "./write-plan.ts";
+import { writingDone, writingStarted, writingUndone } from "./write-progress.ts";
 
 /** What the run did, to undo it in reverse order. */
 type Undo =
@@ -122,6 +124,20 @@ function failed(display: string, error: unknown, journal: Undo[], verb: string):
 }
 
 /**
+ * Tests only (test/cli/quiet-output.test.ts): with KILN_TEST_PAUSE_FIFO naming a FIFO, the run
+ * stops after its first write until the test has sent it a signal - it writes a line into the
+ * FIFO (which waits for the test to read it: the run is now mid-write), then reads the FIFO
+ * (which waits for the test to write, after its signal). A run interrupted mid-write is then
+ * tested by that effect, not by a guess at timing.
+ */
+function pauseForTest(): void {
+  const fifo = process.env.KILN_TEST_PAUSE_FIFO;
+  if (fifo === undefined || fifo === "") return;
+  writeFileSync(fifo, "paused\n");
+  readFileSync(fifo);
+}
+
+/**
  * Writes the steps in order, then removes `removals`, then the folders they left empty
  * (`emptied`, innermost first; one that holds a file again is left). On any failure everything already
  * written or removed is undone and a KilnError says which file failed and why; the tree is as
@@ -152,6 +168,7 @@ export function commit(
       original: removal.original,
     })),
   ];
+  if (changes.length > 0) writingStarted();
   const journalPath =
     changes.length === 0
       ? undefined
@@ -189,9 +206,11 @@ export function commit(
         // removal of a file or an emptied folder counts as a write too
         written += 1;
         if (written === crashAfter) process.kill(process.pid, "SIGKILL");
+        if (written === 1) pauseForTest();
       } catch (error) {
         const failure = failed(step.display, error, journal, "write");
         removeJournal(journalPath);
+        writingUndone();
         throw failure;
       }
     }
@@ -204,6 +223,7 @@ export function commit(
       } catch (error) {
         const failure = failed(removal.display, error, journal, "remove");
         removeJournal(journalPath);
+        writingUndone();
         throw failure;
       }
     }
@@ -219,10 +239,12 @@ export function commit(
         if (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOENT") continue;
         const failure = failed(folder.display, error, journal, "remove");
         removeJournal(journalPath);
+        writingUndone();
         throw failure;
       }
     }
     removeJournal(journalPath);
+    writingDone(changes.length);
   } finally {
     process.off("SIGINT", ignore);
     process.off("SIGTERM", ignore);

@@ -12,9 +12,18 @@ import { KilnError } from "../core/errors.ts";
 import { toItemView } from "../core/item.ts";
 import { type Preset, presetSummary, presetView } from "../core/project/preset-manifest.ts";
 import type { Registry } from "../core/registry.ts";
+import {
+  displayUrl,
+  isRegistryReference,
+  KILN_NAMESPACE,
+  type RegistryConfig,
+} from "../core/registry-config.ts";
+import { searchResult } from "../core/registry-search.ts";
 import { parseRenderRequest, type RenderRequest } from "../core/render-request.ts";
 import { FrameworkError, MESSAGES } from "../core/wire-errors.ts";
 import type { FetchLimits, FetchOptions } from "../node/fetch-url.ts";
+import { RegistryClient } from "../node/registry-client.ts";
+import { searchSources } from "../node/registry-search.ts";
 import { builtinFor, type Located, locateReference } from "../node/resolve-reference.ts";
 import { readVersion } from "../node/version.ts";
 import { itemMetaAnswer } from "../sandbox/item-meta-answer.ts";
@@ -43,6 +52,8 @@ export interface Services {
   maxBodyBytes: number;
   /** Bytes of heavy bodies (large render bodies, lock bases) and answers under way, bounded. */
   heavyBodies: BytesInFlight;
+  /** The service's own registries (`kiln serve --config`), never a caller's. */
+  registries: Map<string, RegistryConfig>;
 }
 
 export class RequestContext {
@@ -186,6 +197,11 @@ function requiredQuery(query: URLSearchParams, key: string): string {
  * back as bytes, to be parsed and validated in a render worker, never here.
  */
 function locate(reference: string, ctx: RequestContext, services: Services): Promise<Located> {
+  if (isRegistryReference(reference)) {
+    return registryClient(ctx, services)
+      .itemBytes(reference)
+      .then(({ bytes }) => ({ bytes, origin: reference }), forTheService);
+  }
   return locateReference(reference, {
     registry: services.catalogue.registry(),
     cwd: services.cwd,
@@ -195,6 +211,78 @@ function locate(reference: string, ctx: RequestContext, services: Services): Pro
     acquire: services.acquireFetch,
   });
 }
+
+/**
+ * A client of the service's own registries for one request: every request it makes goes
+ * through the service's fetch rules (its own address refused, fetches under way bounded, the
+ * fetch limits) and stops when the caller goes away. Nothing in the request chooses a registry
+ * or its headers; a redirect to another origin is followed without them (fetch-url.ts).
+ */
+function registryClient(ctx: RequestContext, services: Services): RegistryClient {
+  return new RegistryClient(services.cwd, {
+    registries: services.registries,
+    fetchOptions: {
+      checkTarget: services.checkTarget,
+      acquire: services.acquireFetch,
+      limits: services.fetchLimits,
+      signal: ctx.signal,
+    },
+  });
+}
+
+/**
+ * A namespace the service was not started with: the CLI's advice (add it to kiln.toml) is no
+ * help to a caller, who cannot add one; say where the service's registries come from instead.
+ */
+function forTheService(error: unknown): never {
+  if (error instanceof KilnError && error.message.includes(", which is not configured")) {
+    const configured = error.detail?.split("\n")[0] ?? "";
+    throw new KilnError(
+      error.kind,
+      error.message,
+      `${configured} - the service's registries are named when it starts (kiln serve --config <file>; GET /api/registries lists them), never by a request`,
+    );
+  }
+  throw error;
+}
+
+/**
+ * GET /api/registries: the registries the service resolves `@ns/item` through - @kiln (no URL:
+ * it is read from the package) and the configured ones by namespace, each URL as messages show
+ * it (user, password and query values from variables as `***`), never a header.
+ */
+export const registries: Handler = (_ctx, services) => {
+  const env = (name: string) => process.env[name];
+  const configured = [...services.registries.values()]
+    .filter((registry) => registry.namespace !== KILN_NAMESPACE)
+    .sort((a, b) => (a.namespace < b.namespace ? -1 : 1))
+    .map((registry: RegistryConfig) => ({
+      namespace: registry.namespace,
+      url: displayUrl(registry.url, env),
+    }));
+  return json(200, { registries: [{ namespace: KILN_NAMESPACE, url: null }, ...configured] });
+};
+
+/** `?key=`: absent or once (a repeated key is the framework's 400, as for `ref`). */
+function optionalQuery(query: URLSearchParams, key: string): string | undefined {
+  return query.has(key) ? requiredQuery(query, key) : undefined;
+}
+
+/**
+ * GET /api/search?q=&registry=: `kiln search`'s matching over the built-ins and the service's
+ * registries; a registry that cannot be read is named in `failures`, the others still answer.
+ */
+export const search: Handler = async (ctx, services) => {
+  const query = optionalQuery(ctx.query, "q") ?? "";
+  const only = optionalQuery(ctx.query, "registry");
+  const answer = await searchSources(
+    registryClient(ctx, services),
+    query,
+    only === "" ? undefined : only,
+    services.catalogue.registry(),
+  ).catch(forTheService);
+  return json(200, { results: answer.results.map(searchResult), failures: answer.failures });
+};
 
 /** A 200 JSON reply whose body a worker encoded. */
 function jsonBytes(body: Buffer): Reply {

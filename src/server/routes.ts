@@ -1,4 +1,4 @@
-// The route table: eleven routes, the eight that clients depend on (GET /api/health,
+// The route table: thirteen routes, the eight that clients depend on (GET /api/health,
 // /api/components, /api/registry, /api/config, /api/presets, /api/presets/{name},
 // /api/registry/inspect; POST /api/render) and kiln's own three (GET /api/registry/meta,
 // /api/openapi.json; POST /api/lock/bases), matched on the raw path. GET routes also answer
@@ -37,6 +37,8 @@ export const ROUTES: readonly Route[] = [
   route("/api/registry/inspect", "GET", handlers.inspect),
   route("/api/registry/meta", "GET", handlers.registryMeta),
   route("/api/openapi.json", "GET", handlers.openApi),
+  route("/api/registries", "GET", handlers.registries),
+  route("/api/search", "GET", handlers.search),
   route("/api/render", "POST", handlers.render),
   route("/api/lock/bases", "POST", lockBases),
 ];

@@ -3,6 +3,7 @@
 // prints one start-up line, and stops gracefully on SIGINT/SIGTERM.
 import { errorMessage, KilnError } from "../core/errors.ts";
 import type { ServiceSettings } from "../core/service-settings.ts";
+import { readRegistriesFile } from "../node/registry-client.ts";
 import { DEFAULT_POOL_OPTIONS } from "../sandbox/render-pool.ts";
 import { startDiagnostics } from "./diagnostics.ts";
 import { type ServerOptions, startServer } from "./server.ts";
@@ -19,6 +20,9 @@ export interface ServeOutput {
  * not rebuilt after every render that uses what it is allowed.
  */
 export function serverOptions(settings: ServiceSettings): ServerOptions {
+  // read once at start: a caller never adds a registry, and a broken file stops the start
+  const registries =
+    settings.configFile === undefined ? undefined : readRegistriesFile(settings.configFile);
   const { engineMemoryBytes } = settings.render;
   const render: NonNullable<ServerOptions["render"]> = { ...settings.render };
   if (engineMemoryBytes !== undefined) {
@@ -30,6 +34,7 @@ export function serverOptions(settings: ServiceSettings): ServerOptions {
     allowedOrigins: settings.allowedOrigins,
     allowedHosts: settings.allowedHosts,
     ...(settings.ui ? { ui: true } : {}),
+    ...(registries === undefined ? {} : { registries }),
     render,
     ...(settings.renderCacheBytes === undefined
       ? {}

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { errorMessage } from "../core/errors.ts";
 import type { Preset } from "../core/project/preset-manifest.ts";
 import type { Registry } from "../core/registry.ts";
+import type { RegistryConfig } from "../core/registry-config.ts";
 import {
   DEFAULT_BIND,
   DEFAULT_PORT,
@@ -72,6 +73,8 @@ export interface ServerOptions {
   ui?: boolean | string;
   /** Defaults to the built-in registry. */
   registry?: Registry;
+  /** The namespaced registries `@ns/item` references resolve through; default: only @kiln. */
+  registries?: Map<string, RegistryConfig>;
   /** Defaults to the built-in preset templates. */
   presets?: readonly Preset[];
   /** Directory relative file references resolve against; default: process.cwd(). */
@@ -257,6 +260,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     acquireFetch: new FetchSlots({ ...DEFAULT_OUTBOUND_LIMITS, ...options.outbound }).acquire,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     heavyBodies: new BytesInFlight(),
+    registries: options.registries ?? new Map(),
   };
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;

@@ -25,6 +25,7 @@ import { TemplateEngine } from "../../src/node/template-engine.ts";
 import {
   type AnsibleInventoryList,
   ansibleInventoryListAll,
+  ansiblePython,
   ansibleSkip,
 } from "../tools/ansible.ts";
 import { hclJsonLiteral, parseTerraform } from "../tools/hcl.ts";
@@ -224,21 +225,6 @@ print(json.dumps(out, default=str))
 /** Whether the automation tool's readers run here (or must: KILN_REQUIRE_TOOLS=1). */
 const toolsRun = ansibleSkip() === false;
 
-let toolPythonPath: string | undefined;
-
-/**
- * The Python the automation tool runs on (`ansible-inventory --version` names it), asked once
- * per file: the answer cannot change between tests, and each ask starts the tool's Python.
- */
-function toolPython(): string {
-  if (toolPythonPath === undefined) {
-    const version =
-      spawnSync("ansible-inventory", ["--version"], { encoding: "utf8" }).stdout ?? "";
-    toolPythonPath = /python version = .*\((\/[^)]+)\)\s*$/m.exec(version)?.[1] ?? "python3";
-  }
-  return toolPythonPath;
-}
-
 type Reader = (text: string) => unknown;
 
 interface PythonCheck {
@@ -264,7 +250,7 @@ function readsAs(kind: "yaml" | "cfg", text: string, expected: unknown, what: st
 function pythonChecks(checks: PythonCheck[]): void {
   if (!toolsRun || checks.length === 0) return;
   const inputs = checks.flatMap((check) => check.texts.map((text) => [check.kind, text]));
-  const result = spawnSync(toolPython(), ["-c", PYTHON_READER], {
+  const result = spawnSync(ansiblePython(), ["-c", PYTHON_READER], {
     input: json(inputs),
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,

@@ -29,7 +29,10 @@ describe("kiln add", () => {
     const run = kiln(["add", "k8s/deployment", "--name", "web", "--image", "nginx:1.27"], dir);
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stderr, "");
-    assert.equal(run.stdout, "created   k8s/web-deployment.yaml\n");
+    assert.equal(
+      run.stdout,
+      "created   k8s/web-deployment.yaml\nadded deployment/web: 1 file in k8s/ (1 created)\n",
+    );
     const [file] = rendered("deployment", { name: "web", fields: { image: "nginx:1.27" } });
     // and kiln.lock records it (test/cli/lock.test.ts reads it)
     const { "kiln.lock": lock, ...files } = tree(dir);
@@ -132,7 +135,7 @@ describe("kiln add", () => {
 
     assert.equal(kiln(args, dir).status, 0);
     const before = tree(dir);
-    const same = kiln([...args, "--force", "--dry-run"], dir);
+    const same = kiln([...args, "--force", "--dry-run", "--verbose"], dir);
     assert.equal(same.stdout.split("\n")[0], "unchanged k8s/web-deployment.yaml");
     const changed = kiln([...args, "--image", "nginx:1.28", "--force", "--dry-run"], dir);
     assert.equal(changed.status, 0, changed.stderr);
@@ -154,11 +157,14 @@ describe("kiln add", () => {
     assert.equal(tree(dir)["k8s/web-deployment.yaml"], "mine\n");
     const forced = kiln([...args, "--force"], dir);
     assert.equal(forced.status, 0, forced.stderr);
-    assert.equal(forced.stdout, "overwrote k8s/web-deployment.yaml\n");
+    assert.equal(
+      forced.stdout,
+      "overwrote k8s/web-deployment.yaml\nadded deployment/web: 1 file in k8s/ (1 overwritten)\n",
+    );
     const [file] = rendered("deployment", { name: "web", fields: { image: "nginx:1.27" } });
     assert.equal(tree(dir)["k8s/web-deployment.yaml"], file?.content);
     const again = kiln([...args, "--force"], dir);
-    assert.equal(again.stdout, "unchanged k8s/web-deployment.yaml\n");
+    assert.equal(again.stdout, "added deployment/web: 1 file in k8s/ (1 unchanged)\n");
   });
 
   it("needs kiln.toml", () => {
@@ -196,7 +202,10 @@ describe("kiln add", () => {
     const dir = project();
     const run = kiln(["add", "other/deployment", "--name", "web", "--image", "x"], dir);
     assert.equal(run.status, 0, run.stderr);
-    assert.equal(run.stdout, "created   k8s/web-deployment.yaml\n");
+    assert.equal(
+      run.stdout,
+      "created   k8s/web-deployment.yaml\nadded deployment/web: 1 file in k8s/ (1 created)\n",
+    );
   });
 
   it("refuses an output_dir outside the project", () => {

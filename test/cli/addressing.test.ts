@@ -324,7 +324,7 @@ describe("component addressing", () => {
 
   it("status, diff and remove take the exact forms too; an address that selects nothing is an error listing the spellings", () => {
     const dir = webApp();
-    const status = kiln(["status", "service/api"], dir);
+    const status = kiln(["status", "service/api", "--all"], dir);
     assert.equal(status.status, 0, status.stderr);
     assert.equal(
       status.stdout,

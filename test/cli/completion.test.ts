@@ -103,18 +103,18 @@ describe("kiln completion bash", { skip: shellSkip("bash") }, () => {
 
   it("completes the commands, and the top-level options", () => {
     assert.deepEqual(complete("kiln", ""), COMMANDS);
-    assert.deepEqual(complete("kiln", "se"), ["setup", "serve"]);
+    assert.deepEqual(complete("kiln", "se"), ["search", "setup", "serve"]);
     assert.deepEqual(complete("kiln", "--"), ["--help", "--version"]);
   });
 
-  it("completes each command's declared options", () => {
+  it("completes each command's declared options, then -q and -h, which every command takes", () => {
     for (const command of COMMAND_LIST) {
       const offered = complete("kiln", command.name, "-");
       const flags = command.options.flatMap((option) => [
         `--${option.name}`,
         ...(option.short ? [`-${option.short}`] : []),
       ]);
-      assert.deepEqual(offered, [...flags, "--help", "-h"], command.name);
+      assert.deepEqual(offered, [...flags, "--quiet", "-q", "--help", "-h"], command.name);
     }
     assert.deepEqual(complete("kiln", "add", "--ta"), ["--target-port"]);
   });
@@ -316,7 +316,7 @@ describe("kiln completion fish", { skip: shellSkip("fish") }, () => {
     const options = COMMAND_LIST.find((command) => command.name === "apply")?.options ?? [];
     assert.deepEqual(
       sorted(complete("kiln apply --")),
-      sorted([...options.map((option) => `--${option.name}`), "--help"]),
+      sorted([...options.map((option) => `--${option.name}`), "--quiet", "--help"]),
     );
   });
 });

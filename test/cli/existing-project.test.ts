@@ -46,7 +46,7 @@ describe("setup in an existing project", () => {
   it("--dry-run shows the whole plan with the hand-edited file kept, then refuses as the real run would", () => {
     const { dir } = editedProject();
     const before = tree(dir);
-    const dry = kiln(["setup", "k8s-web-app", "--dry-run"], dir);
+    const dry = kiln(["setup", "k8s-web-app", "--dry-run", "--verbose"], dir);
     assert.equal(dry.status, 1, dry.stderr);
     assert.equal(
       dry.stdout,
@@ -98,7 +98,7 @@ describe("setup in an existing project", () => {
       0,
     );
     const billing = lockOf(dir).components.find((entry) => entry.name === "billing");
-    const run = kiln(["setup", "k8s-web-app", "--force"], dir);
+    const run = kiln(["setup", "k8s-web-app", "--force", "--verbose"], dir);
     assert.equal(run.status, 0, run.stderr);
     assert.match(
       run.stdout,
@@ -126,7 +126,10 @@ describe("setup in an existing project", () => {
     );
     assert.ok(readFileSync(join(dir, "k8s/billing-deployment.yaml"), "utf8").includes("b:1"));
     // the status of the kept component is what it was: its file unchanged
-    assert.match(kiln(["status"], dir).stdout, /^ {2}unchanged {2}k8s\/billing-deployment\.yaml$/m);
+    assert.match(
+      kiln(["status", "--all"], dir).stdout,
+      /^ {2}unchanged {2}k8s\/billing-deployment\.yaml$/m,
+    );
   });
 });
 
@@ -165,7 +168,8 @@ describe("add over a file kiln.lock tracks", () => {
     assert.equal(
       run.stdout,
       "overwrote k8s/api-deployment.yaml  (edited since kiln wrote it: the edits were discarded)\n" +
-        "note: discarded the hand edits of 1 file kiln.lock tracks: k8s/api-deployment.yaml\n",
+        "note: discarded the hand edits of 1 file kiln.lock tracks: k8s/api-deployment.yaml\n" +
+        "added deployment/api: 1 file in k8s/ (1 overwritten)\n",
     );
     const after = readFileSync(join(dir, "k8s/api-deployment.yaml"), "utf8");
     assert.notEqual(after, edited);
@@ -173,6 +177,9 @@ describe("add over a file kiln.lock tracks", () => {
     assert.match(after, /image: a:2/);
     // an untouched tracked file overwritten: nothing to name
     const service = kiln(["add", "k8s/service", "--name", "api", "--port", "81", "--force"], dir);
-    assert.equal(service.stdout, "overwrote k8s/api-service.yaml\n");
+    assert.equal(
+      service.stdout,
+      "overwrote k8s/api-service.yaml\nadded service/api: 1 file in k8s/ (1 overwritten)\n",
+    );
   });
 });

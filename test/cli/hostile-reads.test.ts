@@ -142,7 +142,7 @@ describe("renders of components that are not built-in end in bounded time", () =
     itemFile(dir, "ok.json", [{ path: "{{ name }}.txt", template: "ns: {{ namespace }}\n" }]);
     const run = kiln(["add", "ok.json", "--name", "x"], dir);
     assert.equal(run.status, 0, run.stderr);
-    assert.equal(run.stdout, "created   k8s/x.txt\n");
+    assert.equal(run.stdout, "created   k8s/x.txt\nadded thing/x: 1 file in k8s/ (1 created)\n");
     assert.equal(tree(dir)["k8s/x.txt"], "ns: shop\n");
   });
 });

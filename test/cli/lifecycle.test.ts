@@ -108,7 +108,7 @@ describe("kiln status", () => {
     write(dir, "k8s/web-service.yaml", "edited\n");
     write(dir, "k8s/stray.yaml", "x\n");
     changeItem(dir, `${NOTE_V1}line e\n`);
-    const clean = kiln(["status"], dir);
+    const clean = kiln(["status", "--all"], dir);
     assert.equal(clean.status, 0, clean.stderr);
     assert.match(clean.stdout, /^ {2}unchanged {2}k8s\/db-service\.yaml$/m);
     assert.match(clean.stdout, /^ {2}modified {3}k8s\/web-service\.yaml$/m);

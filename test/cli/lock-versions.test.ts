@@ -119,7 +119,7 @@ describe("a kiln.lock written by a newer kiln", () => {
     const status = kiln(["status"], dir);
     assert.equal(status.status, 0, status.stderr);
     assert.equal(status.stderr, warning);
-    assert.match(status.stdout, /^ {2}unchanged {2}k8s\/api-service\.yaml$/m);
+    assert.match(status.stdout, /^2 components, 2 files: 2 unchanged; /m);
     const json = kiln(["status", "--json"], dir);
     assert.equal(json.stderr, warning);
     assert.equal((JSON.parse(json.stdout) as { components: unknown[] }).components.length, 2);
@@ -153,7 +153,7 @@ describe("a kiln.lock written by a newer kiln", () => {
 describe("changed upstream: the item kiln.lock records against this kiln's built-in", () => {
   it("a built-in whose recorded fingerprint differs shows as changed upstream (text and --json)", () => {
     const dir = projectRecordedBy(VERSION);
-    const clean = kiln(["status"], dir);
+    const clean = kiln(["status", "--all"], dir);
     assert.match(clean.stdout, /^api k8s\/service$/m);
     assert.match(clean.stdout, /; 0 changed upstream;/);
     assert.equal(
@@ -170,7 +170,12 @@ describe("changed upstream: the item kiln.lock records against this kiln's built
       entry.source.kiln = "0.0.9";
       entry.fingerprint = `sha256:${"0".repeat(64)}`;
     });
-    const status = kiln(["status"], dir);
+    // without --all too: the component's line has something to say, its files do not
+    assert.match(
+      kiln(["status"], dir).stdout,
+      /^api k8s\/service {2}\(changed upstream: [^\n]*\)\n2 components, 2 files: 2 unchanged; 1 changed upstream;/,
+    );
+    const status = kiln(["status", "--all"], dir);
     assert.equal(status.status, 0, status.stderr);
     assert.match(
       status.stdout,

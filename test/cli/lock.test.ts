@@ -74,7 +74,10 @@ describe("kiln.lock: written by add and setup, never by apply", () => {
       dir,
     );
     assert.equal(run.status, 0, run.stderr);
-    assert.equal(run.stdout, "created   k8s/api-deployment.yaml\n");
+    assert.equal(
+      run.stdout,
+      "created   k8s/api-deployment.yaml\nadded deployment/api: 1 file in k8s/ (1 created)\n",
+    );
     const lock = readLockJson(dir);
     assert.equal(lock.version, 1);
     const [api] = lock.components;
@@ -201,7 +204,7 @@ describe("idempotent presets", () => {
     const dir = tempDir();
     assert.equal(kiln(["setup", "k8s-web-app"], dir).status, 0);
     const before = tree(dir);
-    const again = kiln(["setup", "k8s-web-app"], dir);
+    const again = kiln(["setup", "k8s-web-app", "--verbose"], dir);
     assert.equal(again.status, 0, again.stderr);
     assert.match(again.stdout, /^unchanged k8s\/frontend-deployment\.yaml$/m);
     assert.match(again.stdout, /^unchanged kiln\.toml$/m);
@@ -215,7 +218,7 @@ describe("idempotent presets", () => {
   it("apply of the same preset again succeeds; only a file that would change needs --force", () => {
     const dir = tempDir();
     assert.equal(kiln(["apply", "k8s-web-app"], dir).status, 0);
-    const again = kiln(["apply", "k8s-web-app"], dir);
+    const again = kiln(["apply", "k8s-web-app", "--verbose"], dir);
     assert.equal(again.status, 0, again.stderr);
     assert.match(again.stdout, /^unchanged api-ingress\.yaml$/m);
     write(dir, "api-ingress.yaml", "edited\n");

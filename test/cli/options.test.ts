@@ -25,13 +25,13 @@ function everyOption(command: CommandDecl): string[] {
 }
 
 describe("option declarations", () => {
-  it("the parser takes exactly the declared options (and --help)", () => {
+  it("the parser takes exactly the declared options (and --quiet and --help)", () => {
     for (const command of COMMAND_LIST) {
       const config = parseConfig(command);
-      assert.deepEqual(
-        Object.keys(config),
-        command.options.map((option) => option.name),
-      );
+      assert.deepEqual(Object.keys(config), [
+        ...command.options.map((option) => option.name),
+        "quiet",
+      ]);
       const positionals = command.positionals.map(() => "x");
       const { parsed } = parseCommand([...positionals, ...everyOption(command)], command);
       for (const option of command.options) {

@@ -261,7 +261,10 @@ describe("symbolic links", () => {
     itemFile(dir, "via.json", [{ path: "alias/x.txt", template: "x\n" }]);
     const run = kiln(["add", "via.json", "--name", "x"], dir);
     assert.equal(run.status, 0, run.stderr);
-    assert.equal(run.stdout, "created   k8s/alias/x.txt\n");
+    assert.equal(
+      run.stdout,
+      "created   k8s/alias/x.txt\nadded thing/x: 1 file in k8s/ (1 created)\n",
+    );
     assert.equal(tree(dir)["k8s/real/x.txt"], "x\n");
   });
 

@@ -111,7 +111,7 @@ describe("setup --force from a subfolder", () => {
     const deployment = join(dir, "k8s", "api-deployment.yaml");
     writeFileSync(deployment, `${readFileSync(deployment, "utf8")}# mine\n`);
     mkdirSync(join(dir, "infra"));
-    const again = kiln(["setup", "k8s-web-app", "--force"], join(dir, "infra"));
+    const again = kiln(["setup", "k8s-web-app", "--force", "-v"], join(dir, "infra"));
     assert.equal(again.status, 0, again.stderr);
     assert.match(
       again.stdout,

@@ -153,7 +153,10 @@ describe("a namespaced registry served by nginx", { skip }, () => {
     const dir = projectWith(`[registries]\n"@acme" = "${nginx.origin}/open/plain/{name}.json"\n`);
     const added = await run(["add", "@acme/redis", "--name", "cache"], dir);
     assert.equal(added.status, 0, added.stderr);
-    assert.equal(added.stdout, "created   k8s/cache-redis.yaml\n");
+    assert.equal(
+      added.stdout,
+      "created   k8s/cache-redis.yaml\nadded redis/cache: 1 file in k8s/ (1 created)\n",
+    );
     assert.equal(
       tree(dir)["k8s/cache-redis.yaml"],
       "# redis 1.3.0\nimage: redis:7.4\nname: cache\n",
@@ -616,7 +619,10 @@ describe("@kiln, kiln's own registry", () => {
     const dir = project();
     const added = await copy(["add", "@kiln/redis", "--name", "cache"], dir);
     assert.equal(added.status, 0, added.stderr);
-    assert.equal(added.stdout, "created   k8s/cache-redis.yaml\n");
+    assert.equal(
+      added.stdout,
+      "created   k8s/cache-redis.yaml\nadded redis/cache: 1 file in k8s/ (1 created)\n",
+    );
     assert.deepEqual(lockOf(dir).components[0]?.source, {
       type: "registry",
       registry: "@kiln",

@@ -180,7 +180,10 @@ describe("kiln registry build", () => {
     const item = join(registry, "public", "r", "redis.json");
     const run = kiln(["add", item, "--name", "cache", "--image", "redis:7.4"], dir);
     assert.equal(run.status, 0, run.stderr);
-    assert.equal(run.stdout, "created   k8s/cache-redis.yaml\n");
+    assert.equal(
+      run.stdout,
+      "created   k8s/cache-redis.yaml\nadded redis/cache: 1 file in k8s/ (1 created)\n",
+    );
     assert.equal(
       tree(dir)["k8s/cache-redis.yaml"],
       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: cache\nspec:\n  containers:\n    - name: redis\n      image: redis:7.4\n",
@@ -210,7 +213,10 @@ describe("kiln registry build", () => {
         dir,
       );
       assert.equal(run.status, 0, run.stderr);
-      assert.equal(run.stdout, "created   k8s/cache-redis.yaml\n");
+      assert.equal(
+        run.stdout,
+        "created   k8s/cache-redis.yaml\nadded redis/cache: 1 file in k8s/ (1 created)\n",
+      );
       assert.match(tree(dir)["k8s/cache-redis.yaml"] as string, /^ {6}image: redis:7\.4$/m);
     } finally {
       server.close();

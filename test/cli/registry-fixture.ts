@@ -43,3 +43,31 @@ export function fixtureRegistry(): string {
 export function sha256(bytes: string): string {
   return `sha256:${createHash("sha256").update(bytes, "utf8").digest("hex")}`;
 }
+
+/** One item a test registry serves: its registry-item JSON (with `name`) at `version`. */
+export interface PublishedItem {
+  item: { name: string; category: string; title?: string; description?: string };
+  version: string;
+}
+
+/**
+ * A built registry written straight into `dir` (as `kiln registry build` lays it out, without
+ * its source folder): `<name>.json` and `<name>@<version>.json` per item, and `registry.json`
+ * listing them in order with their digests.
+ */
+export function publishRegistry(dir: string, name: string, items: PublishedItem[]): void {
+  const entries = items.map(({ item, version }) => {
+    const bytes = `${JSON.stringify(item, null, 2)}\n`;
+    write(dir, `${item.name}.json`, bytes);
+    write(dir, `${item.name}@${version}.json`, bytes);
+    return {
+      name: item.name,
+      category: item.category,
+      title: item.title ?? "",
+      description: item.description ?? "",
+      version,
+      digest: sha256(bytes),
+    };
+  });
+  writeJson(dir, "registry.json", { name, homepage: "https://example.test", items: entries });
+}

@@ -306,7 +306,7 @@ describe("@kiln, kiln's own registry", () => {
     );
     assert.match(
       check.stdout,
-      /^checked the project \(kiln\.lock\): 2 components, 0 errors, 1 warning$/m,
+      /^checked the project \(kiln\.lock\): 2 components, 2 files \(0 edited by hand, checked as they are\), 0 errors, 1 warning$/m,
     );
   });
 });

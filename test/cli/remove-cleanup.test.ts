@@ -5,17 +5,18 @@
 // order the project's components were added or set up in.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { cleanUp, ensureBuilt, kiln, tempDir, tree, write } from "./helpers.ts";
+import { cleanUp, ensureBuilt, kiln, setUpProject, tempDir, tree, write } from "./helpers.ts";
 
 before(ensureBuilt);
 after(cleanUp);
 
-/** A project set up from the single-server preset: a common role used by a playbook. */
+/**
+ * A project set up from the single-server preset: a common role used by a playbook. A copy of
+ * one setup made once for this file (the tests start from a set-up project, they do not test
+ * the setup).
+ */
 function singleServer(): string {
-  const dir = tempDir();
-  const setup = kiln(["setup", "single-server"], dir);
-  assert.equal(setup.status, 0, setup.stderr);
-  return dir;
+  return setUpProject("single-server");
 }
 
 /** The folders below `dir`, sorted, as tree() names them. */

@@ -78,7 +78,7 @@ describe("kiln serve", () => {
     const listed = [...result.stdout.matchAll(/^ {2}(?:-[a-zA-Z], )?--([a-z-]+)/gm)].map(
       (m) => m[1],
     );
-    assert.deepEqual(listed, [...SERVE.options.map((option) => option.name), "help"]);
+    assert.deepEqual(listed, [...SERVE.options.map((option) => option.name), "quiet", "help"]);
     for (const option of SERVE.options) {
       if (option.env) assert.match(result.stdout, new RegExp(`env ${option.env}`), option.name);
     }

@@ -53,7 +53,10 @@ describe("references that are URLs", () => {
       dir,
     );
     assert.equal(run.status, 0, run.stderr);
-    assert.equal(run.stdout, "created   k8s/c-cache.yaml\n");
+    assert.equal(
+      run.stdout,
+      "created   k8s/c-cache.yaml\nadded cache/c: 1 file in k8s/ (1 created)\n",
+    );
     assert.equal(tree(dir)["k8s/c-cache.yaml"], "image: redis:7.4\nns: shop\n");
   });
 

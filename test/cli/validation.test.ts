@@ -99,7 +99,10 @@ describe("kiln add refuses values that do not fit", () => {
       run.stderr,
       "warning: replica is not a field of k8s/deployment; did you mean replicas?\n",
     );
-    assert.equal(run.stdout, "created   k8s/web-deployment.yaml\n");
+    assert.equal(
+      run.stdout,
+      "created   k8s/web-deployment.yaml\nadded deployment/web: 1 file in k8s/ (1 created)\n",
+    );
     assert.match(tree(dir)["k8s/web-deployment.yaml"] as string, /\n {2}replicas: 1\n/);
   });
 

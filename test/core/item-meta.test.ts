@@ -105,6 +105,7 @@ describe("catalogue metadata: parsing", () => {
       "formats",
       "defaults",
       "profilePaths",
+      "dependencies",
     ]);
   });
 

@@ -18,8 +18,19 @@ const version = (
   JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }
 ).version;
 
-function run(command: string, args: string[], cwd: string) {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8", timeout: 300_000 });
+/**
+ * This environment, with the CA certificates the test runner set aside put back
+ * (scripts/run-tests.mjs): npm reaches the registry, perhaps through a proxy that needs them.
+ */
+function withCaCerts(): NodeJS.ProcessEnv {
+  const extraCaCerts = process.env.KILN_TEST_EXTRA_CA_CERTS;
+  return extraCaCerts === undefined
+    ? process.env
+    : { ...process.env, NODE_EXTRA_CA_CERTS: extraCaCerts };
+}
+
+function run(command: string, args: string[], cwd: string, env = process.env) {
+  const result = spawnSync(command, args, { cwd, encoding: "utf8", timeout: 300_000, env });
   assert.equal(result.status, 0, `${command} ${args.join(" ")}: ${result.stderr}`);
   return result.stdout;
 }
@@ -27,7 +38,7 @@ function run(command: string, args: string[], cwd: string) {
 describe("the packed package, installed into an empty prefix", () => {
   before(() => {
     // the build is npm test's; --ignore-scripts so packing never builds again
-    run("npm", ["pack", "--ignore-scripts", "--pack-destination", scratch], REPO);
+    run("npm", ["pack", "--ignore-scripts", "--pack-destination", scratch], REPO, withCaCerts());
     const tarball = readdirSync(scratch).find((name) => name.endsWith(".tgz")) as string;
     run(
       "npm",
@@ -41,6 +52,7 @@ describe("the packed package, installed into an empty prefix", () => {
         join(scratch, tarball),
       ],
       scratch,
+      withCaCerts(),
     );
   });
   after(() => rmSync(scratch, { recursive: true, force: true }));

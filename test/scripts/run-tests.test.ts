@@ -2,10 +2,11 @@
 // browser, the automation tool, SSH, terraform), and when KILN_REQUIRE_TOOLS=1, where a missing
 // tool fails instead, only with the optional terraform's. Run as the real script over a
 // stand-in test file, with chromium pointed at a path that does not exist and a PATH without
-// the tools.
+// the tools. Its test files start without NODE_EXTRA_CA_CERTS, set aside for the npm that needs
+// it.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -124,6 +125,54 @@ describe("npm test's static checks run beside the test files and fail the run li
       const result = runWithChecks(folder);
       assert.equal(result.status, 0, result.stdout + result.stderr);
       assert.match(result.stdout, /npm run typecheck: passed in [\d.]+ s, beside the tests/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * This environment as a terminal's, plus `extra`: without NODE_TEST_CONTEXT, which node's test
+ * runner sets for the files it runs and under which a nested `node --test` runs no file.
+ */
+function topLevelRun(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
+  return { ...env, ...extra };
+}
+
+describe("the test processes start without NODE_EXTRA_CA_CERTS, which Node 20 parses at every start", () => {
+  it("it is set aside as KILN_TEST_EXTRA_CA_CERTS, for the npm of the package test", () => {
+    const folder = mkdtempSync(join(tmpdir(), "kiln-test-env-"));
+    const certificates = join(folder, "extra-ca.pem");
+    const seen = join(folder, "seen.json");
+    writeFileSync(certificates, "");
+    // the stand-in test writes down what its process was given
+    writeFileSync(
+      join(folder, "env.test.mjs"),
+      [
+        'import { writeFileSync } from "node:fs";',
+        'import { test } from "node:test";',
+        'test("env", () => {',
+        "  const { NODE_EXTRA_CA_CERTS, KILN_TEST_EXTRA_CA_CERTS } = process.env;",
+        `  writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ NODE_EXTRA_CA_CERTS, KILN_TEST_EXTRA_CA_CERTS }));`,
+        "});",
+        "",
+      ].join("\n"),
+    );
+    try {
+      const result = spawnSync(
+        process.execPath,
+        ["scripts/run-tests.mjs", join(folder, "env.test.mjs")],
+        {
+          cwd: REPO,
+          encoding: "utf8",
+          env: topLevelRun({ KILN_TEST_NO_BUILD: "1", NODE_EXTRA_CA_CERTS: certificates }),
+        },
+      );
+      assert.equal(result.status, 0, result.stdout + result.stderr);
+      assert.deepEqual(JSON.parse(readFileSync(seen, "utf8")), {
+        KILN_TEST_EXTRA_CA_CERTS: certificates,
+      });
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

@@ -43,6 +43,16 @@ const machines = {
   },
 };
 const plain = { name: "plain", category: "custom", files: [{ path: "p.txt", template: "p" }] };
+/** An item that needs two others: a registry's item and a built-in, named by templates. */
+const app = {
+  name: "app",
+  category: "custom",
+  files: [{ path: "{{ name }}.txt", template: "app {{ name }}\n" }],
+  dependencies: [
+    { reference: "@acme/redis", name: "{{ name }}-cache", fields: { memory: "{{ name }}" } },
+    { reference: "k8s/service", name: "{{ name }}" },
+  ],
+};
 
 /** What kiln.lock records as an item's fingerprint: sha256 of its canonical JSON. */
 const fingerprint = (item: RegistryItem) =>
@@ -65,6 +75,7 @@ const machinesMeta = {
   formats: { subnet: "cidr" },
   defaults: { subnet: "10.0.0.0/16" },
   profilePaths: {},
+  dependencies: [],
   fingerprint: fingerprint(parseRegistryItem(machines, "machines.json")),
 };
 
@@ -78,6 +89,7 @@ before(async () => {
   mkdirSync(join(workDir, "items"));
   writeFileSync(join(workDir, "items", "machines.json"), JSON.stringify(machines));
   writeFileSync(join(workDir, "items", "plain.json"), JSON.stringify(plain));
+  writeFileSync(join(workDir, "items", "app.json"), JSON.stringify(app));
   writeFileSync(join(workDir, "items", "not-an-item.json"), JSON.stringify({ name: "x" }));
   itemServer = createServer((request, response) => {
     if (request.url === "/machines.json") return response.end(JSON.stringify(machines));
@@ -162,7 +174,28 @@ describe("GET /api/registry/meta", () => {
       formats: {},
       defaults: {},
       profilePaths: {},
+      dependencies: [],
       fingerprint: fingerprint(parseRegistryItem(plain, "plain.json")),
+    });
+  });
+
+  test("an item's dependencies are listed as it declares them, templates not rendered; a render renders the one item", async () => {
+    const response = await meta("items/app.json");
+    assert.equal(response.status, 200, response.body);
+    assert.deepEqual((JSON.parse(response.body) as { dependencies: unknown }).dependencies, [
+      { reference: "@acme/redis", name: "{{ name }}-cache", fields: { memory: "{{ name }}" } },
+      { reference: "k8s/service", name: "{{ name }}", fields: {} },
+    ]);
+    const rendered = await raw(service.url, {
+      path: "/api/render",
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ reference: "items/app.json", name: "shop" }),
+    });
+    assert.equal(rendered.status, 200, rendered.body);
+    assert.deepEqual(JSON.parse(rendered.body), {
+      component: "app",
+      files: [{ path: "shop.txt", content: "app shop\n" }],
     });
   });
 

@@ -7,12 +7,19 @@ import { errorMessage } from "../../src/core/errors.ts";
 import type { RegistryItemView } from "../../src/core/item.ts";
 import type { PresetComponent, PresetSummary } from "../../src/core/project/preset-manifest.ts";
 import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
+import type { SearchResult } from "../../src/core/registry-search.ts";
 import type { AutomationProfile } from "../../src/core/vocabulary.ts";
 import type { ItemRecords, LockSources } from "./model/files.ts";
 import { type CatalogueMeta, itemRecords } from "./model/project-lock.ts";
 
 // the answers' shapes are the core's, which the service serializes
-export type { ConfigView, PresetSummary, RegistryItemView };
+export type { ConfigView, PresetSummary, RegistryItemView, SearchResult };
+
+/** GET /api/search's answer: the matches, and the registries that could not be read. */
+export interface SearchAnswer {
+  results: SearchResult[];
+  failures: { registry: string; message: string }[];
+}
 
 /** One field of an item, as GET /api/registry gives it. */
 export type FieldView = RegistryItemView["fields"][number];
@@ -84,6 +91,7 @@ export const api = {
   presets: () => getJson<{ presets: PresetSummary[] }>("api/presets").then((r) => r.presets),
   preset: (name: string) => getJson<unknown>(`api/presets/${encodeURIComponent(name)}`),
   config: () => getJson<ConfigView>("api/config"),
+  search: (query: string) => getJson<SearchAnswer>(`api/search?q=${encodeURIComponent(query)}`),
   inspect: (ref: string) =>
     getJson<RegistryItemView>(`api/registry/inspect?ref=${encodeURIComponent(ref)}`),
 };

@@ -1,9 +1,11 @@
 // kiln add: renders one component into the project's output folder (from kiln.toml).
 import { resolve } from "node:path";
 import { LOCK_FILE } from "../../core/config.ts";
+import type { DependencyPlan } from "../../core/dependencies.ts";
 import { KilnError } from "../../core/errors.ts";
 import { referenceOf } from "../../core/item.ts";
 import { alreadyExists, type PlannedFile } from "../../core/plan.ts";
+import { plural } from "../../core/plural.ts";
 import { projectFileError } from "../../core/project/kiln-toml.ts";
 import { pathInside } from "../../core/project/layout.ts";
 import {
@@ -18,14 +20,19 @@ import { isFolderInsideProject, readProject } from "../../node/project-config.ts
 import { ProjectFiles } from "../../node/project-files.ts";
 import { commit } from "../../node/write-commit.ts";
 import { displayPath, planRun, type Step } from "../../node/write-plan.ts";
+import {
+  type RenderedComponent,
+  renderWithDependencies,
+  reportDependencies,
+} from "../add-dependencies.ts";
 import { flag, stringOption, UsageError } from "../args.ts";
 import { ADD } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
 import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { renderComponent } from "../render-component.ts";
-import { reportDryRun, reportSteps } from "../report.ts";
+import { ComponentRenderer } from "../render-component.ts";
+import { doneCounts, reportDryRun, reportSteps } from "../report.ts";
 import {
   componentAddress,
   editedFilesOverwritten,
@@ -41,6 +48,9 @@ file, or a namespaced registry's item: @acme/redis (the newest version) or @acme
 (registries are configured in kiln.toml, docs/registries.md). Files go to the output folder
 named in kiln.toml (run \`kiln init\` first).`,
     notes: `--set wins over a shortcut that sets the same field.
+
+An item may declare dependencies (other components it needs): the ones the project lacks are
+added in the same write, recursively; the ones it has are kept (docs/registries.md).
 
 Never writes in .git, outside the project (also not through a symbolic link), or over anything
 but a regular file. Files other tools run or load as code (.envrc, .vscode/,
@@ -86,33 +96,58 @@ export async function run(argv: string[], output: Output): Promise<number> {
     automationProfile: project.automationProfile,
   };
   // built-ins render here; items from files and URLs in a worker, within time and memory limits
-  // a registry's item is checked against the digest the lock records for its version
-  const result = await renderComponent(cwd, reference, input, undefined, { lock });
-  // the lock records the component with the files, in the same all-or-nothing write
-  const component = { name, component: referenceOf(result.item) };
-  const entry = lockEntry(
-    {
+  // a registry's item is checked against the digest the lock records for its version; the
+  // item's dependencies the project lacks render with it, for the same write
+  const renderer = new ComponentRenderer(cwd, { lock });
+  let plan: DependencyPlan<RenderedComponent>;
+  try {
+    plan = await renderWithDependencies(
+      renderer,
       reference,
-      item: result.item,
-      builtin: result.builtin,
-      registry: result.registry,
       input,
-      files: result.files.map((file) => ({
-        path: pathInside(project.outputDir, file.path),
-        content: file.content,
-      })),
-    },
-    lock.components.find((old) => sameComponent(old, component)),
-  );
+      lock,
+      {
+        defaultNamespace: project.defaultNamespace,
+        automationProfile: project.automationProfile,
+      },
+      (message) => output.warning(message),
+    );
+  } finally {
+    await renderer.close();
+  }
+  // the lock records every component with the files, in the same all-or-nothing write
+  let recorded = lock;
+  for (const [index, planned] of plan.added.entries()) {
+    const { render, input: componentInput } = planned.value;
+    const component = { name: componentInput.name, component: referenceOf(render.item) };
+    const entry = lockEntry(
+      {
+        reference: planned.request.reference,
+        item: render.item,
+        builtin: render.builtin,
+        registry: render.registry,
+        input: componentInput,
+        files: render.files.map((file) => ({
+          path: pathInside(project.outputDir, file.path),
+          content: file.content,
+        })),
+        dependencies: planned.needs,
+      },
+      // only the component named replaces its entry: a dependency the project has is kept
+      index === 0 ? lock.components.find((old) => sameComponent(old, component)) : undefined,
+    );
+    recorded = recordComponent(recorded, entry);
+  }
+  const files = plan.added.flatMap((planned) => planned.value.render.files);
   const root = resolve(cwd, project.outputDir);
   const force = flag(parsed, "force");
-  const steps = withTrackedFileHint(lock, project.outputDir, cwd, root, result.files, () =>
+  const steps = withTrackedFileHint(lock, project.outputDir, cwd, root, files, () =>
     planRun(
       [
-        { root, files: result.files, project: cwd },
+        { root, files, project: cwd },
         {
           root: cwd,
-          files: [{ path: LOCK_FILE, content: serializeLock(recordComponent(lock, entry)) }],
+          files: [{ path: LOCK_FILE, content: serializeLock(recorded) }],
           project: cwd,
           force: true,
           quiet: true,
@@ -124,15 +159,35 @@ export async function run(argv: string[], output: Output): Promise<number> {
   );
   const dryRun = flag(parsed, "dry-run");
   // the output folder's steps come first, in the order of the rendered files
-  const edited = editedFilesOverwritten(
-    steps.slice(0, result.files.length),
-    project.outputDir,
-    lock,
-  );
+  const edited = editedFilesOverwritten(steps.slice(0, files.length), project.outputDir, lock);
   if (!dryRun) commit(steps);
-  reportSteps(output, steps, dryRun, edited);
+  reportSteps(output, steps, dryRun, edited, new Map(), flag(parsed, "verbose"));
+  reportDependencies(output, plan.added.slice(1), plan.kept, dryRun);
   if (dryRun) reportDryRun(output, steps);
+  else output.line(addedSummary(plan, name, files.length, project.outputDir, steps, output));
   return 0;
+}
+
+/**
+ * `added deployment/web: 1 file in k8s/ (1 created)`: the component named, the dependencies
+ * that came with it, and every file the run wrote for them, counted by what happened to it.
+ */
+function addedSummary(
+  plan: DependencyPlan<RenderedComponent>,
+  name: string,
+  files: number,
+  outputDir: string,
+  steps: readonly Step[],
+  output: Output,
+): string {
+  const [named] = plan.added;
+  const reference = named === undefined ? "" : referenceOf(named.value.render.item);
+  const dependencies = plan.added.length - 1;
+  const withDependencies =
+    dependencies === 0
+      ? ""
+      : ` and ${dependencies} ${dependencies === 1 ? "dependency" : "dependencies"}`;
+  return `added ${componentAddress({ reference, name })}${withDependencies}: ${plural(files, "file")} in ${output.path(outputDir)}/ (${doneCounts(steps)})`;
 }
 
 /**

@@ -97,7 +97,14 @@ export async function run(argv: string[], output: Output): Promise<number> {
       ? planned
       : planRun([{ root, files: withMergedContent(files, merges) }], options);
   if (!dryRun) commit(steps, [], journalDir);
-  reportSteps(output, steps, dryRun, [], mergeLines(merges, dryRun, resolution));
+  reportSteps(
+    output,
+    steps,
+    dryRun,
+    [],
+    mergeLines(merges, dryRun, resolution),
+    flag(parsed, "verbose"),
+  );
   if (dryRun) {
     reportDryRun(output, steps, false, editedMerged(merges));
     return 0;

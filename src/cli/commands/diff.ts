@@ -239,7 +239,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   }
   if (lines.length > 0) output.verbatim(`${lines.map(shown).join("\n")}\n`);
   // which addresses were called goes to stderr: stdout stays the patch
-  for (const line of urlLines(urls ?? [], output.err)) output.hint(line);
+  for (const line of urlLines(urls ?? [], output.err)) output.note(line);
   return endWith(status, refused);
 }
 

@@ -59,7 +59,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     unchangedWithoutForce: true,
   });
   commit(steps);
-  reportSteps(output, steps, false);
+  reportSteps(output, steps, false, [], new Map(), true);
   return 0;
 }
 

@@ -73,7 +73,9 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const source = readRegistrySource(dir, dirShown);
   const build = planRegistryBuild(source, outputDir, outputShown);
   const steps = writeRegistryBuild(build, outputDir, cwd);
-  reportSteps(output, steps, false);
+  // every file of the build is listed, the unchanged ones too (not one of the commands that
+  // list only what they change)
+  reportSteps(output, steps, false, [], new Map(), true);
   output.line(
     `built registry ${build.manifest.name}: ${plural(build.entries.length, "item")} into ${outputShown}`,
   );

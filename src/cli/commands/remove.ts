@@ -22,6 +22,7 @@ import {
   outputFolderOf,
   readLockedProject,
   reportBrokenReferences,
+  reportRemovedDependencies,
   selectComponents,
 } from "../lifecycle.ts";
 import { commandHelp, parseCommand } from "../options.ts";
@@ -103,5 +104,6 @@ export async function run(argv: string[], output: Output): Promise<number> {
     `removed ${name}: ${plural(removals.length, "file")}${folders} - ${LOCK_FILE} no longer records ${selected.length === 1 ? "it" : `its ${selected.length} components`}`,
   );
   reportBrokenReferences(output, project.config, project.lock, lock, selected);
+  reportRemovedDependencies(output, project.config, lock, selected);
   return 0;
 }

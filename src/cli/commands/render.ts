@@ -89,7 +89,7 @@ function startsWithDocumentMarker(content: string): boolean {
  * through the output's escaping like any path kiln prints; the content is the user's file,
  * written as it is into pipes and files and with its control sequences escaped on a terminal.
  */
-function printFiles(output: Output, files: readonly PlannedFile[]): void {
+export function printFiles(output: Output, files: readonly PlannedFile[]): void {
   for (const file of files) {
     const ownMarker = startsWithDocumentMarker(file.content);
     if (isYaml(file.path) && !ownMarker) output.line("---");
@@ -132,12 +132,12 @@ export async function run(argv: string[], output: Output): Promise<number> {
   let result: Awaited<ReturnType<typeof renderComponent>>;
   try {
     // built-ins render here; items from files and URLs in a worker, within time and memory limits
-    result = await renderComponent(cwd, reference, {
-      name,
-      fields,
-      labels,
-      defaultNamespace: DEFAULT_NAMESPACE,
-    });
+    result = await renderComponent(
+      cwd,
+      reference,
+      { name, fields, labels, defaultNamespace: DEFAULT_NAMESPACE },
+      (message) => output.warning(message),
+    );
   } catch (error) {
     throw withPresetHint(error, reference);
   }

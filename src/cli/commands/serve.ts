@@ -3,10 +3,11 @@
 // settings the HTTP service runs with. The program's entry (src/main.ts) hands them to the
 // service (src/server/serve-command.ts): the command line never imports the server.
 
+import { resolve } from "node:path";
 import type { ServiceSettings } from "../../core/service-settings.ts";
 import { DEFAULT_BIND, DEFAULT_PORT, parseOriginList } from "../../core/service-settings.ts";
 import { MAX_FUEL } from "../../node/template-engine.ts";
-import { flag, type Parsed, UsageError } from "../args.ts";
+import { flag, type Parsed, stringOption, UsageError } from "../args.ts";
 import { SERVE } from "../command-list.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 
@@ -80,6 +81,8 @@ export function serviceSettings(
   if (cache !== undefined) {
     settings.renderCacheBytes = integer("render cache", cache, 0, 4096) * 1024 * 1024;
   }
+  const configFile = stringOption(parsed, "config");
+  if (configFile !== undefined) settings.configFile = resolve(configFile);
   const workers = read("workers");
   if (workers !== undefined) settings.render.size = integer("workers", workers, 1, 256);
   return settings;

@@ -21,12 +21,13 @@ import { itemRecord, readLock, refuseNewerLock } from "../../node/lock-on-disk.t
 import { MAX_PROJECT_FILE_BYTES, readRegularFile } from "../../node/read-regular-file.ts";
 import { commit } from "../../node/write-commit.ts";
 import { displayPath, planRun, type Step, type WriteGroup } from "../../node/write-plan.ts";
+import { reportDependencies } from "../add-dependencies.ts";
 import { flag } from "../args.ts";
 import { SETUP } from "../command-list.ts";
 import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { presetLabel, renderWholePreset } from "../preset-run.ts";
+import { presetLabel, renderPresetWithDependencies } from "../preset-run.ts";
 import { reportDryRun, reportSteps } from "../report.ts";
 import {
   editedMerged,
@@ -96,7 +97,13 @@ export async function run(argv: string[], output: Output): Promise<number> {
       throw projectRefusal();
     }
   }
-  const { preset, files, components } = await renderWholePreset(reference, cwd);
+  // the components' dependencies that neither the preset nor the project holds come with them
+  const { preset, files, components, dependencies } = await renderPresetWithDependencies(
+    reference,
+    cwd,
+    oldLock,
+    (message) => output.warning(message),
+  );
   // the project's layout (the dashboard's zip is the same): the files under the output folder,
   // kiln.toml at the root. The output folder is part of every written path, so the layout
   // refuses one that leaves the project or is .git; links on its way are checked by the plan
@@ -107,11 +114,20 @@ export async function run(argv: string[], output: Output): Promise<number> {
   // components the preset does not hold keep their entries (added after setup, they are still
   // on disk)
   const presetLock = setupLock(
-    components.map(({ component, output }) => ({
-      component,
-      item: itemRecord(component.reference, output.item, output.builtin, output.registry),
-      files: output.files,
-    })),
+    [
+      ...components.map(({ component, output }, index) => ({
+        component,
+        item: itemRecord(component.reference, output.item, output.builtin, output.registry),
+        files: output.files,
+        dependencies: dependencies.needs[index],
+      })),
+      ...dependencies.added.map(({ request, value: { render }, needs }) => ({
+        component: { ...request, labels: {} },
+        item: itemRecord(request.reference, render.item, render.builtin, render.registry),
+        files: render.files,
+        dependencies: needs,
+      })),
+    ],
     { outputDir, ...presetRenderSettings(preset) },
     NODE_LOCK_CODEC,
   );
@@ -173,7 +189,15 @@ export async function run(argv: string[], output: Output): Promise<number> {
       ? planned
       : planRun(groupsOf(withMergedContent(layout.files, merges)), options);
   if (!dryRun) commit(steps);
-  reportSteps(output, steps, dryRun, [], mergeLines(merges, dryRun, resolution));
+  reportSteps(
+    output,
+    steps,
+    dryRun,
+    [],
+    mergeLines(merges, dryRun, resolution),
+    flag(parsed, "verbose"),
+  );
+  reportDependencies(output, dependencies.added, dependencies.kept, dryRun);
   if (dryRun) {
     // the run without --force refuses where it did before the merge: at any file that differs
     const needsForce = force ? undefined : firstNeedingForce(planned);

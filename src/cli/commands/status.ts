@@ -57,9 +57,13 @@ that no component owns, says when the automation_profile of kiln.toml is not the
 files were rendered with (and that \`kiln update --profile <profile>\` switches them), and each URL it fetched (each once; at most ${RUN_FETCH_LIMITS.maxUrls}, ${RUN_FETCH_LIMITS.concurrency} at a time,
 ${RUN_FETCH_LIMITS.deadlineMs / 1000} s in all). A path that breaks the rules of a write (outside the project, through a link that
 leads out, in .git, not a regular file, over ${MAX_VENDORED_FILE_BYTES / 1024 / 1024} MiB) is never read: it is listed as refused, and the
-command exits 1 after the report. Writes nothing; exits 0 otherwise.`,
+command exits 1 after the report. Writes nothing; exits 0 otherwise.
+
+Lists only the files with something to say (not unchanged, or changed upstream) and a summary
+line counting every file; --all lists every file, --json holds every file.`,
     examples: [
       "kiln status",
+      "kiln status --all",
       "kiln status service/api",
       "kiln status --json | jq '.components[].files[]'",
     ],
@@ -213,7 +217,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     };
     output.line(JSON.stringify(answer, null, 2));
   } else {
-    report(output, components, unowned, urls);
+    report(output, components, unowned, urls, flag(parsed, "all"));
     if (profile !== undefined) output.line(output.out.yellow(profileDisagreementLine(profile)));
   }
   const refused = components.flatMap((component) => component.refused);
@@ -230,11 +234,27 @@ function profileJson(profile: ProfileDisagreement) {
   };
 }
 
+/**
+ * Whether a file has something to say: not `unchanged` on disk, or changed upstream (it moves,
+ * changes or goes away with the next update). Only these are listed without --all.
+ */
+function worthListing(file: FileStatus): boolean {
+  return (
+    file.local !== "unchanged" || (file.upstream !== "unchanged" && file.upstream !== "unknown")
+  );
+}
+
+/**
+ * The report for people: per component the files with something to say (every file with
+ * `all`, --all) under the component's line - a component with nothing to say is left out -,
+ * then the files no component owns, the URLs fetched, and a summary counting every file.
+ */
 function report(
   output: Output,
   components: ComponentStatus[],
   unowned: string[],
   urls: UrlReport[],
+  all: boolean,
 ): void {
   const style = output.out;
   const colour = {
@@ -251,9 +271,8 @@ function report(
     const itemNote = itemChangeNote(component);
     // a changed item counts once, where none of its files says so already
     let upstreamCounted = false;
-    output.line(
-      `${style.bold(component.name)} ${component.component}${from}${itemNote === "" ? "" : `  ${style.yellow(`(${itemNote})`)}`}`,
-    );
+    // the component's lines, printed under its own line when there is any (or the item changed)
+    const lines: string[] = [];
     for (const file of component.files) {
       count(file.local);
       const upstream =
@@ -268,33 +287,39 @@ function report(
         count("upstream");
         upstreamCounted = true;
       }
+      if (!all && !worthListing(file)) continue;
       const why = file.reason === undefined ? "" : `  (${file.reason})`;
-      output.line(
+      lines.push(
         `  ${colour[file.local](file.local.padEnd(10))} ${output.path(file.path)}${why}${upstream ? `  ${style.yellow(`(${upstream})`)}` : ""}`,
       );
     }
     for (const path of component.added) {
       count("upstream");
       upstreamCounted = true;
-      output.line(
+      lines.push(
         `  ${style.green("new".padEnd(10))} ${output.path(path)}  ${style.yellow("(added upstream)")}`,
       );
     }
     const recorded = new Set(component.files.map((file) => file.path));
     for (const refusal of component.refused.filter((refusal) => !recorded.has(refusal.path))) {
       count("new refused");
-      output.line(
+      lines.push(
         `  ${style.red("refused".padEnd(10))} ${output.path(refusal.path)}  (from the newest item: ${refusal.reason})`,
       );
     }
     if (itemNote !== "" && !upstreamCounted) count("upstream");
     if (component.error !== undefined) {
-      output.line(`  ${style.yellow(`upstream unknown: ${component.error}`)}`);
+      lines.push(`  ${style.yellow(`upstream unknown: ${component.error}`)}`);
     }
     if (component.newerVersion !== undefined && component.source.type === "registry") {
       const newer = { pinned: component.source.version, newest: component.newerVersion };
-      output.line(`  ${style.yellow(newerVersionLine(component, newer))}`);
+      lines.push(`  ${style.yellow(newerVersionLine(component, newer))}`);
     }
+    if (!all && lines.length === 0 && itemNote === "") continue;
+    output.line(
+      `${style.bold(component.name)} ${component.component}${from}${itemNote === "" ? "" : `  ${style.yellow(`(${itemNote})`)}`}`,
+    );
+    for (const line of lines) output.line(line);
   }
   if (unowned.length > 0) {
     output.line(style.bold("not recorded in kiln.lock"));

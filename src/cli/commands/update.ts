@@ -343,7 +343,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   commit(steps, removals, cwd, emptied);
   if (flag(parsed, "json")) output.line(JSON.stringify(updateJson(updates, resolution), null, 2));
   else {
-    report(output, updates, resolution, outermost(emptied));
+    report(output, updates, resolution, outermost(emptied), flag(parsed, "verbose"));
     if (profile !== undefined) {
       output.line(
         `automation profile: \`${profile}\` - ${LOCK_FILE} and ${PROJECT_FILE} record it${projectFile === undefined ? ` (${PROJECT_FILE} said so already)` : ""}`,
@@ -424,11 +424,26 @@ function noteOf(
   return "";
 }
 
+/**
+ * A file the update leaves as it is on disk: unchanged, or edited and kept (the new render
+ * changes nothing in it), at the same path. The report counts it and lists it only with -v.
+ */
+function leftAsItIs(outcome: FileOutcome): boolean {
+  return (
+    (outcome.action === "unchanged" || outcome.action === "kept") && outcome.from === undefined
+  );
+}
+
+/**
+ * One line per file the update changed (with `verbose`, per file), the folders it emptied, and
+ * a summary counting every file - so a run that changed nothing is that one line.
+ */
 function report(
   output: Output,
   updates: ComponentUpdate[],
   resolution: ConflictResolution,
   emptied: readonly FolderRemoval[],
+  verbose: boolean,
 ): void {
   const style = output.out;
   const counts = new Map<string, number>();
@@ -440,6 +455,7 @@ function report(
           ? "moved"
           : WORDS[outcome.action];
       counts.set(word, (counts.get(word) ?? 0) + 1);
+      if (!verbose && leftAsItIs(outcome)) continue;
       const colour =
         outcome.action === "conflict"
           ? style.red

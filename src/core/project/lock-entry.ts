@@ -15,6 +15,7 @@ import {
   emptyLock,
   type Lock,
   type LockedComponent,
+  type LockedDependency,
   type LockedFile,
   type LockSource,
   lockFileError,
@@ -116,6 +117,8 @@ export interface RenderedForLock extends ItemRecord {
   input: RenderInput;
   /** The rendered files with their paths from the project root, in the item's file order. */
   files: readonly PlannedFile[];
+  /** What its item's dependencies resolved to; absent keeps what `old` records (an update). */
+  dependencies?: LockedDependency[] | undefined;
 }
 
 /** The lock entry of a component kiln has just rendered and is writing. */
@@ -143,6 +146,7 @@ export function lockEntry(
     automationProfile: profile === DEFAULT_AUTOMATION_PROFILE ? undefined : profile,
     // an update or rename keeps the component's place in the project's order
     order: old?.order,
+    dependencies: rendered.dependencies ?? old?.dependencies,
     files: rendered.files.map((file, index) =>
       lockedFile(file.path, file.content, index, codec, oldFiles.get(file.path)),
     ),
@@ -154,6 +158,8 @@ export interface SetUpComponent {
   component: PresetComponent;
   item: ItemRecord;
   files: readonly PlannedFile[];
+  /** What its item's dependencies resolved to (`kiln setup`); absent when it declares none. */
+  dependencies?: LockedDependency[] | undefined;
 }
 
 /**
@@ -167,7 +173,7 @@ export function setupLock(
   codec: LockCodec,
 ): Lock {
   let lock = emptyLock();
-  for (const { component, item, files } of components) {
+  for (const { component, item, files, dependencies } of components) {
     const entry = lockEntry(
       {
         reference: component.reference,
@@ -177,6 +183,7 @@ export function setupLock(
           path: pathInside(settings.outputDir, file.path),
           content: file.content,
         })),
+        dependencies,
       },
       codec,
     );

@@ -110,7 +110,19 @@ export interface LockedComponent {
    * lists them in it. Absent in a lock written before kiln kept it; those come first.
    */
   order?: number | undefined;
+  /**
+   * The components its item declared as dependencies when it was added (each one's
+   * `category/name` and name), whether added with it or already in the project: what `kiln
+   * remove` warns about. Absent when it declares none (older kilns ignore it).
+   */
+  dependencies?: LockedDependency[] | undefined;
   files: LockedFile[];
+}
+
+/** A component another one needs, as the lock names a component: its item and its name. */
+export interface LockedDependency {
+  component: string;
+  name: string;
 }
 
 export interface Lock {
@@ -172,6 +184,11 @@ function compareComponents(a: LockedComponent, b: LockedComponent): number {
 export function serializeLock(lock: Lock): string {
   const components = [...lock.components].sort(compareComponents).map((component) => ({
     ...component,
+    dependencies: component.dependencies?.length
+      ? [...component.dependencies].sort(
+          (a, b) => compare(a.component, b.component) || compare(a.name, b.name),
+        )
+      : undefined,
     files: [...component.files]
       .sort((a, b) => compare(a.path, b.path))
       .map((file) => {
@@ -232,6 +249,9 @@ const decodeComponent = struct("LockedComponent", {
   namespace: required(string),
   automationProfile: optional(decodeAutomationProfile),
   order: optional(unsigned(32)),
+  dependencies: optional(
+    array(struct("LockedDependency", { component: required(string), name: required(string) })),
+  ),
   files: withDefault(array(decodeFile), () => []),
 });
 

@@ -1,4 +1,5 @@
-// Adding a component: pick it from the registry (or a URL/file), name it, fill its required
+// Adding a component: pick it from the registry, find it in every registry the service knows
+// (the search box: GET /api/search), or give a URL/file; name it, fill its required
 // fields; what it would write is rendered first, and a path another component already writes is
 // shown side by side and blocks the add until the name (or field) changes. The registry's
 // components are sorted into stages by their catalogue metadata (`kiln.stage`). Ctrl/Cmd+Enter
@@ -8,11 +9,13 @@ import { useEffect, useState } from "preact/hooks";
 import type { ItemMeta } from "../../../src/core/item.ts";
 import {
   type ApiFailure,
+  api,
   failureOf,
   inspect,
   type RegistryItemView,
   type RenderResult,
   render,
+  type SearchAnswer,
 } from "../api.ts";
 import { type Conflict, findConflicts } from "../model/conflicts.ts";
 import {
@@ -42,11 +45,38 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
   const [ref, setRef] = useState("");
   const [refError, setRefError] = useState<ApiFailure | undefined>();
   const [loading, setLoading] = useState(false);
+  const [query, setQuery] = useState("");
+  /** The reference of the search result chosen, which the component is added by. */
+  const [found, setFound] = useState<string | undefined>();
   const items = props.registry.filter((entry) => stageOf(props.metaOf(entry.reference)) === stage);
   const title = item ? `Add ${item.title || item.reference}` : "Add a component";
+  const choose = async (reference: string) => {
+    setRefError(undefined);
+    try {
+      const chosen = await inspect(reference);
+      setFound(reference);
+      setItem(chosen);
+    } catch (error) {
+      setRefError(failureOf(error));
+    }
+  };
   return (
     <Modal title={title} onClose={props.onClose} wide testId="add-dialog">
       {!item && (
+        <>
+          <TextInput
+            value={query}
+            placeholder="Search every registry: name, title, description or category"
+            testId="registry-search"
+            ariaLabel="Search every registry"
+            onChange={setQuery}
+          />
+          {query.trim() !== "" && (
+            <SearchResults query={query.trim()} onChoose={choose} error={refError} />
+          )}
+        </>
+      )}
+      {!item && query.trim() === "" && (
         <>
           <div class="segmented stages" role="tablist">
             {STAGES.map((entry) => (
@@ -131,12 +161,88 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
           item={item}
           project={props.project}
           renders={props.renders}
-          onBack={() => setItem(undefined)}
+          onBack={() => {
+            setItem(undefined);
+            setFound(undefined);
+          }}
           onAdd={props.onAdd}
-          reference={stage === "other" ? ref.trim() : item.reference}
+          reference={found ?? (stage === "other" ? ref.trim() : item.reference)}
         />
       )}
     </Modal>
+  );
+}
+
+/**
+ * The matches of `query` in every registry (GET /api/search, asked a moment after the last
+ * keystroke): each with its registry, version and title; a registry that could not be read
+ * is named under them.
+ */
+function SearchResults(props: {
+  query: string;
+  onChoose: (reference: string) => void;
+  error: ApiFailure | undefined;
+}): JSX.Element {
+  const [answer, setAnswer] = useState<SearchAnswer | undefined>();
+  const [failure, setFailure] = useState<ApiFailure | undefined>();
+  useEffect(() => {
+    let live = true;
+    const timer = setTimeout(async () => {
+      try {
+        const result = await api.search(props.query);
+        if (live) {
+          setAnswer(result);
+          setFailure(undefined);
+        }
+      } catch (error) {
+        if (live) setFailure(failureOf(error));
+      }
+    }, 150);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [props.query]);
+  const shownError = failure ?? props.error;
+  return (
+    <div class="search-results" data-testid="search-results">
+      {!answer && !failure && <p class="muted small">Searching…</p>}
+      {answer && answer.results.length === 0 && (
+        <p class="muted">No item matches “{props.query}”.</p>
+      )}
+      {answer && answer.results.length > 0 && (
+        <ul class="result-list">
+          {answer.results.map((result) => (
+            <li key={result.reference}>
+              <button
+                type="button"
+                class="result"
+                data-testid={`result-${result.reference}`}
+                onClick={() => props.onChoose(result.reference)}
+              >
+                <span class="mono small result-registry">
+                  {result.registry === "builtin" ? "built-in" : result.registry}
+                </span>
+                <span class="mono">{result.reference}</span>
+                <span class="mono muted small">{result.version ?? ""}</span>
+                <span>{result.title || result.description}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {answer?.failures.map((entry) => (
+        <p class="muted small" key={entry.registry} data-testid="search-failure">
+          {entry.registry} was not searched: {entry.message}
+        </p>
+      ))}
+      {shownError && (
+        <p class="field-error" role="alert">
+          {shownError.error}
+          <ErrorDetail detail={shownError.detail} />
+        </p>
+      )}
+    </div>
   );
 }
 
