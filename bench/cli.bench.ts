@@ -6,8 +6,11 @@
 // - `add` <= 1.3x: the start-up goal set when the CLI became one bundle file per command;
 // - `setup multi-tier-platform` <= 2.2x: the goal for setup as it is now, writing kiln.lock (a
 //   hash and a compressed base of every file) and a write journal, checking every field and
-//   path; it was last met at 2.13x. It replaces the start-up goal of 1.7x, which docs/cli.md
-//   shows out of reach with a WASM template engine on Node 20;
+//   path; it was last met at 2.13x. The stricter 1.7x is the goal for setup once its built-ins
+//   render from templates compiled ahead of time, without loading the WASM engine; both are
+//   printed, each labelled with what it covers;
+// - the `KILN_ENGINE=sandbox` rows run `add` and `setup` with the WASM engine, as before the
+//   compiled templates, so one run shows both paths side by side;
 // - in a multi-tier-platform project (77 files, one of them edited by hand), `status` and `diff`
 //   <= 2.5x and `update` <= 3x: the goals set when kiln.lock made those commands possible;
 // - `update api --image` in such a project with 10 files edited by hand, the api deployment
@@ -24,7 +27,15 @@
 // rounds (default 15) or KILN_BENCH_BUDGET_MS of wall-clock time (default 90 s).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -187,9 +198,10 @@ async function startSearchRegistry() {
 interface Case {
   label: string;
   args: string[];
-  env?: NodeJS.ProcessEnv;
   /** Runs before each timed run, untimed: gives the command its folder (setup: a fresh one). */
   prepare: () => string;
+  /** Extra environment variables for the command (the rest is this process's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 let fresh = 0;
@@ -217,6 +229,23 @@ const cases: Case[] = [
       return dir;
     },
   },
+  {
+    label: "kiln add k8s/deployment (KILN_ENGINE=sandbox)",
+    args: [BIN, "add", "k8s/deployment", "--name", "web", "--image", "nginx:1.27", "--force"],
+    prepare: () => project,
+    env: { KILN_ENGINE: "sandbox" },
+  },
+  {
+    label: "kiln setup multi-tier-platform (KILN_ENGINE=sandbox)",
+    args: [BIN, "setup", "multi-tier-platform"],
+    prepare: () => {
+      fresh += 1;
+      const dir = join(root, `setup-${fresh}`);
+      mkdirSync(dir);
+      return dir;
+    },
+    env: { KILN_ENGINE: "sandbox" },
+  },
   { label: "kiln status", args: [BIN, "status"], prepare: () => lifecycle },
   { label: "kiln diff", args: [BIN, "diff"], prepare: () => lifecycle },
   { label: "kiln update", args: [BIN, "update"], prepare: () => lifecycle },
@@ -242,20 +271,36 @@ const cases: Case[] = [
 ];
 
 const times = new Map<string, number[]>(cases.map((c) => [c.label, []]));
+/** CPU time (user + system) of each run, from /usr/bin/time when the machine has it. */
+const cpuTimes = new Map<string, number[]>(cases.map((c) => [c.label, []]));
+const TIME = "/usr/bin/time";
+const hasTime = existsSync(TIME);
+const cpuFile = join(root, "cpu.txt");
+
+/** Runs one case; its wall time, and its CPU time when /usr/bin/time measures it. */
+function run(c: Case): { wall: number; cpu: number | undefined } {
+  const cwd = c.prepare();
+  const env = { ...process.env, ...c.env };
+  const [file, args] = hasTime
+    ? [TIME, ["-f", "%U %S", "-o", cpuFile, process.execPath, ...c.args]]
+    : [process.execPath, c.args];
+  const t0 = performance.now();
+  const result = spawnSync(file, args, { cwd, env, stdio: "ignore" });
+  const wall = performance.now() - t0;
+  if (result.status !== 0) throw new Error(`${c.label} failed with exit ${result.status}`);
+  if (!hasTime) return { wall, cpu: undefined };
+  const [user, system] = readFileSync(cpuFile, "utf8").trim().split(/\s+/).slice(-2).map(Number);
+  return { wall, cpu: ((user as number) + (system as number)) * 1000 };
+}
 const started = performance.now();
 // one untimed warm-up round: the first run after a build pays for cold disk caches
-for (const c of cases) {
-  spawnSync(process.execPath, c.args, { cwd: c.prepare(), env: c.env, stdio: "ignore" });
-}
+for (const c of cases) run(c);
 let rounds = 0;
 while (rounds < ROUNDS && performance.now() - started < BUDGET_MS) {
   for (const c of cases) {
-    const cwd = c.prepare();
-    const t0 = performance.now();
-    const result = spawnSync(process.execPath, c.args, { cwd, env: c.env, stdio: "ignore" });
-    const elapsed = performance.now() - t0;
-    if (result.status !== 0) throw new Error(`${c.label} failed with exit ${result.status}`);
-    times.get(c.label)?.push(elapsed);
+    const { wall, cpu } = run(c);
+    times.get(c.label)?.push(wall);
+    if (cpu !== undefined) cpuTimes.get(c.label)?.push(cpu);
   }
   rounds += 1;
 }
@@ -270,31 +315,46 @@ function median(values: number[]): number {
 }
 
 const base = median(times.get("node -e 0") as number[]);
-/** Each goal: the most a command may take, as a multiple of `node -e 0` (or of `baseOf`'s row). */
-const goals: Record<string, number> = {
-  "kiln add k8s/deployment": 1.3,
-  "kiln add @acme/redis (warm cache)": 1.1,
-  "kiln setup multi-tier-platform": 2.2,
-  "kiln status": 2.5,
-  "kiln diff": 2.5,
-  "kiln update": 3,
-  "kiln update api --image (10 files edited)": 3,
-  "kiln search (1,000-item registry)": 1.5,
+const cpuBase = hasTime ? median(cpuTimes.get("node -e 0") as number[]) : undefined;
+/**
+ * Each goal: the most a command may take, as a multiple of `node -e 0` (or of `baseOf`'s row),
+ * and what it covers.
+ */
+const goals: Record<string, { ratio: number; covers?: string }[]> = {
+  "kiln add k8s/deployment": [{ ratio: 1.3 }],
+  "kiln add @acme/redis (warm cache)": [{ ratio: 1.1 }],
+  "kiln setup multi-tier-platform": [
+    { ratio: 2.2, covers: "setup with lock, journal and checks" },
+    { ratio: 1.7, covers: "built-ins compiled ahead of time, no WASM" },
+  ],
+  "kiln status": [{ ratio: 2.5 }],
+  "kiln diff": [{ ratio: 2.5 }],
+  "kiln update": [{ ratio: 3 }],
+  "kiln update api --image (10 files edited)": [{ ratio: 3 }],
+  "kiln search (1,000-item registry)": [{ ratio: 1.5 }],
 };
-console.log(`\n${rounds} runs each, median wall-clock time, node ${process.version}\n`);
-console.log("| command | median | ratio to `node -e 0` | goal | |");
-console.log("|---|---:|---:|---|---|");
 /** The rows measured against another row than `node -e 0`. */
 const baseOf: Record<string, string> = {
   "kiln add @acme/redis (warm cache)": "kiln add k8s/deployment",
 };
+console.log(`\n${rounds} runs each, median wall-clock time, node ${process.version}\n`);
+console.log("| command | median | ratio | CPU (user+sys) | CPU ratio | goal | |");
+console.log("|---|---:|---:|---:|---:|---|---|");
 for (const c of cases) {
   const value = median(times.get(c.label) as number[]);
   const against = baseOf[c.label];
   const ratio = value / (against === undefined ? base : median(times.get(against) as number[]));
-  const goal = goals[c.label];
-  const verdict = goal === undefined ? "" : ratio <= goal ? "PASS" : "MISS";
-  console.log(
-    `| \`${c.label}\` | ${value.toFixed(0)} ms | ${ratio.toFixed(2)}x${against === undefined ? "" : ` (to \`${against}\`, not \`node -e 0\`)`} | ${goal === undefined ? "" : `<= ${goal}x`} | ${verdict} |`,
-  );
+  const ratioText = `${ratio.toFixed(2)}x${against === undefined ? "" : ` (to \`${against}\`)`}`;
+  const cpu = cpuBase === undefined ? undefined : median(cpuTimes.get(c.label) as number[]);
+  const cpuText = cpu === undefined ? "" : `${cpu.toFixed(0)} ms`;
+  const cpuRatio = cpu === undefined || !cpuBase ? "" : `${(cpu / cpuBase).toFixed(2)}x`;
+  const rows = goals[c.label] ?? [undefined];
+  for (const goal of rows) {
+    const goalText =
+      goal === undefined ? "" : `<= ${goal.ratio}x${goal.covers ? ` (${goal.covers})` : ""}`;
+    const verdict = goal === undefined ? "" : ratio <= goal.ratio ? "PASS" : "MISS";
+    console.log(
+      `| \`${c.label}\` | ${value.toFixed(0)} ms | ${ratioText} | ${cpuText} | ${cpuRatio} | ${goalText} | ${verdict} |`,
+    );
+  }
 }

@@ -16,14 +16,15 @@ import { errorMessage, KilnError } from "../core/errors.ts";
 import { type RegistryItem, referenceOf } from "../core/item.ts";
 import type { Lock, LockedComponent, RegistryLockSource } from "../core/project/lock-format.ts";
 import { isRegistryReference, registryReferenceText } from "../core/registry-config.ts";
-import { type RenderResult, renderItem } from "../core/render-item.ts";
+import { type RenderResult, renderItem, type TemplateRenderer } from "../core/render-item.ts";
 import { FIELD_SHORTCUTS } from "../core/shortcuts.ts";
 import { undeclaredFieldWarnings } from "../core/validate.ts";
 import { builtinRegistry } from "../node/builtin-registry.ts";
+import { builtinRenderer } from "../node/builtin-renderer.ts";
 import { isUrl } from "../node/fetch-url.ts";
 import { RegistryClient, recordedDigests } from "../node/registry-client.ts";
 import { builtinFor, resolveReference } from "../node/resolve-reference.ts";
-import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../node/template-engine.ts";
+import { DEFAULT_ENGINE_LIMITS } from "../node/template-engine.ts";
 import type { RenderPool, RenderPoolOptions } from "../sandbox/render-pool.ts";
 import { preferFastStart } from "./fast-start.ts";
 import { RunFetches } from "./url-fetches.ts";
@@ -139,7 +140,8 @@ async function startPool(): Promise<RenderPool> {
 export class ComponentRenderer {
   private readonly cwd: string;
   private readonly options: RendererOptions;
-  private engine: TemplateEngine | undefined;
+  /** Built-ins' renderer: compiled templates, the engine loaded only when one needs it. */
+  private engine: TemplateRenderer | undefined;
   private pool: Promise<RenderPool> | undefined;
   private registryClient: RegistryClient | undefined;
   /** The run's URL references: each fetched once, all within the run's bounds. */
@@ -266,7 +268,7 @@ export class ComponentRenderer {
   /** A built-in item, in this thread. */
   renderBuiltin(item: RegistryItem, input: RenderInput): RenderResult {
     preferFastStart();
-    this.engine ??= new TemplateEngine();
+    this.engine ??= builtinRenderer();
     return renderItem(this.engine, item, input);
   }
 

@@ -41,9 +41,20 @@ export interface LazyLibraries {
    * formats calls it from `formats`.
    */
   precompiledValidators(formats: SchemaFormatDefinitions): PrecompiledValidators;
+  /**
+   * The built-in templates compiled ahead of time, by source text, calling `runtime`; none when
+   * they cannot be read (every template then renders in the engine).
+   */
+  compiledTemplates(runtime: object): ReadonlyMap<string, CompiledTemplate>;
   /** A random UUID from a cryptographically secure generator. */
   randomUUID(): string;
 }
+
+/**
+ * A built-in template compiled ahead of time: the context, as src/core/template-runtime.ts's
+ * `engineContext` gives it, to the rendered text.
+ */
+export type CompiledTemplate = (context: Map<string, unknown>) => string;
 
 let provided: LazyLibraries | undefined;
 

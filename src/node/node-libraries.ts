@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import {
+  type CompiledTemplate,
   type PrecompiledValidators,
   provideLazyLibraries,
   type SchemaFormatDefinitions,
@@ -14,6 +15,8 @@ import { FIELD_VALIDATORS_FILE } from "../core/validate.ts";
 import { BUILTIN_REGISTRY_DIR } from "./builtin-registry.ts";
 
 const requireHere = createRequire(import.meta.url);
+/** The built-in templates compiled ahead of time (scripts/compile-templates.ts), beside them. */
+export const COMPILED_TEMPLATES_FILE = "compiled-templates.cjs";
 
 provideLazyLibraries({
   yaml: () => requireHere("yaml") as typeof import("yaml"),
@@ -30,6 +33,17 @@ provideLazyLibraries({
     } catch {
       // an edited catalogue or a missing file: every schema is compiled at run time instead
       return {};
+    }
+  },
+  compiledTemplates: (runtime) => {
+    try {
+      const templatesWith = requireHere(join(BUILTIN_REGISTRY_DIR, COMPILED_TEMPLATES_FILE)) as (
+        runtime: object,
+      ) => ReadonlyMap<string, CompiledTemplate>;
+      return templatesWith(runtime);
+    } catch {
+      // a missing file: every template renders in the engine
+      return new Map();
     }
   },
   // node:crypto's, loaded with the hashing kiln.lock needs anyway: `globalThis.crypto` would

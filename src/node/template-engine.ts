@@ -113,7 +113,12 @@ export function capWasmMemory(wasm: Uint8Array, maxPages: number): Uint8Array<Ar
 
 const require = createRequire(import.meta.url);
 const gluePath = require.resolve("minijinja-js/dist/node/minijinja_js.js");
-const glueSource = readFileSync(gluePath, "utf8");
+/** The glue's text, read on the first engine's first render (a run on the compiled path never). */
+let glueText: string | undefined;
+function glueSource(): string {
+  glueText ??= readFileSync(gluePath, "utf8");
+  return glueText;
+}
 const compiledModules = new Map<number, WebAssembly.Module>();
 
 /** The compiled, memory-capped WASM module; compiled once per process and per cap. */
@@ -160,7 +165,7 @@ function loadMiniJinja(maxPages: number): MiniJinjaModule {
     "__dirname",
     "console",
     "WebAssembly",
-    fasterGlue(glueSource),
+    fasterGlue(glueSource()),
   );
   run(mod, mod.exports, glueRequire, dirname(gluePath), silentConsole, wasmShim);
   return mod.exports as unknown as MiniJinjaModule;
@@ -285,7 +290,7 @@ function fasterGlue(source: string): string {
 
 /** How many of GLUE_REPLACEMENTS apply to the installed glue (for tests). */
 export function fasterGlueApplied(): number {
-  const glue = fasterGlue(glueSource);
+  const glue = fasterGlue(glueSource());
   return GLUE_REPLACEMENTS.filter(([, faster]) => glue.includes(faster)).length;
 }
 

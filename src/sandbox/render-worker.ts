@@ -1,18 +1,22 @@
 // One render worker (worker_threads). It owns a TemplateEngine with its fuel and WASM-memory
-// limits and renders one job at a time, in order, for the RenderPool. The pool holds the wall-clock
+// limits and renders one job at a time, in order, for the RenderPool: trusted items whose
+// templates were compiled ahead of time (the built-ins) on the compiled path, everything else
+// in the engine (src/core/compiled-renderer.ts; `KILN_ENGINE=sandbox` uses the engine for all). The pool holds the wall-clock
 // deadline and replaces this worker when it is stopped, runs out of heap, or asks to be
 // recycled because its memory grew (WASM memory never shrinks, so recycling is how a memory
 // bomb's pages are given back).
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
+import { CompiledRenderer } from "../core/compiled-renderer.ts";
 import type { RenderInput } from "../core/context.ts";
 import { errorMessage, isKilnError, KilnError } from "../core/errors.ts";
 import { type RegistryItem, toItemView } from "../core/item.ts";
 import { Registry, trustAsCatalogueItem } from "../core/registry.ts";
-import { renderItem } from "../core/render-item.ts";
+import { renderItem, type TemplateRenderer } from "../core/render-item.ts";
 import { parseRenderRequest } from "../core/render-request.ts";
 import { FrameworkError } from "../core/wire-errors.ts";
+import { engineForced } from "../node/builtin-renderer.ts";
 import { builtinFor, parseLocatedItem } from "../node/resolve-reference.ts";
 import { type EngineLimits, TemplateEngine } from "../node/template-engine.ts";
 import { itemMetaAnswer } from "./item-meta-answer.ts";
@@ -36,6 +40,13 @@ const port = parentPort;
 if (!port) throw new Error("render-worker.ts must run as a worker thread");
 
 let engine = new TemplateEngine(data.engineLimits satisfies Partial<EngineLimits>);
+/** What renders a job: the compiled path for built-ins, the current engine for the rest. */
+const renderer = engineForced()
+  ? undefined
+  : new CompiledRenderer(() => engine, engine.limits.fuel);
+function currentRenderer(): TemplateRenderer {
+  return renderer ?? engine;
+}
 
 // A way to collect garbage on demand, used only after a render that left this worker large:
 // dropping the engine and collecting gives a memory bomb's WASM pages back without the cost
@@ -74,7 +85,7 @@ function answerRequest(request: WorkerRequest, bytes: Uint8Array): Uint8Array | 
   if (!item) return { reference: decoded.reference };
   const { name, fields, labels, defaultNamespace, automationProfile } = decoded;
   const input = { name, fields, labels, defaultNamespace, automationProfile };
-  return encodeRenderAnswer(renderItem(engine, item, input), data.maxOutputBytes);
+  return encodeRenderAnswer(renderItem(currentRenderer(), item, input), data.maxOutputBytes);
 }
 
 /** The answer's bytes: the item's API view, or the render answer, within the output limit. */
@@ -88,7 +99,7 @@ function answer(request: WorkerRequest): Uint8Array | NotPreloaded {
   if (request.task === "inspect") return encodeJson(toItemView(item), data.maxOutputBytes);
   if (request.task === "meta") return encodeJson(itemMetaAnswer(item), data.maxOutputBytes);
   if (!request.input) throw new KilnError("internal", "render worker got no render input");
-  const result = renderItem(engine, item, request.input satisfies RenderInput);
+  const result = renderItem(currentRenderer(), item, request.input satisfies RenderInput);
   return encodeRenderAnswer(result, data.maxOutputBytes);
 }
 

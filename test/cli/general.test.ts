@@ -1,7 +1,7 @@
 // The binary as a whole: help, version, unknown commands and options, exit statuses, colour.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { BIN, cleanEnv, cleanUp, ensureBuilt, kiln, REPO, tempDir } from "./helpers.ts";
@@ -166,7 +166,8 @@ describe("the bundle starts lean", () => {
    * does is test/cli/start-up-modules.test.ts's), without Node's module loader.
    */
   const loadedFiles = (args: string[], cwd = tempDir()) => {
-    const run = kiln(args, cwd, { NODE_DEBUG: "module" });
+    // the compiled path, whatever the test run asks for (KILN_ENGINE=sandbox runs the suites on the engine)
+    const run = kiln(args, cwd, { NODE_DEBUG: "module", KILN_ENGINE: "" });
     return [...run.stderr.matchAll(/^MODULE \d+: load "([^"]+)"/gm)].map((match) =>
       (match[1] as string).replace(`${REPO}/`, ""),
     );
@@ -189,19 +190,53 @@ describe("the bundle starts lean", () => {
     ]);
   });
 
-  it("kiln add and kiln setup load their file and nothing else (the engine's WASM aside; setup the built-ins' compiled JSON-shape validators)", () => {
+  it("kiln add and kiln setup load their file and the built-ins' compiled templates (setup also the built-ins' compiled JSON-shape validators)", () => {
     const project = tempDir();
     kiln(["init"], project);
     assert.deepEqual(
       loadedFiles(["add", "k8s/deployment", "--name", "w", "--image", "x"], project),
-      ["dist/cli/main.js"],
+      ["dist/cli/main.js", "dist/core/registry/compiled-templates.cjs"],
     );
     // the shapes of JSON-valued fields (hosts, plays, ...) are checked by validators compiled
     // ahead of time, loaded only when a component has such a field: never ajv itself
     assert.deepEqual(loadedFiles(["setup", "multi-tier-platform", "--dry-run"]), [
       "dist/cli/main.js",
+      "dist/core/registry/compiled-templates.cjs",
       "dist/core/registry/field-validators.cjs",
     ]);
+  });
+
+  /**
+   * The files a real run reads whose names end in `.wasm` or are the engine's glue, seen by a
+   * preloaded hook on `fs.readFileSync` (the engine reads both with it).
+   */
+  const engineFilesRead = (args: string[], cwd: string, env: Record<string, string> = {}) => {
+    const hook = join(tempDir(), "hook.cjs");
+    writeFileSync(
+      hook,
+      `const fs = require("node:fs");
+const read = fs.readFileSync;
+fs.readFileSync = function (path, ...rest) {
+  if (/minijinja_js(_bg\\.wasm|\\.js)$/.test(String(path))) process.stderr.write("ENGINE READ " + require("node:path").basename(String(path)) + "\\n");
+  return read.call(this, path, ...rest);
+};
+`,
+    );
+    const run = kiln(args, cwd, { KILN_ENGINE: "", ...env, NODE_OPTIONS: `--require ${hook}` });
+    assert.equal(run.status, 0, run.stderr);
+    return [...run.stderr.matchAll(/^ENGINE READ (\S+)$/gm)].map((match) => match[1]);
+  };
+
+  it("kiln add and kiln setup render built-ins without loading the template engine; KILN_ENGINE=sandbox loads it", () => {
+    const project = tempDir();
+    kiln(["init"], project);
+    const add = ["add", "k8s/deployment", "--name", "w", "--image", "x"];
+    assert.deepEqual(engineFilesRead(add, project), []);
+    assert.deepEqual(engineFilesRead(["setup", "multi-tier-platform", "--dry-run"], tempDir()), []);
+    assert.deepEqual(
+      engineFilesRead(["add", "k8s/service", "--name", "w"], project, { KILN_ENGINE: "sandbox" }),
+      ["minijinja_js_bg.wasm", "minijinja_js.js"],
+    );
   });
 
   it("list and presets hold neither the template engine nor the server", () => {
@@ -211,9 +246,10 @@ describe("the bundle starts lean", () => {
     }
   });
 
-  it("kiln render of a built-in loads its file and nothing else (the engine's WASM aside)", () => {
+  it("kiln render of a built-in loads its file and the built-ins' compiled templates only", () => {
     assert.deepEqual(loadedFiles(["render", "k8s/deployment", "--name", "w", "--image", "x"]), [
       "dist/cli/main.js",
+      "dist/core/registry/compiled-templates.cjs",
     ]);
   });
 

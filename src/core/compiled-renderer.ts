@@ -1,0 +1,89 @@
+// Renders built-in templates on the compiled path (src/core/registry/compiled-templates.cjs,
+// functions written ahead of time by scripts/compile-templates.ts) and everything else with the
+// sandboxed engine, loaded only when a render needs it. A render takes the compiled path only
+// when it shares the trusted scope (a catalogue item), every one of its templates was compiled
+// from exactly its source text, its context fits the compiled path's budget, and nothing in it
+// leaves what the compiled code restates (template-runtime.ts's FALLBACK); otherwise the whole
+// render goes to the engine, which then gives its own output, error and limits.
+import { type CompiledTemplate, lazyLibraries } from "./lazy-libraries.ts";
+import type { RenderScope, TemplateRenderer } from "./render-item.ts";
+import {
+  COMPILED_OUTPUT_BUDGET,
+  engineContext,
+  FALLBACK,
+  TEMPLATE_RUNTIME,
+} from "./template-runtime.ts";
+
+const SHARED: RenderScope = { isolated: false };
+
+/** The compiled templates by source text, read once (none when the file cannot be read). */
+let compiledTemplates: ReadonlyMap<string, CompiledTemplate> | undefined;
+
+function compiledTable(): ReadonlyMap<string, CompiledTemplate> {
+  compiledTemplates ??= lazyLibraries().compiledTemplates(TEMPLATE_RUNTIME);
+  return compiledTemplates;
+}
+
+/**
+ * The templates rendered on the compiled path, or undefined when the engine must render them
+ * (see the module comment).
+ */
+export function renderCompiled(
+  templates: readonly { name: string; source: string }[],
+  context: Record<string, unknown>,
+  fuel: number,
+): string[] | undefined {
+  const table = compiledTable();
+  const functions: CompiledTemplate[] = [];
+  for (const { source } of templates) {
+    const compiled = table.get(source);
+    if (compiled === undefined) return undefined;
+    functions.push(compiled);
+  }
+  try {
+    const values = engineContext(context, fuel);
+    let length = 0;
+    return functions.map((render) => {
+      const out = render(values);
+      length += out.length;
+      if (length > COMPILED_OUTPUT_BUDGET) throw FALLBACK;
+      return out;
+    });
+  } catch (error) {
+    if (error === FALLBACK) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * A TemplateRenderer that renders built-ins on the compiled path and everything else with the
+ * engine `engine` gives, called for each render that needs it (the caller loads it on the first
+ * call and may replace it, as a render worker does after a memory bomb); `fuel` is that
+ * engine's fuel per render, which bounds the work the compiled path takes on
+ * (template-runtime.ts's FUEL_PER_WORK).
+ */
+export class CompiledRenderer implements TemplateRenderer {
+  /** Renders answered on the compiled path and by the engine (for tests, diagnostics). */
+  readonly counts = { compiled: 0, engine: 0 };
+
+  constructor(
+    private readonly engine: () => TemplateRenderer,
+    private readonly fuel: number,
+  ) {}
+
+  renderAll(
+    templates: readonly { name: string; source: string }[],
+    context: Record<string, unknown>,
+    scope: RenderScope = SHARED,
+  ): string[] {
+    if (!scope.isolated) {
+      const rendered = renderCompiled(templates, context, this.fuel);
+      if (rendered !== undefined) {
+        this.counts.compiled += 1;
+        return rendered;
+      }
+    }
+    this.counts.engine += 1;
+    return this.engine().renderAll(templates, context, scope);
+  }
+}

@@ -1,0 +1,370 @@
+// The built-in templates compiled ahead of time (src/core/registry/compiled-templates.cjs) render
+// exactly what the sandboxed engine renders: the same bytes for every file, the same errors
+// (kind and message), for every built-in with its examples, defaults, every preset's values and
+// generated inputs (fast-check, seeded: the same inputs every run). The compiler refuses what
+// it does not support, naming the template and line, and the generated file is current.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import fc from "fast-check";
+import {
+  COMPILED_TEMPLATES_PATH,
+  compiledTemplatesModule,
+  compileTemplate,
+} from "../../scripts/compile-templates.ts";
+import { CompiledRenderer, renderCompiled } from "../../src/core/compiled-renderer.ts";
+import { buildContext, type RenderInput } from "../../src/core/context.ts";
+import { KilnError } from "../../src/core/errors.ts";
+import { KILN_FILTERS } from "../../src/core/filters.ts";
+import { type RegistryItem, referenceOf } from "../../src/core/item.ts";
+import { componentInput } from "../../src/core/project/render-components.ts";
+import { renderItem } from "../../src/core/render-item.ts";
+import { builtinPresets } from "../../src/node/builtin-presets.ts";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
+import { builtinFor } from "../../src/node/resolve-reference.ts";
+import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../../src/node/template-engine.ts";
+
+const engine = new TemplateEngine();
+const FUEL = DEFAULT_ENGINE_LIMITS.fuel;
+const items = builtinRegistry().items;
+
+/** An item's templates as renderItem passes them: each file's path, then its content. */
+function templatesOf(item: RegistryItem) {
+  return item.files.flatMap((file, index) => [
+    { name: `${referenceOf(item)} files[${index}].path`, source: file.path },
+    { name: `${referenceOf(item)} files[${index}].template`, source: file.template },
+  ]);
+}
+
+type Outcome = { files: unknown } | { kind: string; message: string };
+
+function outcome(render: () => unknown): Outcome {
+  try {
+    return { files: render() };
+  } catch (error) {
+    if (!(error instanceof KilnError)) throw error;
+    return { kind: error.kind, message: error.message };
+  }
+}
+
+/** How many renders the compiled path answered itself, and how many it left to the engine. */
+const tally = { compiled: 0, engine: 0 };
+
+/**
+ * Renders `input` both ways and requires the same outcome: through renderItem (the files, or
+ * the error's kind and message), and template by template on the compiled path whenever it
+ * answers (the same text as the engine's, and never an answer where the engine fails).
+ */
+function assertSameRender(item: RegistryItem, input: RenderInput): "compiled" | "engine" {
+  const renderer = new CompiledRenderer(() => engine, FUEL);
+  const viaEngine = outcome(() => renderItem(engine, item, input));
+  const viaCompiled = outcome(() => renderItem(renderer, item, input));
+  assert.deepEqual(viaCompiled, viaEngine, `${referenceOf(item)} ${JSON.stringify(input)}`);
+  let context: Record<string, unknown>;
+  try {
+    context = buildContext(item, input);
+  } catch {
+    return "engine"; // a missing required field: no template runs either way
+  }
+  const templates = templatesOf(item);
+  const compiled = renderCompiled(templates, context, FUEL);
+  if (compiled === undefined) {
+    tally.engine += 1;
+    return "engine";
+  }
+  const expected = outcome(() => engine.renderAll(templates, context));
+  assert.deepEqual({ files: compiled }, expected, `${referenceOf(item)} ${JSON.stringify(input)}`);
+  tally.compiled += 1;
+  return "compiled";
+}
+
+/** Every field's example (or default), as a user would type them. */
+function exampleInput(item: RegistryItem): RenderInput {
+  const fields: Record<string, string> = {};
+  for (const field of item.fields) {
+    const value = field.example ?? field.default;
+    if (value !== undefined) fields[field.name] = value;
+  }
+  return { name: "web", fields, defaultNamespace: "default" };
+}
+
+describe("the compiled templates", () => {
+  test("the generated module is current (run `npm run templates` after changing a template)", async () => {
+    assert.equal(readFileSync(COMPILED_TEMPLATES_PATH, "utf8"), await compiledTemplatesModule());
+  });
+
+  test("every built-in's templates are compiled", () => {
+    const module = readFileSync(COMPILED_TEMPLATES_PATH, "utf8");
+    for (const item of items) {
+      for (const { source } of templatesOf(item)) {
+        assert.ok(module.includes(`templates.set(${JSON.stringify(source)}, `), referenceOf(item));
+      }
+    }
+  });
+
+  test("the compiler refuses what it does not support, naming the template and line", () => {
+    const filters = new Set(Object.keys(KILN_FILTERS));
+    const refused: [string, RegExp][] = [
+      ["a\n{% include 'x' %}", /t line 2: the `\{% include %\}` statement$/],
+      ["{{ a | upper }}", /t line 1: the filter `upper`$/],
+      ["{{ a is odd }}", /t line 1: the test `odd`$/],
+      ["\n\n{{ a + 1 }}", /t line 3: arithmetic$/],
+      ["{{ a[0] }}", /t line 1: an index/],
+      ["{% for x in y %}{{ loop.index }}{% endfor %}", /t line 1: `loop.index`$/],
+      ["{{ range(3) }}", /t line 1: a call of `range`/],
+    ];
+    for (const [source, message] of refused) {
+      assert.throws(() => compileTemplate(source, "t", filters), message, source);
+    }
+  });
+
+  test("the generated code holds template text only as string literals and never evaluates", () => {
+    const module = readFileSync(COMPILED_TEMPLATES_PATH, "utf8");
+    assert.equal(/\beval\b|new Function|Function\(|require\(|import\(/.test(module), false);
+  });
+});
+
+describe("the compiled path renders exactly what the engine renders", () => {
+  test("every built-in with its examples and defaults, on the compiled path", () => {
+    for (const item of items) {
+      assert.equal(assertSameRender(item, exampleInput(item)), "compiled", referenceOf(item));
+      const bare: RenderInput = { name: "x", defaultNamespace: "d" };
+      assertSameRender(item, bare);
+      for (const profile of ["cm", "ansible"] as const) {
+        assertSameRender(item, { ...exampleInput(item), automationProfile: profile });
+      }
+    }
+  });
+
+  test("every component of every preset with the preset's values, on the compiled path", () => {
+    for (const preset of builtinPresets()) {
+      for (const component of preset.components) {
+        const item = builtinFor(component.reference, builtinRegistry());
+        if (!item) continue;
+        for (const profile of ["cm", "ansible"] as const) {
+          const input = componentInput(component, "default", profile);
+          assert.equal(
+            assertSameRender(item, input),
+            "compiled",
+            `${preset.name} ${component.name}`,
+          );
+        }
+      }
+    }
+  });
+
+  test("10,000 generated inputs: awkward strings, control characters, unicode, JSON lists and maps, missing fields, huge numbers", () => {
+    const awkwardText = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 12 }),
+      fc.string({
+        unit: fc.constantFrom(
+          "\u0000",
+          "\t",
+          "\n",
+          "\r",
+          "\u0085",
+          "\u2028",
+          "\ufeff",
+          "\ud800",
+          "%",
+          ";",
+          "#",
+          "'",
+          '"',
+          "\\",
+          " ",
+          "-",
+          ":",
+          "{",
+          "}",
+          "[",
+          "]",
+          ",",
+          "=",
+          "$",
+          "a",
+          "0",
+          "9",
+          "é",
+          "😀",
+        ),
+        maxLength: 10,
+      }),
+      fc.constantFrom(
+        "",
+        " ",
+        "0",
+        "80",
+        "8080",
+        "-1",
+        "1.5",
+        "0755",
+        "1e400",
+        "123456789012345678901234567890",
+        "yes",
+        "no",
+        "null",
+        "none",
+        "~",
+        "true",
+        "false",
+        "off",
+        "dir",
+        "flat",
+        "ansible",
+        "a,b",
+        " all ",
+        "---",
+        "...",
+        "<<",
+        "=",
+        "http",
+        "9223372036854775808",
+      ),
+    );
+    const jsonScalar = fc.oneof(
+      awkwardText,
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom(1e21, 2 ** 60, -0, 123456789012345680000, 1.5e-7, 0.1, 1e16, 1e-5),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const jsonValue = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small" }, jsonScalar, tie("list"), tie("map")),
+      list: fc.array(tie("value"), { maxLength: 4 }),
+      map: fc.dictionary(
+        fc.oneof(
+          awkwardText,
+          fc.constantFrom(
+            "name",
+            "group",
+            "members",
+            "children",
+            "vars",
+            "cm_host",
+            "cm_user",
+            "cm_port",
+            "ssh_key_file",
+            "hosts",
+            "roles",
+            "role",
+            "when",
+            "tags",
+            "become",
+            "pre_tasks",
+            "post_tasks",
+            "path",
+            "app",
+          ),
+        ),
+        tie("value"),
+        { maxKeys: 5 },
+      ),
+    }));
+    const fieldText = fc.oneof(
+      { weight: 3, arbitrary: awkwardText },
+      { weight: 2, arbitrary: jsonValue.value.map((value) => JSON.stringify(value)) },
+    );
+    const inputFor = (item: RegistryItem) =>
+      fc.record({
+        name: fc.oneof(fc.constantFrom("web", "db-1", "x"), awkwardText),
+        fields: fc.record(
+          Object.fromEntries(
+            [...item.fields.map((field) => field.name), "namespace", "extra"].map((name) => [
+              name,
+              fieldText,
+            ]),
+          ),
+          { requiredKeys: [] },
+        ),
+        labels: fc.dictionary(fc.oneof(fc.constantFrom("app", "tier"), awkwardText), awkwardText, {
+          maxKeys: 3,
+        }),
+        defaultNamespace: fc.constantFrom("default", "prod"),
+        automationProfile: fc.constantFrom("cm" as const, "ansible" as const),
+      });
+    const runs = Math.ceil(10_000 / items.length);
+    let total = 0;
+    for (const item of items) {
+      fc.assert(
+        fc.property(inputFor(item), (input) => {
+          total += 1;
+          assertSameRender(item, input as RenderInput);
+        }),
+        { seed: 27, numRuns: runs, endOnFailure: true },
+      );
+    }
+    assert.ok(total >= 10_000, `${total} inputs`);
+    // most generated inputs stay on the compiled path (the rest go to the engine as a whole)
+    console.log(JSON.stringify(tally));
+    assert.ok(tally.compiled > tally.engine, JSON.stringify(tally));
+  });
+});
+
+describe("the compiled path keeps the engine's limits", () => {
+  const item = (reference: string) => builtinFor(reference, builtinRegistry()) as RegistryItem;
+  /** A playbook of `count` empty plays: the catalogue's costliest input per value, in fuel. */
+  const emptyPlays = (count: number): RenderInput => ({
+    name: "site",
+    fields: { hosts: "all", plays: JSON.stringify(Array.from({ length: count }, () => ({}))) },
+    defaultNamespace: "d",
+  });
+
+  test("a render that runs the engine out of fuel fails with the engine's error on both paths", () => {
+    const fuel = 100_000;
+    const small = new TemplateEngine({ fuel });
+    const renderer = new CompiledRenderer(() => small, fuel);
+    const playbook = item("automation/playbook");
+    const viaEngine = outcome(() => renderItem(small, playbook, emptyPlays(1000)));
+    assert.equal((viaEngine as { kind: string }).kind, "internal");
+    assert.match((viaEngine as { message: string }).message, /fuel/);
+    assert.deepEqual(
+      outcome(() => renderItem(renderer, playbook, emptyPlays(1000))),
+      viaEngine,
+    );
+    assert.deepEqual(renderer.counts, { compiled: 0, engine: 1 });
+    // within the budget the compiled path answers, with the engine's output
+    const few = emptyPlays(5);
+    assert.deepEqual(
+      outcome(() => renderItem(renderer, playbook, few)),
+      outcome(() => renderItem(small, playbook, few)),
+    );
+    assert.deepEqual(renderer.counts, { compiled: 1, engine: 1 });
+  });
+
+  test("a 14 M-character value and a 50,000-host inventory give the engine's outcome", () => {
+    const renderer = new CompiledRenderer(() => engine, FUEL);
+    const huge: [RegistryItem, RenderInput][] = [
+      [
+        item("k8s/deployment"),
+        { name: "w", fields: { image: "x".repeat(14_000_000) }, defaultNamespace: "d" },
+      ],
+      [
+        item("automation/inventory"),
+        {
+          name: "inv",
+          fields: {
+            hosts: JSON.stringify([
+              {
+                group: "web",
+                members: Array.from({ length: 50_000 }, (_, i) => ({
+                  name: `h${i}`,
+                  cm_host: `10.0.${i % 250}.${i % 200}`,
+                })),
+              },
+            ]),
+          },
+          defaultNamespace: "d",
+        },
+      ],
+    ];
+    for (const [huge_item, input] of huge) {
+      assert.deepEqual(
+        outcome(() => renderItem(renderer, huge_item, input)),
+        outcome(() => renderItem(engine, huge_item, input)),
+        referenceOf(huge_item),
+      );
+    }
+  });
+});
