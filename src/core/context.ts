@@ -76,10 +76,14 @@ export function missingRequiredField(message: string): string | undefined {
   return message.slice(2, at);
 }
 
-function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
+/**
+ * Sets `key` as an own property of `target` (a render's context, kiln.lock's sorted JSON).
+ */
+export function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
   // defineProperty for `__proto__` only: there an assignment would change the prototype
   // instead of setting a key. Every other key is assigned: defineProperty turns the object into
-  // a slow dictionary, which costs every render a few microseconds (measured).
+  // a slow dictionary, which costs every render a few microseconds and a third of serializing a
+  // preset's lock (measured).
   if (key === "__proto__") {
     Object.defineProperty(target, key, {
       value,

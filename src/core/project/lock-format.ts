@@ -12,7 +12,7 @@
 // Never stored: request headers, tokens or anything the user did not type into a reference.
 
 import { LOCK_FILE } from "../config.ts";
-import { decodeAutomationProfile } from "../context.ts";
+import { decodeAutomationProfile, setKey } from "../context.ts";
 import { errorMessage, KilnError } from "../errors.ts";
 import { parseJsonText } from "../json-text.ts";
 import {
@@ -134,25 +134,6 @@ export function emptyLock(): Lock {
   return { version: LOCK_VERSION, components: [] };
 }
 
-/**
- * Sets `key` as an own property of `target`. A key read from JSON may be `__proto__`, which an
- * assignment would take as the object's prototype; only that key goes through defineProperty,
- * which is several times slower than an assignment (the lock and every item fingerprint are
- * written through here: a third of serializing a preset's lock).
- */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  } else {
-    target[key] = value;
-  }
-}
-
 /** JSON with every object's keys in sorted order (arrays keep theirs); `indent` as JSON.stringify. */
 export function sortedJson(value: unknown, indent?: number): string {
   const sort = (entry: unknown): unknown => {
@@ -161,7 +142,7 @@ export function sortedJson(value: unknown, indent?: number): string {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(entry).sort()) {
       const child = entry[key];
-      if (child !== undefined) setOwn(out, key, sort(child));
+      if (child !== undefined) setKey(out, key, sort(child));
     }
     return out;
   };
