@@ -3,10 +3,10 @@
 // pass ansible-inventory, every playbook and site passes ansible-playbook --syntax-check from
 // the output folder with cm.cfg, every .tf parses as HCL and Terraform (test/tools/hcl.ts).
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, posix } from "node:path";
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import {
   builtinPresets,
@@ -92,6 +92,7 @@ for (const preset of builtinPresets()) {
     if (!expected) return;
     const files = await renderPreset(preset, { engine });
     const root = writeProject(files);
+    after(() => rmSync(root, { recursive: true, force: true }));
     const yamlFiles = files.filter((f) => /\.ya?ml$/.test(f.path));
     const manifests = files.filter((f) => referenceOf(f).startsWith("k8s/"));
     const terraform = files.filter((f) => f.path.endsWith(".tf"));

@@ -5,7 +5,7 @@
 // When the tools are missing, tests skip with a message, unless KILN_REQUIRE_TOOLS=1: then the
 // tests run and fail, so CI cannot pass by silently skipping every real-tool check.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, delimiter, dirname, join, resolve } from "node:path";
 
@@ -91,7 +91,12 @@ let scratch: string | undefined;
  * exactly `config` (or none of the caller's: an inherited ANSIBLE_CONFIG is dropped).
  */
 function ansibleEnv(config: string | undefined): NodeJS.ProcessEnv {
-  scratch ??= mkdtempSync(join(tmpdir(), "kiln-ansible-"));
+  if (scratch === undefined) {
+    const made = mkdtempSync(join(tmpdir(), "kiln-ansible-"));
+    // one scratch folder per test file, gone when the file's process ends
+    process.on("exit", () => rmSync(made, { recursive: true, force: true }));
+    scratch = made;
+  }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ANSIBLE_NOCOLOR: "1",
