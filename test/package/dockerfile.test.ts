@@ -97,7 +97,11 @@ function runCommands(stage: Stage): string[][] {
     });
 }
 
-/** The exec-form argument list that follows HEALTHCHECK's CMD (the JSON array, parsed). */
+/**
+ * The exec-form argument list that follows HEALTHCHECK's CMD. dockerfile-ast parses the JSON form
+ * of CMD but gives HEALTHCHECK's command as shell words, so the text after `CMD` (found by the
+ * parser's ranges) is read here as the JSON array Docker reads.
+ */
 function healthcheckCommand(): string[] {
   const healthcheck = onlyRuntime("HEALTHCHECK") as Healthcheck;
   const subcommand = healthcheck.getSubcommand();
