@@ -80,6 +80,9 @@ after(cleanUp);
 
 describe("deploy/: kiln's Kubernetes manifests, rendered by kiln from deploy/kiln.preset", () => {
   it("the committed deploy/ files are exactly a fresh render of the preset, byte for byte", () => {
+    // kubectl apply -f deploy/ reads every .json, .yaml and .yml file there as an object: the
+    // preset, which is none, must have another name
+    assert.doesNotMatch(PRESET, /\.(?:json|ya?ml)$/);
     const committed = Object.fromEntries(
       readdirSync(DEPLOY)
         .filter((name) => name !== "kiln.preset")
