@@ -124,6 +124,7 @@ describe("kiln registry validate", () => {
   });
 });
 
+/** @kiln's server items: Terraform, each with a private_network field. */
 const KILN_ITEMS = [
   "aws-server",
   "gcp-server",
@@ -132,6 +133,9 @@ const KILN_ITEMS = [
   "hetzner-private",
   "digitalocean-private",
 ];
+
+/** @kiln's Kubernetes items (their manifests are checked in deploy-manifests.test.ts). */
+const KILN_K8S_ITEMS = ["k8s-hardened-deployment", "k8s-hpa", "k8s-pdb", "k8s-networkpolicy"];
 
 /** The resources of a parsed Terraform file, as `type.name`. */
 function resources(json: Record<string, unknown>): string[] {
@@ -205,16 +209,16 @@ describe("@kiln, kiln's own registry", () => {
   it("its source folder passes kiln registry validate", () => {
     const run = kiln(["registry", "validate", "registries/kiln"], REPO);
     assert.equal(run.status, 0, run.stdout + run.stderr);
-    for (const name of KILN_ITEMS) {
+    for (const name of [...KILN_ITEMS, ...KILN_K8S_ITEMS]) {
       assert.match(
         run.stdout,
         new RegExp(`^ok {5}${name} 1\\.0\\.0: 1 file, checked: schema, render`, "m"),
       );
     }
-    assert.match(run.stdout, /^validated registry kiln: 6 items, all passed$/m);
+    assert.match(run.stdout, /^validated registry kiln: 10 items, all passed$/m);
   });
 
-  it("the build ships it in dist/registries/kiln: an index of the six items, each file's digest matching", () => {
+  it("the build ships it in dist/registries/kiln: an index of the ten items, each file's digest matching", () => {
     const dir = join(REPO, "dist", "registries", "kiln");
     const index = JSON.parse(readFileSync(join(dir, "registry.json"), "utf8")) as {
       name: string;
@@ -223,7 +227,7 @@ describe("@kiln, kiln's own registry", () => {
     assert.equal(index.name, "kiln");
     assert.deepEqual(
       index.items.map((item) => item.name),
-      KILN_ITEMS,
+      [...KILN_ITEMS, ...KILN_K8S_ITEMS],
     );
     for (const item of index.items) {
       const text = readFileSync(join(dir, `${item.name}@${item.version}.json`), "utf8");
