@@ -18,7 +18,10 @@ export function dataAnswer(data: Record<string, unknown>): CallToolResult {
  * A tool error with kiln's words: `error: <message>` and each detail line indented, the text
  * the CLI prints on stderr.
  */
-export function failureAnswer(failure: RunFailure): CallToolResult {
+export function failureAnswer(
+  failure: RunFailure,
+  data: Record<string, unknown> = {},
+): CallToolResult {
   const detail =
     failure.detail === undefined
       ? ""
@@ -29,7 +32,7 @@ export function failureAnswer(failure: RunFailure): CallToolResult {
   return {
     isError: true,
     content: [{ type: "text", text: `error: ${failure.message}${detail}` }],
-    structuredContent: { error: failure },
+    structuredContent: { error: failure, ...data },
   };
 }
 
@@ -49,16 +52,22 @@ export function linesOf(text: string): string[] {
   return text.split("\n").filter((line) => line.trim() !== "");
 }
 
+/** A run's `--json` document as an object (an array under `key`); empty when it printed none. */
+function documentOf(run: CommandRun, key: string): Record<string, unknown> {
+  if (run.stdout.trim() === "") return {};
+  const parsed = JSON.parse(run.stdout) as unknown;
+  return Array.isArray(parsed) ? { [key]: parsed } : (parsed as Record<string, unknown>);
+}
+
 /**
  * The answer of a command run with `--json`: its document (an array under `key`), with any
- * warnings; the failure when it failed.
+ * warnings. When it failed, the failure, with the document when the command printed one
+ * before failing (update with conflict markers: the files it wrote, then the error that they
+ * hold markers).
  */
 export function jsonAnswer(run: CommandRun, key = "results"): CallToolResult {
-  if (run.failure) return failureAnswer(run.failure);
-  const parsed = JSON.parse(run.stdout) as unknown;
-  const data: Record<string, unknown> = Array.isArray(parsed)
-    ? { [key]: parsed }
-    : (parsed as Record<string, unknown>);
+  const data = documentOf(run, key);
+  if (run.failure) return failureAnswer(run.failure, data);
   const warnings = warningsOf(run);
   return dataAnswer(warnings.length > 0 ? { ...data, warnings } : data);
 }
