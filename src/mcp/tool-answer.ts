@@ -69,7 +69,7 @@ export function jsonAnswer(run: CommandRun, key = "results"): CallToolResult {
   const data = documentOf(run, key);
   if (run.failure) return failureAnswer(run.failure, data);
   const warnings = warningsOf(run);
-  return dataAnswer(warnings.length > 0 ? { ...data, warnings } : data);
+  return dataAnswer(warnings.length > 0 ? { ...data, notes: warnings } : data);
 }
 
 /**

@@ -5,7 +5,7 @@
 // stdout for the protocol and exits cleanly when stdin closes. One server for the file.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
@@ -66,11 +66,14 @@ describe("kiln mcp: the protocol", () => {
     assert.match(session.client.getInstructions() ?? "", /started without --allow-writes/);
   });
 
-  it("without --allow-writes only the tools that read are listed, each with an input schema", async () => {
+  it("without --allow-writes only the tools that read are listed, each with input and output schemas", async () => {
+    // listing the tools also makes the client check every later answer against its schema
     const { tools } = await session.client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), READ_TOOLS);
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, "object", tool.name);
+      assert.equal(tool.outputSchema?.type, "object", tool.name);
+      assert.ok(tool.outputSchema?.properties?.error, tool.name);
       assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
     }
   });
@@ -209,6 +212,23 @@ describe("kiln mcp: the tools that read answer what the commands print", () => {
     assert.equal(failure.kind, "invalid_request");
     // the text is what the CLI prints on stderr, byte for byte
     assert.equal(`${failure.text}\n`, kiln(["view", "k8s/deploymnet"], dir).stderr);
+  });
+
+  it("a warning the command prints (a registry that cannot be read) is a line of the answer's notes", async () => {
+    const config = join(dir, "kiln.toml");
+    const original = readFileSync(config, "utf8");
+    writeFileSync(
+      config,
+      `${original}\n[registries]\n"@broken" = "http://127.0.0.1:1/r/{name}.json"\n`,
+    );
+    try {
+      const data = await callData(session, "search_items", { query: "deployment" });
+      const [note] = data.notes as string[];
+      assert.match(note ?? "", /^@broken was not searched: failed to fetch its index/);
+      assert.equal((data.results as { reference: string }[])[0]?.reference, "k8s/deployment");
+    } finally {
+      writeFileSync(config, original);
+    }
   });
 });
 

@@ -5,6 +5,13 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { KilnError } from "../../core/errors.ts";
 import { CHECK_RULES } from "../../core/project/checks/check-project.ts";
+import {
+  EXPLAIN_ANSWER,
+  LIST_ANSWER,
+  RENDER_ANSWER,
+  SEARCH_ANSWER,
+  VIEW_ANSWER,
+} from "../answer-schemas.ts";
 import type { McpHost } from "../command-host.ts";
 import {
   dataAnswer,
@@ -41,6 +48,7 @@ export function registerCatalogueTools(server: McpServer, host: McpHost): void {
       description:
         "The built-in components with their fields (as `kiln list --json`), or with `registry` (@kiln, or a namespace configured in kiln.toml) that registry's items.",
       inputSchema: { registry: z.string().optional().describe("a registry namespace, e.g. @kiln") },
+      outputSchema: LIST_ANSWER,
       annotations: READ_ONLY,
     },
     async ({ registry }) =>
@@ -57,6 +65,7 @@ export function registerCatalogueTools(server: McpServer, host: McpHost): void {
         query: z.string().optional().describe("what to look for; every item when left out"),
         registry: z.string().optional().describe("search only this registry, e.g. @kiln"),
       },
+      outputSchema: SEARCH_ANSWER,
       annotations: READ_ONLY,
     },
     async ({ query, registry }) =>
@@ -76,6 +85,7 @@ export function registerCatalogueTools(server: McpServer, host: McpHost): void {
       description:
         "An item's fields (format, required, default, description, example), the files it writes and those files rendered with its own examples and defaults (as `kiln view --json`). Writes nothing.",
       inputSchema: { reference: REFERENCE },
+      outputSchema: VIEW_ANSWER,
       annotations: READ_ONLY,
     },
     async ({ reference }) =>
@@ -94,6 +104,7 @@ export function registerCatalogueTools(server: McpServer, host: McpHost): void {
         set: FIELD_VALUES,
         labels: LABELS,
       },
+      outputSchema: RENDER_ANSWER,
       annotations: READ_ONLY,
     },
     async ({ reference, name, set, labels }) =>
@@ -115,6 +126,7 @@ export function registerCatalogueTools(server: McpServer, host: McpHost): void {
       description:
         "What a rule of `kiln check` (the id in a finding, e.g. role-not-vendored) means, its severity, and how to fix what it finds.",
       inputSchema: { rule: z.string().min(1).describe("a rule id, e.g. role-not-vendored") },
+      outputSchema: EXPLAIN_ANSWER,
       annotations: { ...READ_ONLY, openWorldHint: false },
     },
     async ({ rule }) => explainRule(rule),

@@ -4,6 +4,7 @@
 // rules and refusals as the real write and stops before it).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { CHECK_ANSWER, DIFF_ANSWER, PLAN_ANSWER, STATUS_ANSWER } from "../answer-schemas.ts";
 import type { CommandRun, McpHost } from "../command-host.ts";
 import {
   dataAnswer,
@@ -46,7 +47,7 @@ function planAnswer(run: CommandRun, includeContents: boolean | undefined) {
   return dataAnswer({
     files,
     report: linesOf(run.stdout),
-    ...(warnings.length > 0 ? { warnings } : {}),
+    ...(warnings.length > 0 ? { notes: warnings } : {}),
   });
 }
 
@@ -58,6 +59,7 @@ export function registerProjectTools(server: McpServer, host: McpHost): void {
       description:
         "The cross-component checks on the project's files as they are on disk (as `kiln check --json`): each finding's rule, severity, message and the components involved. `passed` is false when a finding is an error. explain_check tells what a rule means and how to fix it.",
       inputSchema: { components: COMPONENTS },
+      outputSchema: CHECK_ANSWER,
       annotations: READS_PROJECT,
     },
     async ({ components }) => {
@@ -75,6 +77,7 @@ export function registerProjectTools(server: McpServer, host: McpHost): void {
       description:
         "Every file of every component against kiln.lock (as `kiln status --all --json`): unchanged, modified, missing, conflicted, refused, changed upstream; files no component owns; the automation profile.",
       inputSchema: { components: COMPONENTS },
+      outputSchema: STATUS_ANSWER,
       annotations: READS_PROJECT,
     },
     async ({ components }) =>
@@ -90,6 +93,7 @@ export function registerProjectTools(server: McpServer, host: McpHost): void {
       description:
         "The unified diff of what `update` would change in each file, merged with your edits (as `kiln diff --json`). Writes nothing.",
       inputSchema: { components: COMPONENTS },
+      outputSchema: DIFF_ANSWER,
       annotations: READS_PROJECT,
     },
     async ({ components }) =>
@@ -110,6 +114,7 @@ export function registerProjectTools(server: McpServer, host: McpHost): void {
         force: z.boolean().optional().describe("plan as with --force (overwrite files in the way)"),
         include_contents: INCLUDE_CONTENTS,
       },
+      outputSchema: PLAN_ANSWER,
       annotations: { ...READS_PROJECT, openWorldHint: true },
     },
     async ({ reference, name, set, labels, force, include_contents }) =>
@@ -144,6 +149,7 @@ export function registerProjectTools(server: McpServer, host: McpHost): void {
           .describe("plan as with --force (merge into tracked files, overwrite others)"),
         include_contents: INCLUDE_CONTENTS,
       },
+      outputSchema: PLAN_ANSWER,
       annotations: { ...READS_PROJECT, openWorldHint: true },
     },
     async ({ preset, force, include_contents }) =>

@@ -6,6 +6,7 @@
 // asks for markers or names the side to take.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { REMOVE_ANSWER, UPDATE_ANSWER, WRITE_ANSWER } from "../answer-schemas.ts";
 import type { CommandRun, McpHost } from "../command-host.ts";
 import {
   dataAnswer,
@@ -30,7 +31,7 @@ function writeAnswer(run: CommandRun, what: "files" | "removed") {
       ? { removed: run.removed }
       : { files: run.files.map(({ path, action }) => ({ path, action })) }),
     report: linesOf(run.stdout),
-    ...(warnings.length > 0 ? { warnings } : {}),
+    ...(warnings.length > 0 ? { notes: warnings } : {}),
   });
 }
 
@@ -48,6 +49,7 @@ export function registerWriteTools(server: McpServer, host: McpHost): void {
         labels: LABELS,
         force: z.boolean().optional().describe("overwrite files that already exist"),
       },
+      outputSchema: WRITE_ANSWER,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     },
     async ({ reference, name, set, labels, force }) =>
@@ -85,6 +87,7 @@ export function registerWriteTools(server: McpServer, host: McpHost): void {
           .optional()
           .describe("settle each conflict with your lines (ours) or the new render's (theirs)"),
       },
+      outputSchema: UPDATE_ANSWER,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
     async ({ components, set, labels, conflicts, take }) =>
@@ -114,6 +117,7 @@ export function registerWriteTools(server: McpServer, host: McpHost): void {
           .describe("a component of kiln.lock: `api` or `deployment/api`"),
         force: z.boolean().optional().describe("also remove files edited since kiln wrote them"),
       },
+      outputSchema: REMOVE_ANSWER,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
     },
     async ({ component, force }) =>
