@@ -11,12 +11,13 @@ import type { Output } from "../output.ts";
 export function help(): string {
   return commandHelp(MCP, {
     title: "serve kiln's tools to coding agents over the Model Context Protocol",
-    about: `Speaks MCP on stdin and stdout, for a coding agent that starts it (its log and warnings
-go to stderr). Works on the project it is started in, found as every project command finds it.
+    about: `Speaks MCP on stdin and stdout, for a coding agent that starts it: stdout carries only the
+protocol, and what a command would print (its report, its warnings) is in the tool's answer.
+Works on the project it is started in, found as every project command finds it.
 The tools list, search, view and render items, and check, show the status and the diff of the
 project and plan what add and setup would write; they write nothing. With --allow-writes it
 also offers add, update and remove, which write as the commands do: all or nothing, inside the
-project only. docs/mcp.md lists every tool.`,
+project only. Ends when stdin closes. docs/mcp.md lists every tool.`,
     examples: [
       "kiln mcp --print-config claude",
       "kiln mcp --print-config vscode --allow-writes",
