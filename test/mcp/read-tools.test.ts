@@ -294,7 +294,10 @@ describe("kiln mcp: without --allow-writes nothing is written", () => {
 });
 
 describe("kiln mcp: the process", () => {
-  it("stdout carries only the protocol, a call under way is answered, and the server exits 0 when stdin closes", async () => {
+  // the timeout is the fail-safe of a server that would not exit: an error instead of a hang
+  it("stdout carries only the protocol, a call under way is answered, and the server exits 0 when stdin closes", {
+    timeout: 60_000,
+  }, async () => {
     const child = spawn(process.execPath, [BIN, "mcp"], { cwd: dir, env: cleanEnv() });
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => {
