@@ -246,6 +246,14 @@ describe("kiln mcp: resources", () => {
     );
   });
 
+  it("reads a registry's item by its reference, @ and slashes included", async () => {
+    const read = await session.client.readResource({ uri: "kiln://item/@kiln/aws-server" });
+    const [content] = read.contents as { text: string; mimeType: string }[];
+    assert.equal(content?.mimeType, "application/json");
+    const view = JSON.parse(content?.text ?? "") as { reference: string; version: string };
+    assert.deepEqual([view.reference, view.version], ["@kiln/aws-server", "1.0.0"]);
+  });
+
   it("reads kiln://project/kiln.lock as the bytes of the project's kiln.lock", async () => {
     const read = await session.client.readResource({ uri: "kiln://project/kiln.lock" });
     const [content] = read.contents as { text: string }[];
