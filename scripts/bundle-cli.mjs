@@ -77,7 +77,9 @@ const keepSeparate = {
       external: true,
     }));
     // `kiln mcp`'s server, with the MCP SDK and zod, is a file of its own (mcp-server.js),
-    // required only when `kiln mcp` serves: no other command reads a byte of it
+    // required only when `kiln mcp` serves: no other command reads a byte of it. Both are
+    // bundled in, so they are devDependencies: installing kiln does not fetch the SDK's own
+    // dependencies (its HTTP transports' express and hono), which stdio never uses
     builder.onResolve({ filter: /\/mcp\/mcp-server\.ts$/ }, (args) => {
       if (args.kind === "entry-point") return undefined;
       return { path: "mcp-server", namespace: "command" };
