@@ -11,7 +11,8 @@
 //   a compile at start-up. The price is that shared modules (args, output, core) exist once
 //   per command file, so nothing may rely on class identity across main.js and a command (see
 //   isUsageError).
-// - `kiln list` never loads the template engine; only `kiln serve` loads the HTTP server.
+// - `kiln list` never loads the template engine; only `kiln serve` loads the HTTP server, and
+//   only `kiln mcp` the MCP server and its SDK (mcp-server.js).
 // - The catalogue's data is found as `../core/registry` and `../core/presets` from the code that
 //   reads it (src/node/builtin-registry.ts, builtin-presets.ts): from dist/cli that is
 //   dist/core/registry, which build:core copies there (scripts/copy-assets.mjs), so nothing is
@@ -75,6 +76,14 @@ const keepSeparate = {
       path: "../server/serve-command.js",
       external: true,
     }));
+    // `kiln mcp`'s server, with the MCP SDK and zod, is a file of its own (mcp-server.js),
+    // required only when `kiln mcp` serves: no other command reads a byte of it. Both are
+    // bundled in, so they are devDependencies: installing kiln does not fetch the SDK's own
+    // dependencies (its HTTP transports' express and hono), which stdio never uses
+    builder.onResolve({ filter: /\/mcp\/mcp-server\.ts$/ }, (args) => {
+      if (args.kind === "entry-point") return undefined;
+      return { path: "mcp-server", namespace: "command" };
+    });
     // components from files and URLs render in the sandbox's worker pool (render-component.ts),
     // required only then, from its own bundle file
     builder.onResolve({ filter: /\/sandbox\/render-pool\.ts$/ }, (args) => {
@@ -99,6 +108,7 @@ const result = await build({
     "src/sandbox/render-pool.ts",
     "src/sandbox/render-worker.ts",
     "src/core/project/structure-merge.ts",
+    "src/mcp/mcp-server.ts",
   ],
   outdir: OUT,
   entryNames: "[name]",

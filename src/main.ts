@@ -59,6 +59,34 @@ async function loadService(): Promise<ServiceModule> {
   }
 }
 
+/**
+ * `kiln mcp`: the command line reads the options (cli/commands/mcp.ts) and the MCP server
+ * (mcp/mcp-server.ts) runs every tool as one of the commands below, in-process with its output
+ * kept (cli/captured-run.ts) - composed here, so the two fronts never import each other. The
+ * server and the MCP SDK are loaded only for `kiln mcp` serving, not for --print-config.
+ */
+async function mcpCommand(): Promise<Command> {
+  const options = await import("./cli/commands/mcp.ts");
+  return {
+    help: options.help,
+    run: async (argv, output) => {
+      const settings = options.settingsFrom(argv);
+      if (settings.printConfig !== undefined) {
+        return options.printConfig(settings.printConfig, output);
+      }
+      const { runCaptured } = await import("./cli/captured-run.ts");
+      const { runMcpServer } = await import("./mcp/mcp-server.ts");
+      return runMcpServer(settings, {
+        runCommand: async (name, commandArgv) => {
+          const load = LOADERS[name];
+          if (load === undefined || name === "mcp") throw new Error(`no command \`${name}\``);
+          return runCaptured(await load(), commandArgv);
+        },
+      });
+    },
+  };
+}
+
 /** Each command's module, loaded when it runs; its summary and options are in command-list.ts. */
 const LOADERS: Record<string, () => Promise<Command>> = {
   init: () => import("./cli/commands/init.ts"),
@@ -78,6 +106,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   preset: () => import("./cli/commands/preset.ts"),
   registry: () => import("./cli/commands/registry.ts"),
   serve: serveCommand,
+  mcp: mcpCommand,
   completion: () => import("./cli/commands/completion.ts"),
 };
 
@@ -105,6 +134,7 @@ const PROJECT_COMMANDS = new Set([
   "update",
   "remove",
   "preset",
+  "mcp",
 ]);
 
 /**
@@ -197,7 +227,7 @@ async function main(argv: string[]): Promise<number> {
     output.hint(`run \`kiln --help\` to see the commands`);
     return 2;
   }
-  if (name === "serve") usesStreams = true;
+  if (name === "serve" || name === "mcp") usesStreams = true;
   const command = await load();
   const options = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
   // -q before anything is printed: errors only (output.ts)
@@ -250,7 +280,10 @@ async function runCommand(
   }
 }
 
-/** `kiln serve` writes through process.stdout and process.stderr (the server's log). */
+/**
+ * `kiln serve` writes through process.stdout and process.stderr (the server's log), `kiln mcp`
+ * the protocol through process.stdout.
+ */
 let usesStreams = false;
 
 /**

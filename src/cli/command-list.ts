@@ -517,6 +517,25 @@ export const SERVE: CommandDecl = {
   ],
 };
 
+/** The coding agents `kiln mcp --print-config` writes a configuration snippet for. */
+export const MCP_CLIENTS = ["claude", "cursor", "vscode", "codex", "opencode"] as const;
+
+export const MCP: CommandDecl = {
+  name: "mcp",
+  summary: "serve kiln's tools to coding agents (Model Context Protocol, stdio)",
+  positionals: [],
+  options: [
+    flag("allow-writes", "also offer the tools that write: add, update, remove"),
+    {
+      name: "print-config",
+      type: "string",
+      value: "<client>",
+      description: `print the snippet for a client's MCP configuration (${MCP_CLIENTS.join(", ")}) and exit`,
+      complete: { words: MCP_CLIENTS },
+    },
+  ],
+};
+
 export const COMPLETION: CommandDecl = {
   name: "completion",
   summary: "print a shell completion script (bash, zsh, fish)",
@@ -543,5 +562,6 @@ export const COMMAND_LIST: readonly CommandDecl[] = [
   PRESET,
   REGISTRY,
   SERVE,
+  MCP,
   COMPLETION,
 ];

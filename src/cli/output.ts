@@ -9,6 +9,7 @@
 // and a terminal check through node:tty loads the same code again (4 ms).
 import { fstatSync, statSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
+import type { Step } from "../node/write-plan.ts";
 import { type ProjectPlace, pathFromRoot, pathFromUser } from "./project-root.ts";
 
 export interface Style {
@@ -185,12 +186,36 @@ export function writeFd(fd: 1 | 2, text: string): void {
   }
 }
 
+/** Where an Output's text goes: file descriptor 1 (results) or 2 (errors, warnings, notes). */
+export type OutputSink = (fd: 1 | 2, text: string) => void;
+
+/**
+ * What a writing command did, told as it reports it, for a front that runs the command and
+ * answers with data rather than lines (`kiln mcp`): the files of the run (with `dryRun`, what
+ * it would write) and the files it removed.
+ */
+export interface RunRecorder {
+  steps(steps: readonly Step[], dryRun: boolean): void;
+  removed(paths: readonly string[]): void;
+}
+
 /** Where a command prints: stdout for results, stderr for errors, each with its own style. */
 export class Output {
+  /**
+   * `sink`: where the text goes (the process's stdout and stderr for the CLI; a buffer for a
+   * front that runs a command in-process, which is never a terminal).
+   */
+  constructor(private readonly sink: OutputSink = writeFd) {
+    this.stdoutIsTerminal = sink === writeFd && isTerminal(1);
+    this.out = styleFor({ isTTY: this.stdoutIsTerminal });
+    this.err = styleFor({ isTTY: sink === writeFd && isTerminal(2) });
+  }
   /** Is stdout a terminal (not a pipe, a file or /dev/null)? */
-  private readonly stdoutIsTerminal = isTerminal(1);
-  readonly out: Style = styleFor({ isTTY: this.stdoutIsTerminal });
-  readonly err: Style = styleFor({ isTTY: isTerminal(2) });
+  private readonly stdoutIsTerminal: boolean;
+  readonly out: Style;
+  readonly err: Style;
+  /** Told what a writing command wrote or removed, when a front asks (RunRecorder). */
+  recorder: RunRecorder | undefined;
   /**
    * The project the command runs in and the folder the user started it from, when they differ
    * (main.ts sets it): paths are printed from the user's folder, typed paths read from it.
@@ -246,7 +271,7 @@ export class Output {
 
   flush(): void {
     if (this.buffer.length === 0) return;
-    writeFd(1, this.buffer.join(""));
+    this.sink(1, this.buffer.join(""));
     this.buffer = [];
   }
 
@@ -254,7 +279,7 @@ export class Output {
   warning(message: string): void {
     if (this.quiet) return;
     this.flush();
-    writeFd(2, `${forTerminal(`${this.err.yellow("warning:")} ${message}`)}\n`);
+    this.sink(2, `${forTerminal(`${this.err.yellow("warning:")} ${message}`)}\n`);
   }
 
   /** `error: <message>` on stderr, then each line of `detail` indented. */
@@ -262,12 +287,12 @@ export class Output {
     this.flush();
     const lines = [forTerminal(`${this.err.red("error:")} ${message}`)];
     if (detail) for (const line of detail.split("\n")) lines.push(`  ${forTerminal(line)}`);
-    writeFd(2, `${lines.join("\n")}\n`);
+    this.sink(2, `${lines.join("\n")}\n`);
   }
 
   /** A line on stderr that belongs to an error (what to do about it): printed even when quiet. */
   hint(text: string): void {
-    writeFd(2, `${forTerminal(text)}\n`);
+    this.sink(2, `${forTerminal(text)}\n`);
   }
 
   /**
@@ -276,6 +301,6 @@ export class Output {
    */
   note(text: string): void {
     if (this.quiet) return;
-    writeFd(2, `${forTerminal(text)}\n`);
+    this.sink(2, `${forTerminal(text)}\n`);
   }
 }

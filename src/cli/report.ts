@@ -26,6 +26,7 @@ export function reportSteps(
   merged: ReadonlyMap<string, MergeLine> = new Map(),
   verbose = false,
 ): void {
+  output.recorder?.steps(all, dryRun);
   const style = output.out;
   const steps = listed(all);
   for (const step of steps) {

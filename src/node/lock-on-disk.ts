@@ -33,9 +33,14 @@ import { readVersion } from "./version.ts";
 /** A lock holds every vendored file compressed; far more than a project of hundreds of files. */
 const MAX_LOCK_FILE_BYTES = 64 * 1024 * 1024;
 
+/** The project's kiln.lock as it is on disk, or undefined when it has none. */
+export function readLockText(cwd: string): string | undefined {
+  return readRegularFile(join(cwd, LOCK_FILE), LOCK_FILE, MAX_LOCK_FILE_BYTES);
+}
+
 /** The project's kiln.lock, or undefined when it has none. */
 export function readLock(cwd: string): Lock | undefined {
-  const text = readRegularFile(join(cwd, LOCK_FILE), LOCK_FILE, MAX_LOCK_FILE_BYTES);
+  const text = readLockText(cwd);
   return text === undefined ? undefined : parseLock(text);
 }
 

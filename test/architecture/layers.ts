@@ -2,9 +2,9 @@
 // import graph (test/architecture/layers.test.ts). Arrows only point down:
 //
 //   src/main.ts                          the program: dispatches to a front
-//   src/cli/, src/server/, web/src/      the fronts (the command line, the HTTP service, the
-//                                        dashboard); the command line never imports the server,
-//                                        nor the server the command line
+//   src/cli/, src/server/, src/mcp/,     the fronts (the command line, the HTTP service, the MCP
+//   web/src/                             server, the dashboard); no front imports another (main
+//                                        composes `kiln serve` and `kiln mcp`)
 //   src/sandbox/                         the render pool and its workers, used by both fronts
 //   src/node/                            the core's Node half: files, URLs, the engine, locks
 //   src/core/                            browser-safe and I/O-free: no `node:` module, nothing above
@@ -33,35 +33,43 @@ export function layerRules(root: string, web: string): LayerRule[] {
       comment: "src/core imports nothing above it (node, sandbox, fronts, main)",
       severity: "error",
       from: { path: at("core/") },
-      to: { path: above(["node", "sandbox", "cli", "server", "main"]) },
+      to: { path: above(["node", "sandbox", "cli", "server", "mcp", "main"]) },
     },
     {
       name: "node-below-fronts",
       comment: "the core's Node half imports only the core",
       severity: "error",
       from: { path: at("node/") },
-      to: { path: above(["sandbox", "cli", "server", "main"]) },
+      to: { path: above(["sandbox", "cli", "server", "mcp", "main"]) },
     },
     {
       name: "sandbox-below-fronts",
       comment: "the render pool serves both fronts and imports neither",
       severity: "error",
       from: { path: at("sandbox/") },
-      to: { path: above(["cli", "server", "main"]) },
+      to: { path: above(["cli", "server", "mcp", "main"]) },
     },
     {
       name: "cli-never-imports-server",
       comment: "the command line and the service are separate fronts (main composes serve)",
       severity: "error",
       from: { path: at("cli/") },
-      to: { path: above(["server", "main"]) },
+      to: { path: above(["server", "mcp", "main"]) },
     },
     {
       name: "server-never-imports-cli",
       comment: "the service never imports the command line",
       severity: "error",
       from: { path: at("server/") },
-      to: { path: above(["cli", "main"]) },
+      to: { path: above(["cli", "mcp", "main"]) },
+    },
+    {
+      name: "mcp-never-imports-other-fronts",
+      comment:
+        "the MCP server runs the commands main hands it, and imports neither the command line nor the service",
+      severity: "error",
+      from: { path: at("mcp/") },
+      to: { path: above(["cli", "server", "main"]) },
     },
     {
       name: "web-uses-the-browser-safe-core-only",

@@ -46,9 +46,14 @@ function isStale(): boolean {
   } catch {
     return true;
   }
-  const sources = ["src/main.ts", "src/cli", "src/node", "src/core", "scripts/bundle-cli.mjs"].map(
-    (path) => newestMtime(join(REPO, path)),
-  );
+  const sources = [
+    "src/main.ts",
+    "src/cli",
+    "src/mcp",
+    "src/node",
+    "src/core",
+    "scripts/bundle-cli.mjs",
+  ].map((path) => newestMtime(join(REPO, path)));
   return Math.max(...sources) > built;
 }
 

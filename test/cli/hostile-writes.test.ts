@@ -31,6 +31,7 @@ import {
   write,
   writeJson,
 } from "./helpers.ts";
+import { EXEC_PATHS, EXEC_SPELLINGS, GIT_PATHS } from "./hostile-payloads.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -154,17 +155,7 @@ describe("1. never inside .git", () => {
   });
 
   it("every spelling of .git in a rendered path is refused, with outputDir `.` too", () => {
-    const paths = [
-      ".git/config",
-      ".git/hooks/pre-commit",
-      ".GIT/hooks/pre-commit",
-      "x/.git./config",
-      "git~1/config",
-      ".g\u200cit/config",
-      "deep/er/.Git /config",
-      ".git",
-      "a\\.git\\config",
-    ];
+    const paths = GIT_PATHS;
     for (const path of paths) {
       const dir = tempDir();
       withGitFolder(dir);
@@ -208,51 +199,6 @@ describe("1. never inside .git", () => {
     refused(dir, ["add", "./via-file.json", "--name", "x", "--force"], NEVER_GIT);
   });
 });
-
-/** Every kind of place other tools run or load as code, as a rendered path. */
-const EXEC_PATHS = [
-  ".envrc",
-  ".vscode/tasks.json",
-  ".idea/workspace.xml",
-  ".devcontainer/devcontainer.json",
-  ".devcontainer.json",
-  ".github/workflows/ci.yml",
-  ".github/actions/setup/action.yml",
-  ".gitlab-ci.yml",
-  ".circleci/config.yml",
-  ".husky/pre-commit",
-  ".pre-commit-config.yaml",
-  "lefthook.yml",
-  ".lefthook.yaml",
-  ".bashrc",
-  ".bash_profile",
-  ".bash_login",
-  ".profile",
-  ".zshrc",
-  ".zshenv",
-  ".zprofile",
-  ".zlogin",
-  ".config/fish/config.fish",
-  ".npmrc",
-  ".yarnrc",
-  ".yarnrc.yml",
-  ".pnpmfile.cjs",
-  ".gitattributes",
-  ".gitmodules",
-];
-
-/** Other spellings of such places: case, NTFS, HFS+, short names, in a subfolder. */
-const EXEC_SPELLINGS = [
-  ".ENVRC",
-  ".envrc.",
-  ".envrc::$DATA",
-  ".vs\u200ccode/settings.json",
-  "sub/.Github/Workflows/x.yml",
-  "deep/.config/FISH/conf.d/x.fish",
-  "GITMOD~1",
-  "gi7eba~1",
-  "GITATT~2",
-];
 
 describe("2. places other tools run as code need --allow-exec-paths", () => {
   it("apply refuses them all in one message that names each and the flag, writing nothing", () => {

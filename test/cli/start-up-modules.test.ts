@@ -3,10 +3,11 @@
 // Crypto object (a module of its own; the hashing kiln.lock needs comes from node:crypto) and the
 // fs promise API (only a component or preset read from a local file needs it). And a command's
 // bundle file is compiled from the V8 code cache the build wrote beside it, when the cache was
-// made from its bytes. Read from the process's own lists at exit, for the real binary.
+// made from its bytes. Read from the process's own lists at exit, for the real binary. And the MCP
+// SDK is in the bundle file only `kiln mcp` loads.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { cleanEnv, cleanUp, ensureBuilt, project, REPO, tempDir, tree, write } from "./helpers.ts";
@@ -119,5 +120,36 @@ describe("the bundle's code caches (dist/cli/<file>.cache)", () => {
     const compiled = loadedBy(["setup", "multi-tier-platform"], refused, join(cli, "main.js"));
     assert.equal(compiled.stdout, cached.stdout);
     assert.deepEqual(tree(refused), tree(withCache));
+  });
+});
+
+describe("the MCP SDK is loaded by kiln mcp alone", () => {
+  // a string only the SDK's protocol code holds: where it is, the SDK is
+  const SDK_MARK = "notifications/initialized";
+
+  it("only mcp-server.js of the bundle holds the SDK", () => {
+    const cli = join(REPO, "dist", "cli");
+    const holding = readdirSync(cli).filter(
+      (name) => name.endsWith(".js") && readFileSync(join(cli, name), "utf8").includes(SDK_MARK),
+    );
+    assert.deepEqual(holding, ["mcp-server.js"]);
+  });
+
+  it("kiln list and kiln mcp --print-config run without mcp-server.js; kiln mcp needs it", () => {
+    const cli = copyOfBuild();
+    rmSync(join(cli, "mcp-server.js"));
+    rmSync(join(cli, "mcp-server.js.cache"), { force: true });
+    const bin = join(cli, "main.js");
+    const cwd = tempDir();
+    const kilnCopy = (args: string[]) =>
+      spawnSync(process.execPath, [bin, ...args], {
+        cwd,
+        env: cleanEnv(),
+        encoding: "utf8",
+        input: "",
+      });
+    assert.equal(kilnCopy(["list"]).status, 0);
+    assert.equal(kilnCopy(["mcp", "--print-config", "claude"]).status, 0);
+    assert.notEqual(kilnCopy(["mcp"]).status, 0);
   });
 });

@@ -91,6 +91,31 @@ describe("the packed package, installed into an empty prefix", () => {
     assert.match(readFileSync(join(dir, "kiln.toml"), "utf8"), /^\[project\]$/m);
   });
 
+  it("kiln mcp answers initialize with the MCP SDK bundled in (no SDK among the dependencies)", () => {
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    };
+    // stdin closes after the message, which ends the server once it has answered
+    const result = spawnSync(kiln, ["mcp"], {
+      cwd: scratch,
+      input: `${JSON.stringify(initialize)}\n`,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    assert.equal(result.status, 0, result.stderr);
+    const answer = JSON.parse(result.stdout) as { id: number; result: { serverInfo: unknown } };
+    assert.deepEqual(answer.result.serverInfo, { name: "kiln", version });
+    const installed = join(prefix, "lib", "node_modules", "kiln", "node_modules");
+    assert.equal(readdirSync(installed).includes("@modelcontextprotocol"), false);
+  });
+
   it("kiln serve --ui answers the API and the dashboard", async () => {
     const child = spawn(kiln, ["serve", "--ui", "--port", "0"], {
       cwd: scratch,

@@ -94,6 +94,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     cwd,
   );
   commit(steps, removals, cwd, emptied);
+  output.recorder?.removed(removals.map((removal) => removal.display));
   const style = output.out;
   for (const removal of removals)
     output.line(`${style.yellow("removed".padEnd(9))} ${output.path(removal.display)}`);

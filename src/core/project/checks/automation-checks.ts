@@ -33,6 +33,7 @@ export const PLAY_UNKNOWN_GROUP = defineRule({
   id: "play-unknown-group",
   severity: "error",
   summary: "a play is aimed at a group or host no inventory defines",
+  fix: "add the group (or host) to an inventory component's hosts, or aim the play's hosts at a group an inventory defines",
   check: playUnknownGroup,
 });
 
@@ -57,6 +58,7 @@ export const BOOTSTRAP_UNKNOWN_GROUP = defineRule({
   severity: "error",
   summary:
     "a component aimed at one group as a whole (such as a k8s-bootstrap) names a group no inventory defines",
+  fix: "aim the component at a group an inventory defines (the field that names its group), or add that group to an inventory's hosts",
   check: targetUnknownGroup,
 });
 
@@ -79,6 +81,7 @@ export const SITE_MISSING_PLAYBOOK = defineRule({
   id: "site-missing-playbook",
   severity: "error",
   summary: "the site imports a playbook no component writes",
+  fix: "add a playbook component with that name, or remove the playbook from the site's playbooks field",
   check: siteMissingPlaybook,
 });
 
@@ -106,6 +109,7 @@ export const PLAYBOOK_NOT_IMPORTED = defineRule({
   id: "playbook-not-imported",
   severity: "warning",
   summary: "a playbook no site imports",
+  fix: "add the playbook's name to the site component's playbooks field, or remove the playbook if nothing runs it",
   check: playbookNotImported,
 });
 
@@ -138,5 +142,6 @@ export const ROLE_NOT_VENDORED = defineRule({
   id: "role-not-vendored",
   severity: "error",
   summary: "a play uses a role no component writes",
+  fix: "add an automation/role component named after the role (the finding's fix adds the catalogue's suggested role), or take the role out of the play's roles",
   check: roleNotVendored,
 });

@@ -73,12 +73,15 @@ const RULES = [
 export type RuleId = (typeof RULES)[number]["id"];
 export type Finding = AnyFinding<RuleId>;
 
-/** id, severity and summary of every rule, in reporting order: for docs, help and the UI. */
-export const CHECK_RULES: readonly RuleInfo<RuleId>[] = RULES.map(({ id, severity, summary }) => ({
-  id,
-  severity,
-  summary,
-}));
+/** id, severity, summary and fix of every rule, in reporting order: for docs, help and the UI. */
+export const CHECK_RULES: readonly RuleInfo<RuleId>[] = RULES.map(
+  ({ id, severity, summary, fix }) => ({
+    id,
+    severity,
+    summary,
+    fix,
+  }),
+);
 
 /** The wording helpers rules share, bound to one project. */
 function ruleContext(project: CheckProject): RuleContext {

@@ -29,6 +29,7 @@ export const CONFLICT_MARKERS = defineRule({
   severity: "error",
   summary:
     "a file kiln.lock tracks holds unresolved conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`; `kiln check` of a project)",
+  fix: "edit the file: keep the lines you want between <<<<<<< and >>>>>>>, delete the markers, then run kiln check again",
   check: conflictMarkers,
 });
 
@@ -62,5 +63,6 @@ export const MISSING_FILE = defineRule({
   id: "missing-file",
   severity: "warning",
   summary: "a file kiln.lock tracks is not on disk (`kiln check` of a project)",
+  fix: "run `kiln update <component>/<name>` to write the file again, or `kiln remove <component>/<name>` if the component is no longer wanted",
   check: missingFiles,
 });

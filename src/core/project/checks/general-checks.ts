@@ -21,6 +21,7 @@ export const RENDER_ERROR = defineRule({
   id: "render-error",
   severity: "error",
   summary: "a component does not render",
+  fix: "fix the field the message names (`kiln view <reference>` lists the fields and their formats), then render again",
   check: renderErrors,
 });
 
@@ -51,6 +52,7 @@ export const INVALID_JSON = defineRule({
   id: "invalid-json",
   severity: "error",
   summary: "a field starts with `[` or `{` but is not valid JSON",
+  fix: "write the field's value as valid JSON (quoted keys and strings, no trailing comma), or as plain text that does not start with `[` or `{`",
   check: invalidJson,
 });
 
@@ -71,5 +73,6 @@ export const DUPLICATE_PATH = defineRule({
   id: "duplicate-path",
   severity: "error",
   summary: "two components write one path",
+  fix: "rename one of the two components (or change the field that names the path) so each writes its own file",
   check: duplicatePaths,
 });

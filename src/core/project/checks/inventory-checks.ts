@@ -49,6 +49,7 @@ export const HOST_TWO_ADDRESSES = defineRule({
   id: "host-two-addresses",
   severity: "error",
   summary: "an inventory gives one host two different addresses",
+  fix: "give the host one address in every inventory, or name the second one differently",
   check: hostTwoAddresses,
 });
 
@@ -89,6 +90,7 @@ export const HOSTS_SHARE_ADDRESS = defineRule({
   id: "hosts-share-address",
   severity: "warning",
   summary: "two hosts of an inventory share one address (and port)",
+  fix: "check that the two hosts are really two machines: give each its own address, or its own port when they share one address on purpose",
   check: hostsShareAddress,
 });
 
@@ -140,6 +142,7 @@ export const CHILDREN_CYCLE = defineRule({
   id: "children-cycle",
   severity: "error",
   summary: "inventory `:children` form a cycle",
+  fix: "remove one `:children` entry of the cycle, so no group contains itself",
   check: childrenCycle,
 });
 
@@ -177,6 +180,7 @@ export const EMPTY_CHILD_GROUP = defineRule({
   id: "empty-child-group",
   severity: "warning",
   summary: "a `:children` entry names a group with no hosts and no children",
+  fix: "add hosts to the group the entry names, or remove the entry from `:children`",
   check: emptyChildGroup,
 });
 
@@ -199,6 +203,7 @@ export const GROUP_VARS_UNKNOWN_GROUP = defineRule({
   id: "group-vars-unknown-group",
   severity: "warning",
   summary: "group vars for a group no inventory defines",
+  fix: "add the group to an inventory, or rename the group vars component to a group an inventory defines",
   check: groupVarsUnknownGroup,
 });
 
@@ -222,6 +227,7 @@ export const GROUP_VARS_KEY_TWICE = defineRule({
   id: "group-vars-key-twice",
   severity: "error",
   summary: "group vars set one key in both `vars` and `yaml`",
+  fix: "set the key in only one of the group vars component's `vars` and `yaml` fields",
   check: groupVarsKeyTwice,
 });
 
@@ -260,6 +266,7 @@ export const GROUP_VARS_KEY_IN_INVENTORY = defineRule({
   id: "group-vars-key-in-inventory",
   severity: "warning",
   summary: "a key set for a group both in group vars and in the inventory's group `vars`",
+  fix: "set the key in one place only: the group vars component or the inventory's group `vars`",
   check: groupVarsKeyInInventory,
 });
 
@@ -334,6 +341,7 @@ export const HOST_VAR_OVERRIDES_GROUP_VAR = defineRule({
   id: "host-var-overrides-group-var",
   severity: "warning",
   summary: "a host var has the name of a var of one of the host's groups, and silently wins",
+  fix: "rename the host var, or remove it if the group's value is the one meant",
   check: hostVarOverridesGroupVar,
 });
 
@@ -366,6 +374,7 @@ export const GROUP_VARS_BOTH_LAYOUTS = defineRule({
   id: "group-vars-both-layouts",
   severity: "warning",
   summary: "group vars for one group written both as a file and as a folder",
+  fix: "keep one layout for the group's vars: the file group_vars/<group>.yml or the folder group_vars/<group>/",
   check: groupVarsBothLayouts,
 });
 
@@ -390,5 +399,6 @@ export const TWO_INVENTORIES = defineRule({
   id: "two-inventories",
   severity: "warning",
   summary: "a project with more than one inventory",
+  fix: "keep the hosts in one inventory component, or pass each inventory on its own with `-i` when you run the automation tool",
   check: twoInventories,
 });

@@ -23,6 +23,7 @@ export const SERVICE_SELECTS_NOTHING = defineRule({
   id: "service-selects-nothing",
   severity: "warning",
   summary: "a service's selector matches no deployment",
+  fix: "make the service's selector match a deployment's labels (by default `app: <deployment name>`), or add the deployment it should select",
   check: serviceSelectsNothing,
 });
 
@@ -43,6 +44,7 @@ export const INGRESS_MISSING_SERVICE = defineRule({
   id: "ingress-missing-service",
   severity: "error",
   summary: "an ingress routes to a service the project does not define",
+  fix: "add a k8s/service with the name the ingress routes to, or set the ingress's service field to a service the project defines",
   check: ingressMissingService,
 });
 
@@ -91,5 +93,6 @@ export const SERVICE_TARGET_PORT = defineRule({
   severity: "warning",
   summary:
     "a service's target port is neither a port number nor a port name of the deployment it selects",
+  fix: "set the service's target port to a port number or port name the selected deployment's container declares",
   check: serviceTargetPort,
 });

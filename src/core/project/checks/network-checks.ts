@@ -37,5 +37,6 @@ export const CIDR_OVERLAP = defineRule({
   id: "cidr-overlap",
   severity: "warning",
   summary: "address ranges of fields that take CIDRs overlap",
+  fix: "choose address ranges that do not overlap for the fields the finding names",
   check: cidrOverlap,
 });

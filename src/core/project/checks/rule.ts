@@ -49,6 +49,8 @@ export interface RuleInfo<Id extends string = string> {
   id: Id;
   severity: Severity;
   summary: string;
+  /** What to do about a finding of the rule, for people and agents (`explain_check`). */
+  fix: string;
 }
 
 /** Helpers every rule words its messages with. */

@@ -48,5 +48,6 @@ export const TERRAFORM_FOLDER_SHARED = defineRule({
   id: "terraform-folder-shared",
   severity: "error",
   summary: "two components write Terraform files into one folder, which Terraform refuses",
+  fix: "give each Terraform component its own folder, since Terraform reads every .tf file of a folder as one configuration",
   check: terraformFolderShared,
 });

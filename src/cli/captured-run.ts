@@ -1,0 +1,89 @@
+// A command run in-process with everything it prints kept, not written: what another front
+// (`kiln mcp`) answers with. The command is the CLI's own, with the same parsing, checks and
+// all-or-nothing writes; only where its lines go differs. Besides the text, the run keeps what
+// a writing command reported as data: each file of its run with its action and content, and
+// each file it removed.
+import { errorMessage } from "../core/errors.ts";
+import { isUsageError } from "./args.ts";
+import { exitCodeFor } from "./exit.ts";
+import { Output } from "./output.ts";
+
+/** What a command's `run` is: the arguments after its name, and where it prints. */
+interface RunnableCommand {
+  run(argv: string[], output: Output): Promise<number>;
+}
+
+/** One file of a writing command's run (with --dry-run: what it would do). */
+export interface RunFile {
+  /** From the project root. */
+  path: string;
+  action: "new" | "overwrite" | "unchanged";
+  content: string;
+}
+
+/** Why a command failed: the error's kind (`usage` for a wrong call), message and detail. */
+export interface RunFailure {
+  kind: string;
+  message: string;
+  detail?: string;
+}
+
+export interface CapturedRun {
+  /** The exit status the CLI would have: 0, 1 (failed), 2 (usage). */
+  status: number;
+  stdout: string;
+  stderr: string;
+  failure?: RunFailure;
+  /** The files the run wrote or would write; kiln's own bookkeeping (kiln.lock) left out. */
+  files: RunFile[];
+  /** The files the run removed, from the project root. */
+  removed: string[];
+}
+
+/** The kind and words of a thrown error, as the CLI would print them. */
+function failureOf(error: unknown): RunFailure {
+  if (isUsageError(error)) return { kind: "usage", message: error.message };
+  const { kind, detail } = error as { kind?: unknown; detail?: unknown };
+  return {
+    kind: typeof kind === "string" ? kind : "internal",
+    message: errorMessage(error),
+    ...(typeof detail === "string" && detail !== "" ? { detail } : {}),
+  };
+}
+
+/** Runs `command` with `argv`, keeping its output; never throws what the command throws. */
+export async function runCaptured(command: RunnableCommand, argv: string[]): Promise<CapturedRun> {
+  const printed = { 1: [] as string[], 2: [] as string[] };
+  const output = new Output((fd, text) => printed[fd].push(text));
+  const files: RunFile[] = [];
+  const removed: string[] = [];
+  output.recorder = {
+    steps(steps) {
+      for (const step of steps) {
+        if (step.quiet === true) continue;
+        files.push({ path: step.display, action: step.status, content: step.content });
+      }
+    },
+    removed(paths) {
+      removed.push(...paths);
+    },
+  };
+  let status: number;
+  let failure: RunFailure | undefined;
+  try {
+    status = await command.run(argv, output);
+    output.flush();
+  } catch (error) {
+    output.flush();
+    failure = failureOf(error);
+    status = exitCodeFor(error);
+  }
+  return {
+    status,
+    stdout: printed[1].join(""),
+    stderr: printed[2].join(""),
+    ...(failure ? { failure } : {}),
+    files,
+    removed,
+  };
+}
