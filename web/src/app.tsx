@@ -38,13 +38,28 @@ import { GraphView } from "./ui/graph-view.tsx";
 import { Home } from "./ui/home.tsx";
 import { IniImportDialog } from "./ui/ini-dialog.tsx";
 import { NotSavedNotice, type ZipProblem, ZipRefusedNotice } from "./ui/notices.tsx";
+import { type Pane, PaneTabs } from "./ui/pane-tabs.tsx";
 import { Preview } from "./ui/preview.tsx";
 import { TopBar } from "./ui/top-bar.tsx";
+import { Tour } from "./ui/tour.tsx";
 import { useItemMeta } from "./ui/use-item-meta.ts";
 
 type View = "build" | "checks" | "graph";
 
+/**
+ * The dashboard and, once per browser, the first-visit guide beside it (outside the screens, so
+ * it stays open from the home page into the builder).
+ */
 export function App(): JSX.Element {
+  return (
+    <>
+      <Dashboard />
+      <Tour />
+    </>
+  );
+}
+
+function Dashboard(): JSX.Element {
   const { restored, project, setProject, selected, setSelected, saveState } =
     usePersistentProject();
   const { registry, registryError, presets, presetsError, config } = useCatalogue();
@@ -52,6 +67,8 @@ export function App(): JSX.Element {
   const { toasts, toast, dismiss } = useToasts();
   const [screen, setScreen] = useState<"home" | "builder">(restored ? "builder" : "home");
   const [view, setView] = useState<View>("build");
+  // the panel a narrow screen shows (the style sheet shows every column on a wide one)
+  const [pane, setPane] = useState<Pane>("form");
   const [homeBusy, setHomeBusy] = useState<string>();
   const [homeError, setHomeError] = useState<string>();
   const [adding, setAdding] = useState<StageId | undefined>();
@@ -253,7 +270,15 @@ export function App(): JSX.Element {
           </>
         }
       />
-      <div class="builder" data-testid="builder">
+      <div class="builder" data-testid="builder" data-pane={pane}>
+        <PaneTabs
+          pane={pane}
+          onChoose={(next) => {
+            setPane(next);
+            // the preview belongs to the form: choosing it comes back to editing
+            if (next === "preview") setView("build");
+          }}
+        />
         <aside class="sidebar">
           <div class="project-settings card">
             <label class="field compact">
@@ -270,7 +295,7 @@ export function App(): JSX.Element {
                 }
               />
             </label>
-            <div class="grid-2">
+            <div class="grid-2 settings-pair">
               <label class="field compact">
                 <span class="field-label">namespace</span>
                 <TextInput
@@ -304,9 +329,14 @@ export function App(): JSX.Element {
                   update((p) => ({ ...p, project: { ...p.project, automationProfile } }));
                 }}
               >
-                <option value="cm">cm_host, cm.cfg (the specification's)</option>
-                <option value="ansible">ansible_host, ansible.cfg (what Ansible reads)</option>
+                <option value="cm">cm_host, cm.cfg</option>
+                <option value="ansible">ansible_host, ansible.cfg</option>
               </select>
+              <span class="help">
+                {settings.automationProfile === "ansible"
+                  ? "The names Ansible reads."
+                  : "The names of kiln's specification."}
+              </span>
             </label>
           </div>
           <nav class="stages-nav" aria-label="Components">
@@ -359,6 +389,7 @@ export function App(): JSX.Element {
                             onClick={() => {
                               setSelected(c.id);
                               setView("build");
+                              setPane("form");
                             }}
                           >
                             <span class="component-name">{c.name}</span>
@@ -516,6 +547,7 @@ export function App(): JSX.Element {
             addComponents([next]);
             setAdding(undefined);
             setView("build");
+            setPane("form");
           }}
         />
       )}
