@@ -25,7 +25,7 @@ function layoutProblems(page: Page): Promise<string[]> {
     }
     const context = document.createElement("canvas").getContext("2d");
     for (const element of document.querySelectorAll<HTMLElement>("label, button, select, input")) {
-      if (element.getClientRects().length === 0) continue; // not shown (display: none, closed)
+      if (!element.checkVisibility()) continue; // not shown (display: none, a closed fold)
       if (
         element instanceof HTMLInputElement &&
         ["checkbox", "radio", "file"].includes(element.type)

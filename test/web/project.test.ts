@@ -26,6 +26,7 @@ import {
   projectFromPreset,
   uniqueName,
 } from "../../web/src/model/project.ts";
+import { itemFilePath } from "../../web/src/model/project-lock.ts";
 
 const presetSource = (name: string) =>
   readFileSync(new URL(`../../src/core/presets/${name}.preset.json`, import.meta.url), "utf8");
@@ -328,5 +329,19 @@ describe("conflicts", () => {
       { path: "./a.yaml", existing: 0, existingContent: "old", incomingContent: "new" },
     ]);
     assert.deepEqual(findConflicts([{ path: "a.yaml", content: "new" }], others, 0), []);
+  });
+});
+
+describe("where a lock's item file is", () => {
+  it("are found from the answer: the item file itself, or the project's folder joined", () => {
+    assert.equal(
+      itemFilePath("./items/note.json", "/home/me/shop"),
+      "/home/me/shop/items/note.json",
+    );
+    assert.equal(
+      itemFilePath("./items/note.json", " /home/me/shop/ "),
+      "/home/me/shop/items/note.json",
+    );
+    assert.equal(itemFilePath("items/note.json", "/srv/x/note.json"), "/srv/x/note.json");
   });
 });

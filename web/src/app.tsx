@@ -37,6 +37,7 @@ import { ComponentForm, formContext } from "./ui/component-form.tsx";
 import { GraphView } from "./ui/graph-view.tsx";
 import { Home } from "./ui/home.tsx";
 import { IniImportDialog } from "./ui/ini-dialog.tsx";
+import { LockItemsDialog, unreadableItemFiles } from "./ui/lock-items-dialog.tsx";
 import { NotSavedNotice, type ZipProblem, ZipRefusedNotice } from "./ui/notices.tsx";
 import { type Pane, PaneTabs } from "./ui/pane-tabs.tsx";
 import { Preview } from "./ui/preview.tsx";
@@ -71,6 +72,12 @@ function Dashboard(): JSX.Element {
   const [pane, setPane] = useState<Pane>("form");
   const [homeBusy, setHomeBusy] = useState<string>();
   const [homeError, setHomeError] = useState<string>();
+  // a lock being opened whose item files the service cannot find: where they are is asked
+  const [lockQuestion, setLockQuestion] = useState<{
+    lock: { name: string; text: string };
+    projectFile: string | undefined;
+    references: string[];
+  }>();
   const [adding, setAdding] = useState<StageId | undefined>();
   // the component and field an INI import goes into
   const [iniFor, setIniFor] = useState<{ id: string; field: string } | undefined>();
@@ -206,6 +213,11 @@ function Dashboard(): JSX.Element {
             setHomeBusy(lock.name);
             try {
               const projectFile = files.find((file) => file.name.endsWith(".toml"))?.text;
+              const references = await unreadableItemFiles(lock.text);
+              if (references.length > 0) {
+                setLockQuestion({ lock, projectFile, references });
+                return;
+              }
               const preset = await presetFromLockFiles(
                 { lock: lock.text, projectFile },
                 renderThroughApi,
@@ -218,6 +230,30 @@ function Dashboard(): JSX.Element {
             }
           }}
         />
+        {lockQuestion && (
+          <LockItemsDialog
+            lockName={lockQuestion.lock.name}
+            references={lockQuestion.references}
+            onClose={() => setLockQuestion(undefined)}
+            onResolved={async (paths) => {
+              const { lock, projectFile } = lockQuestion;
+              setLockQuestion(undefined);
+              setHomeBusy(lock.name);
+              try {
+                const preset = await presetFromLockFiles(
+                  { lock: lock.text, projectFile },
+                  renderThroughApi,
+                  paths,
+                );
+                open(projectFromPreset(preset));
+              } catch (error) {
+                setHomeError(`Cannot open ${lock.name}: ${errorMessage(error)}`);
+              } finally {
+                setHomeBusy(undefined);
+              }
+            }}
+          />
+        )}
         <Toasts toasts={toasts} dismiss={dismiss} />
       </>
     );
