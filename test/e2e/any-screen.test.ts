@@ -36,7 +36,9 @@ function layoutProblems(page: Page): Promise<string[]> {
       const text =
         element instanceof HTMLInputElement
           ? element.value || element.placeholder
-          : (element.textContent ?? "");
+          : element instanceof HTMLSelectElement
+            ? (element.selectedOptions[0]?.text ?? "")
+            : (element.textContent ?? "");
       const named = `<${element.tagName.toLowerCase()}${testId ? ` ${testId}` : ""}> "${text.trim().slice(0, 50)}"`;
       const style = getComputedStyle(element);
       if (style.visibility === "hidden" || element.closest(".visually-hidden")) continue;

@@ -42,6 +42,7 @@ async function drawnIslands(page: Page): Promise<number> {
   const edges = await page.$$eval('[data-testid="graph-edge"]', (list) =>
     list.map((edge) => [edge.getAttribute("data-source"), edge.getAttribute("data-target")]),
   );
+  assert.ok(nodes.length > 1 && nodes.every((id) => id !== ""), "every node drawn with its id");
   const parent = new Map(nodes.map((id) => [id, id]));
   const root = (id: string): string => {
     const up = parent.get(id) ?? id;
