@@ -1,4 +1,4 @@
-// The dashboard on any screen, in real Chromium: at 360, 420, 768, 1280 and 1920 px wide, the
+// The dashboard on any screen, in real Chromium: at 360, 420, 768, 1280, 1920 and 2560 px wide, the
 // home page and a project of many components (multi-tier-platform) never scroll sideways and
 // cut no text - every visible label, button, select and input holds its text (scroll and client
 // widths compared; a select's chosen option measured against its box) and stays on the screen.
@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { type Dashboard, skipBrowser, startDashboard } from "./harness.ts";
 
-const WIDTHS = [360, 420, 768, 1280, 1920];
+const WIDTHS = [360, 420, 768, 1280, 1920, 2560];
 const NARROW = 760;
 
 /**
