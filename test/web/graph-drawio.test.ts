@@ -1,4 +1,5 @@
-// The architecture graph's lanes and the servers → hosts links, and its draw.io export: the file
+// The architecture graph's lanes, the servers → hosts links, the links that make
+// multi-tier-platform one connected picture, and its draw.io export: the file
 // is parsed with a real XML parser and every lane, node and edge of the graph model must be in it
 // with the right parent, source and target, for every built-in template and for names that
 // hold markup.

@@ -1,7 +1,8 @@
 // The architecture graph: what the project holds and how it connects. Groups and their children,
 // group vars → group, plays → group, site → playbooks, playbooks → roles, a targeted playbook →
 // group, config → inventory, ingress → service → deployment, cloud servers → the inventory groups
-// of the hosts they provision. Each node sits in a lane, the dashboard stage of what it is
+// of the hosts they provision (else the playbook of their name), deployments → the cluster's
+// group. Each node sits in a lane, the dashboard stage of what it is
 // (provision, inventory, configure, deploy, other), so the view and the draw.io export show the
 // same swimlanes. Drawn from the core's project facts (src/core/project/facts.ts), the same
 // facts the checks read, so the graph and the findings never disagree about what connects to
