@@ -134,6 +134,18 @@ describe("the dashboard on any screen", { skip: skipBrowser }, () => {
     });
   }
 
+  it("at 360 px the add-component dialog fits: its stages, items and form", async () => {
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.click('[data-testid="pane-components"]');
+    await page.click('[data-testid="add-deploy"]');
+    await page.waitForSelector('[data-testid="item-k8s/deployment"]');
+    await assertFits(page, "the add dialog's items at 360 px");
+    await page.click('[data-testid="item-k8s/deployment"]');
+    await page.waitForSelector('[data-testid="new-name"]');
+    await assertFits(page, "the add dialog's form at 360 px");
+    await page.keyboard.press("Escape");
+  });
+
   it("on a narrow screen the panels are tabs, and the menu works from the keyboard", async () => {
     await page.setViewportSize({ width: 360, height: 800 });
     await page.click('[data-testid="pane-components"]');
