@@ -134,6 +134,16 @@ describe("the dashboard on any screen", { skip: skipBrowser }, () => {
     });
   }
 
+  // (the architecture view is left out: laying out 48 nodes costs seconds, and its nodes are
+  // drawn in an SVG that zooms to fit)
+  it("at 360 px the checks view fits", async () => {
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.click('[data-testid="pane-form"]');
+    await page.click('[data-testid="tab-checks"]');
+    await assertFits(page, "the checks view at 360 px");
+    await page.click('.tabs > [role="tab"]:has-text("Edit")');
+  });
+
   it("at 360 px the add-component dialog fits: its stages, items and form", async () => {
     await page.setViewportSize({ width: 360, height: 800 });
     await page.click('[data-testid="pane-components"]');
