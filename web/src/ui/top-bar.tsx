@@ -3,7 +3,7 @@
 // switch do not fit beside the brand: they fold into a menu behind one button (the style sheet
 // decides when; the button is hidden on a wide screen).
 import type { JSX } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { THEME_CHOICES, type ThemeChoice, useTheme } from "../hooks/use-theme.ts";
 
 const THEME_LABEL: Record<ThemeChoice, string> = {
@@ -61,7 +61,8 @@ export function TopBar(props: {
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  // a layout effect: the keys work from the moment the menu shows (an effect may wait a frame)
+  useLayoutEffect(() => {
     if (!menuOpen) return;
     // Escape closes the menu and gives the focus back to its button; a click outside closes it
     const onKey = (event: KeyboardEvent) => {

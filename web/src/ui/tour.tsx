@@ -5,7 +5,7 @@
 // remembers it was shown (`kiln-tour-seen` in localStorage) as soon as it appears, so a
 // returning user, or a reload, never sees it again.
 import type { JSX } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 
 /** The localStorage key that says the guide was shown in this browser. */
 export const TOUR_SEEN_KEY = "kiln-tour-seen";
@@ -53,7 +53,8 @@ export function Tour(): JSX.Element | null {
   const panel = useRef<HTMLElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
 
-  useEffect(() => {
+  // a layout effect: Escape works from the moment the guide shows (an effect may wait a frame)
+  useLayoutEffect(() => {
     if (!open) return;
     rememberSeen();
     const element = panel.current;
