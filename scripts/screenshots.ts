@@ -1,12 +1,13 @@
 // Refreshes the dashboard's screenshots in docs/ (`npm run screenshots`): builds the dashboard,
 // starts `kiln serve --ui` and headless Chromium through the e2e harness, opens the
 // web-and-database template and photographs the editor in the light and the dark theme and the
-// architecture view, at 1440x900. Needs /usr/bin/chromium.
+// architecture view, at 1440x900, and the editor on a phone (390x844: the builder's columns as
+// panel tabs, the top bar's actions in its menu). Needs /usr/bin/chromium.
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { openPreset, ROOT, startDashboard } from "../test/e2e/harness.ts";
+import { ROOT, startDashboard } from "../test/e2e/harness.ts";
 
 const PRESET = "web-and-database";
 
@@ -15,6 +16,8 @@ interface Shot {
   theme: "light" | "dark";
   /** Brings the page from the opened template to what the picture shows. */
   arrange: (page: Page) => Promise<void>;
+  /** The window, when not 1440x900. */
+  viewport?: { width: number; height: number };
 }
 
 /** The template's inventory in the editor: components by stage, a structured editor, a preview. */
@@ -27,6 +30,13 @@ async function inventoryEditor(page: Page): Promise<void> {
   await page.waitForSelector('[data-testid="preview-content"]');
 }
 
+/** On a phone: the inventory's form in the workspace panel, below the panel tabs. */
+async function narrowEditor(page: Page): Promise<void> {
+  await page.click('[data-testid="pane-components"]');
+  await page.click(`[data-testid="component-item"][data-name="${PRESET}"]`);
+  await page.waitForSelector('[data-testid="inventory-editor"]');
+}
+
 async function architecture(page: Page): Promise<void> {
   await page.click('[data-testid="tab-graph"]');
   await page.waitForSelector('[data-testid="graph-node"]');
@@ -36,6 +46,12 @@ const SHOTS: Shot[] = [
   { file: "docs/dashboard-light.png", theme: "light", arrange: inventoryEditor },
   { file: "docs/dashboard-dark.png", theme: "dark", arrange: inventoryEditor },
   { file: "docs/dashboard-architecture.png", theme: "dark", arrange: architecture },
+  {
+    file: "docs/dashboard-narrow.png",
+    theme: "light",
+    arrange: narrowEditor,
+    viewport: { width: 390, height: 844 },
+  },
 ];
 
 function buildDashboard(): void {
@@ -51,8 +67,14 @@ async function main(): Promise<void> {
   const dashboard = await startDashboard();
   try {
     for (const shot of SHOTS) {
-      const { context, page } = await dashboard.newPage({ colorScheme: shot.theme });
-      await openPreset(page, PRESET);
+      const { context, page } = await dashboard.newPage({
+        colorScheme: shot.theme,
+        ...(shot.viewport ? { viewport: shot.viewport } : {}),
+      });
+      await page.click(`[data-testid="preset-${PRESET}"]`);
+      await page.waitForSelector('[data-testid="builder"]');
+      // attached: on a phone the preview is in a panel of its own
+      await page.waitForSelector('[data-testid="preview-content"]', { state: "attached" });
       await shot.arrange(page);
       // no caret or hover left over, and the layout (elkjs, fonts) settled
       await page.mouse.move(0, 0);

@@ -8,7 +8,9 @@
 // only the style sheet reads it), so every other rule sees the same page in both and would
 // give the same answer twice - half the audit's time, in a suite bound by the CPU.
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { AxeResults, ImpactValue } from "axe-core";
 import type { Page } from "playwright-core";
@@ -16,6 +18,7 @@ import {
   type Dashboard,
   execPathPreset,
   fillLocalStorage,
+  kiln,
   openPreset,
   skipBrowser,
   startDashboard,
@@ -132,6 +135,43 @@ describe("accessibility audit (axe-core) in a real browser", { skip: skipBrowser
         });
         await page.waitForSelector('[data-testid="home-error"]');
         await assertAccessible(page, theme, "home with a refused file");
+        assert.deepEqual(errors, []);
+        await context.close();
+      });
+
+      it("the first-visit guide, the narrow screen's panel tabs and open menu, a lock's questions", async () => {
+        const { context, page, errors } = await dashboard.newPage({
+          colorScheme: theme,
+          tour: true,
+        });
+        await page.waitForSelector('[data-testid="tour"]');
+        await assertAccessible(page, theme, "home with the first-visit guide");
+        await page.keyboard.press("Escape");
+        await page.setViewportSize({ width: 360, height: 800 });
+        await page.click('[data-testid="preset-k8s-web-app"]');
+        await page.waitForSelector('[data-testid="pane-tabs"]');
+        await page.click('[data-testid="menu-button"]');
+        await assertAccessible(page, theme, "a narrow builder with its menu open");
+        await page.click('[data-testid="pane-components"]');
+        await page.click(".brand");
+        await page.setViewportSize({ width: 1440, height: 900 });
+        // a lock whose item file the service cannot find: the dialog asking where it is
+        const dir = dashboard.tempDir();
+        const item = join(dir, "note.json");
+        writeFileSync(
+          item,
+          JSON.stringify({
+            name: "note",
+            category: "test",
+            fields: [],
+            files: [{ path: "n.txt", template: "n" }],
+          }),
+        );
+        assert.equal(kiln(["init"], dir).status, 0);
+        assert.equal(kiln(["add", "./note.json", "--name", "n"], dir).status, 0);
+        await page.setInputFiles('[data-testid="open-file"]', join(dir, "kiln.lock"));
+        await page.waitForSelector('[data-testid="lock-items"]');
+        await assertAccessible(page, theme, "the questions of a lock with item files");
         assert.deepEqual(errors, []);
         await context.close();
       });

@@ -41,8 +41,15 @@ export interface Dashboard {
   /** `http://127.0.0.1:<port>` of the running service, no trailing slash. */
   base: string;
   browser: Browser;
-  /** A fresh page (own context: no storage shared with other pages) at the dashboard's `/`. */
-  newPage(options?: { colorScheme?: "light" | "dark" }): Promise<{
+  /**
+   * A fresh page (own context: no storage shared with other pages) at the dashboard's `/`, of a
+   * returning user: the first-visit guide was seen (`tour: true` makes it a first visit).
+   */
+  newPage(options?: {
+    colorScheme?: "light" | "dark";
+    tour?: boolean;
+    viewport?: { width: number; height: number };
+  }): Promise<{
     context: BrowserContext;
     page: Page;
     errors: string[];
@@ -114,9 +121,19 @@ export async function startDashboard(setup: ServeSetup = {}): Promise<Dashboard>
     async newPage(options = {}) {
       const context = await browser.newContext({
         acceptDownloads: true,
-        viewport: { width: 1440, height: 900 },
+        viewport: options.viewport ?? { width: 1440, height: 900 },
         colorScheme: options.colorScheme ?? "light",
       });
+      // the guide a first visit shows would sit over what other tests click and read
+      if (!options.tour) {
+        await context.addInitScript(() => {
+          try {
+            localStorage.setItem("kiln-tour-seen", "1");
+          } catch {
+            // a test that filled the storage: the key was set by the first page already
+          }
+        });
+      }
       const page = await context.newPage();
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(error.message));

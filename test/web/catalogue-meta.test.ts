@@ -8,6 +8,7 @@ import { type ItemMeta, parseRegistryItem, toItemMetaView } from "../../src/core
 import { catalogueEntry } from "../../src/core/project/facts.ts";
 import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { buildGraph, type GraphComponent, traceFrom } from "../../web/src/model/graph.ts";
+import { legacyPlayFields } from "../../web/src/model/legacy-fields.ts";
 import { stageOf } from "../../web/src/model/project.ts";
 import { structuredKind } from "../../web/src/ui/editors/kind.ts";
 
@@ -258,5 +259,26 @@ describe("architecture graph", () => {
       graph.edges.map((e) => `${e.source} ${e.target}`),
       ["c:1 group:db"],
     );
+  });
+});
+
+describe("a playbook's legacy single-play fields", () => {
+  it("are the hosts and roles facts of an item with a plays editor", () => {
+    assert.deepEqual([...legacyPlayFields(builtin("automation/playbook"))].sort(), [
+      "hosts",
+      "roles",
+    ]);
+    const custom = customMeta({
+      name: "pb",
+      fields: [{ name: "target" }, { name: "list", editor: "plays" }],
+      kiln: { kind: "playbook", facts: { plays: "list", hosts: "target" } },
+    });
+    assert.deepEqual([...legacyPlayFields(custom)], ["target"]);
+  });
+
+  it("are none in an item without a plays editor, or while its metadata loads", () => {
+    assert.equal(legacyPlayFields(builtin("automation/k8s-bootstrap")).size, 0);
+    assert.equal(legacyPlayFields(builtin("k8s/deployment")).size, 0);
+    assert.equal(legacyPlayFields(undefined).size, 0);
   });
 });

@@ -1,4 +1,5 @@
-// The architecture graph's lanes and the servers → hosts links, and its draw.io export: the file
+// The architecture graph's lanes, the servers → hosts links, the links that make
+// multi-tier-platform one connected picture, and its draw.io export: the file
 // is parsed with a real XML parser and every lane, node and edge of the graph model must be in it
 // with the right parent, source and target, for every built-in template and for names that
 // hold markup.
@@ -144,13 +145,80 @@ describe("cloud servers → the inventory hosts they provision", () => {
     );
   });
 
-  it("draws no link when no host matches (multi-tier-platform's edge servers)", () => {
+  it("draws no provisions link when no host matches (multi-tier-platform's edge servers)", () => {
     const graph = buildGraph(presetComponents("multi-tier-platform"));
-    assert.equal(graph.edges.filter((edge) => edge.source === "c:0").length, 0);
+    assert.deepEqual(
+      graph.edges.filter((edge) => edge.source === "c:0").map((edge) => edge.label),
+      ["configured by"],
+    );
     const none = buildGraph(
       withMeta([servers("app", "0"), inventory([{ group: "a", members: [{ name: "app-0" }] }])]),
     );
     assert.equal(none.edges.length, 0, "count 0 provisions nothing");
+  });
+});
+
+/** The groups of nodes joined by edges, whichever way they point (union-find). */
+function connectedComponents(graph: Graph): string[][] {
+  const parent = new Map(graph.nodes.map((node) => [node.id, node.id]));
+  const root = (id: string): string => {
+    const up = parent.get(id) ?? id;
+    return up === id ? id : root(up);
+  };
+  for (const edge of graph.edges) parent.set(root(edge.source), root(edge.target));
+  const groups = new Map<string, string[]>();
+  for (const node of graph.nodes) {
+    const key = root(node.id);
+    groups.set(key, [...(groups.get(key) ?? []), node.id]);
+  }
+  return [...groups.values()];
+}
+
+describe("one connected picture: servers → their playbook, Kubernetes → the cluster's group", () => {
+  it("draws multi-tier-platform as exactly one connected graph", () => {
+    const islands = connectedComponents(buildGraph(presetComponents("multi-tier-platform")));
+    assert.equal(islands.length, 1, `islands: ${islands.map((ids) => ids.join(" ")).join(" | ")}`);
+  });
+
+  it("links servers no host is named after to the playbook of the same name", () => {
+    const graph = buildGraph(presetComponents("multi-tier-platform"));
+    const edge = graph.edges.find((e) => e.source === "c:0" && e.label === "configured by");
+    const playbook = graph.nodes.find((node) => node.id === edge?.target);
+    assert.equal(playbook?.label, "edge");
+    assert.equal(playbook?.kind, "playbook");
+  });
+
+  it("links each deployment to the group the bootstrap targets, else the group named k8s", () => {
+    const runsOn = (graph: Graph) =>
+      graph.edges
+        .filter((edge) => edge.label === "runs on" && edge.source.startsWith("c:"))
+        .filter((edge) => graph.nodes.find((n) => n.id === edge.source)?.kind === "deployment")
+        .map((edge) => [graph.nodes.find((n) => n.id === edge.source)?.label, edge.target]);
+    assert.deepEqual(runsOn(buildGraph(presetComponents("multi-tier-platform"))), [
+      ["storefront", "group:k8s"],
+      ["api", "group:k8s"],
+      ["worker", "group:k8s"],
+    ]);
+    const bootstrapped = buildGraph(
+      withMeta([
+        {
+          reference: "automation/inventory",
+          name: "inv",
+          fields: {
+            hosts: json([{ group: "nodes", members: [{ name: "n1" }] }, { group: "k8s" }]),
+          },
+          labels: {},
+        },
+        {
+          reference: "automation/k8s-bootstrap",
+          name: "boot",
+          fields: { hosts: "nodes" },
+          labels: {},
+        },
+        { reference: "k8s/deployment", name: "web", fields: { image: "nginx" }, labels: {} },
+      ]),
+    );
+    assert.deepEqual(runsOn(bootstrapped), [["web", "group:nodes"]]);
   });
 });
 

@@ -19,12 +19,14 @@ import {
 } from "../../web/src/model/files.ts";
 import {
   blankProject,
+  defaultComponentName,
   presetFileName,
   presetFromProject,
   presetText,
   projectFromPreset,
   uniqueName,
 } from "../../web/src/model/project.ts";
+import { itemFilePath } from "../../web/src/model/project-lock.ts";
 
 const presetSource = (name: string) =>
   readFileSync(new URL(`../../src/core/presets/${name}.preset.json`, import.meta.url), "utf8");
@@ -120,6 +122,32 @@ describe("project model", () => {
     const project = projectFromPreset(presetSource("k8s-web-app"));
     assert.equal(uniqueName(project, "k8s/deployment", "api"), "api-2");
     assert.equal(uniqueName(project, "k8s/deployment", "new"), "new");
+  });
+});
+
+describe("a new component's default name", () => {
+  const unnamed = blankProject({ name: null, namespace: "default", outputDir: "k8s" });
+  const shop = blankProject({ name: "shop", namespace: "default", outputDir: "k8s" });
+
+  it("never repeats the kind the file name already says (no deployment-deployment.yaml)", () => {
+    assert.equal(defaultComponentName(unnamed, "k8s/deployment", "deployment", "deploy"), "web");
+    assert.equal(defaultComponentName(shop, "k8s/service", "service", "deploy"), "web");
+    assert.equal(
+      defaultComponentName(shop, "automation/inventory", "inventory", "inventory"),
+      "shop",
+    );
+    assert.equal(defaultComponentName(unnamed, "automation/role", "role", "configure"), "app");
+    assert.equal(defaultComponentName(unnamed, "./items/cache.json", "cache", "other"), "app");
+  });
+
+  it("keeps an item's own name when it is not its kind, and stays unique per reference", () => {
+    assert.equal(defaultComponentName(unnamed, "@acme/redis", "cache", "other"), "cache");
+    const withWeb = {
+      ...unnamed,
+      components: [{ id: "1", reference: "k8s/deployment", name: "web", fields: {}, labels: {} }],
+    };
+    assert.equal(defaultComponentName(withWeb, "k8s/deployment", "deployment", "deploy"), "web-2");
+    assert.equal(defaultComponentName(withWeb, "k8s/service", "service", "deploy"), "web");
   });
 });
 
@@ -301,5 +329,19 @@ describe("conflicts", () => {
       { path: "./a.yaml", existing: 0, existingContent: "old", incomingContent: "new" },
     ]);
     assert.deepEqual(findConflicts([{ path: "a.yaml", content: "new" }], others, 0), []);
+  });
+});
+
+describe("where a lock's item file is", () => {
+  it("are found from the answer: the item file itself, or the project's folder joined", () => {
+    assert.equal(
+      itemFilePath("./items/note.json", "/home/me/shop"),
+      "/home/me/shop/items/note.json",
+    );
+    assert.equal(
+      itemFilePath("./items/note.json", " /home/me/shop/ "),
+      "/home/me/shop/items/note.json",
+    );
+    assert.equal(itemFilePath("items/note.json", "/srv/x/note.json"), "/srv/x/note.json");
   });
 });

@@ -37,14 +37,30 @@ import { ComponentForm, formContext } from "./ui/component-form.tsx";
 import { GraphView } from "./ui/graph-view.tsx";
 import { Home } from "./ui/home.tsx";
 import { IniImportDialog } from "./ui/ini-dialog.tsx";
+import { LockItemsDialog, unreadableItemFiles } from "./ui/lock-items-dialog.tsx";
 import { NotSavedNotice, type ZipProblem, ZipRefusedNotice } from "./ui/notices.tsx";
+import { type Pane, PaneTabs } from "./ui/pane-tabs.tsx";
 import { Preview } from "./ui/preview.tsx";
 import { TopBar } from "./ui/top-bar.tsx";
+import { Tour } from "./ui/tour.tsx";
 import { useItemMeta } from "./ui/use-item-meta.ts";
 
 type View = "build" | "checks" | "graph";
 
+/**
+ * The dashboard and, once per browser, the first-visit guide beside it (outside the screens, so
+ * it stays open from the home page into the builder).
+ */
 export function App(): JSX.Element {
+  return (
+    <>
+      <Dashboard />
+      <Tour />
+    </>
+  );
+}
+
+function Dashboard(): JSX.Element {
   const { restored, project, setProject, selected, setSelected, saveState } =
     usePersistentProject();
   const { registry, registryError, presets, presetsError, config } = useCatalogue();
@@ -52,8 +68,16 @@ export function App(): JSX.Element {
   const { toasts, toast, dismiss } = useToasts();
   const [screen, setScreen] = useState<"home" | "builder">(restored ? "builder" : "home");
   const [view, setView] = useState<View>("build");
+  // the panel a narrow screen shows (the style sheet shows every column on a wide one)
+  const [pane, setPane] = useState<Pane>("form");
   const [homeBusy, setHomeBusy] = useState<string>();
   const [homeError, setHomeError] = useState<string>();
+  // a lock being opened whose item files the service cannot find: where they are is asked
+  const [lockQuestion, setLockQuestion] = useState<{
+    lock: { name: string; text: string };
+    projectFile: string | undefined;
+    references: string[];
+  }>();
   const [adding, setAdding] = useState<StageId | undefined>();
   // the component and field an INI import goes into
   const [iniFor, setIniFor] = useState<{ id: string; field: string } | undefined>();
@@ -189,6 +213,11 @@ export function App(): JSX.Element {
             setHomeBusy(lock.name);
             try {
               const projectFile = files.find((file) => file.name.endsWith(".toml"))?.text;
+              const references = await unreadableItemFiles(lock.text);
+              if (references.length > 0) {
+                setLockQuestion({ lock, projectFile, references });
+                return;
+              }
               const preset = await presetFromLockFiles(
                 { lock: lock.text, projectFile },
                 renderThroughApi,
@@ -201,6 +230,30 @@ export function App(): JSX.Element {
             }
           }}
         />
+        {lockQuestion && (
+          <LockItemsDialog
+            lockName={lockQuestion.lock.name}
+            references={lockQuestion.references}
+            onClose={() => setLockQuestion(undefined)}
+            onResolved={async (paths) => {
+              const { lock, projectFile } = lockQuestion;
+              setLockQuestion(undefined);
+              setHomeBusy(lock.name);
+              try {
+                const preset = await presetFromLockFiles(
+                  { lock: lock.text, projectFile },
+                  renderThroughApi,
+                  paths,
+                );
+                open(projectFromPreset(preset));
+              } catch (error) {
+                setHomeError(`Cannot open ${lock.name}: ${errorMessage(error)}`);
+              } finally {
+                setHomeBusy(undefined);
+              }
+            }}
+          />
+        )}
         <Toasts toasts={toasts} dismiss={dismiss} />
       </>
     );
@@ -253,7 +306,15 @@ export function App(): JSX.Element {
           </>
         }
       />
-      <div class="builder" data-testid="builder">
+      <div class="builder" data-testid="builder" data-pane={pane}>
+        <PaneTabs
+          pane={pane}
+          onChoose={(next) => {
+            setPane(next);
+            // the preview belongs to the form: choosing it comes back to editing
+            if (next === "preview") setView("build");
+          }}
+        />
         <aside class="sidebar">
           <div class="project-settings card">
             <label class="field compact">
@@ -270,7 +331,7 @@ export function App(): JSX.Element {
                 }
               />
             </label>
-            <div class="grid-2">
+            <div class="grid-2 settings-pair">
               <label class="field compact">
                 <span class="field-label">namespace</span>
                 <TextInput
@@ -304,9 +365,14 @@ export function App(): JSX.Element {
                   update((p) => ({ ...p, project: { ...p.project, automationProfile } }));
                 }}
               >
-                <option value="cm">cm_host, cm.cfg (the specification's)</option>
-                <option value="ansible">ansible_host, ansible.cfg (what Ansible reads)</option>
+                <option value="cm">cm_host, cm.cfg</option>
+                <option value="ansible">ansible_host, ansible.cfg</option>
               </select>
+              <span class="help">
+                {settings.automationProfile === "ansible"
+                  ? "The names Ansible reads."
+                  : "The names of kiln's specification."}
+              </span>
             </label>
           </div>
           <nav class="stages-nav" aria-label="Components">
@@ -359,6 +425,7 @@ export function App(): JSX.Element {
                             onClick={() => {
                               setSelected(c.id);
                               setView("build");
+                              setPane("form");
                             }}
                           >
                             <span class="component-name">{c.name}</span>
@@ -516,6 +583,7 @@ export function App(): JSX.Element {
             addComponents([next]);
             setAdding(undefined);
             setView("build");
+            setPane("form");
           }}
         />
       )}

@@ -1,7 +1,8 @@
 // The architecture graph: what the project holds and how it connects. Groups and their children,
 // group vars → group, plays → group, site → playbooks, playbooks → roles, a targeted playbook →
 // group, config → inventory, ingress → service → deployment, cloud servers → the inventory groups
-// of the hosts they provision. Each node sits in a lane, the dashboard stage of what it is
+// of the hosts they provision (else the playbook of their name), deployments → the cluster's
+// group. Each node sits in a lane, the dashboard stage of what it is
 // (provision, inventory, configure, deploy, other), so the view and the draw.io export show the
 // same swimlanes. Drawn from the core's project facts (src/core/project/facts.ts), the same
 // facts the checks read, so the graph and the findings never disagree about what connects to
@@ -357,6 +358,56 @@ function addProvisioning(graph: GraphBuilder, facts: ProjectFacts): void {
   }
 }
 
+/**
+ * Cloud servers with no inventory host named after their machines → the playbook of the same
+ * name (`edge` servers, `edge` playbook): naming both alike is how a project says which play
+ * configures which machines, and it ties the servers to the groups that playbook runs on.
+ */
+function addConfiguredBy(graph: GraphBuilder, facts: ProjectFacts): void {
+  for (const server of facts.servers) {
+    const provisions = facts.inventories.some((inventory) =>
+      inventory.groups.some((group) =>
+        group.hosts.some((host) => provisionedIndex(server, host) !== undefined),
+      ),
+    );
+    if (provisions) continue;
+    for (const playbook of facts.playbooks) {
+      if (facts.components[playbook.component]?.name !== server.name) continue;
+      graph.edge(`c:${server.component}`, `c:${playbook.component}`, "configured by");
+    }
+  }
+}
+
+/** The names an inventory conventionally gives the group of a Kubernetes cluster's nodes. */
+const CLUSTER_GROUP_NAMES = ["k8s_cluster", "k8s", "kubernetes", "kube", "cluster"];
+
+/**
+ * The inventory groups the project's Kubernetes cluster runs on: the groups its bootstrap
+ * components (playbooks aimed at one host pattern as a whole, such as the k8s-bootstrap) target;
+ * without one, the group named as inventories conventionally name a cluster's (`k8s_cluster`,
+ * `k8s`, `kubernetes`, `kube`, `cluster`, the first found).
+ */
+export function clusterGroups(facts: ProjectFacts): string[] {
+  const known = new Set(facts.knownGroups);
+  const targeted = facts.playbooks.flatMap((playbook) =>
+    hostPatternTargets(playbook.target ?? "").filter((target) => known.has(target)),
+  );
+  if (targeted.length > 0) return [...new Set(targeted)];
+  const named = CLUSTER_GROUP_NAMES.find((name) => known.has(name));
+  return named === undefined ? [] : [named];
+}
+
+/** The Kubernetes lane → the cluster's group: each deployment runs on the cluster's nodes. */
+function addCluster(graph: GraphBuilder, facts: ProjectFacts): void {
+  const groups = clusterGroups(facts);
+  for (const deployment of facts.components.filter((c) => c.kind === "deployment")) {
+    for (const group of groups) {
+      const id = graph.node({ id: `group:${group}`, kind: "group", label: group, detail: "group" });
+      graph.edge(`c:${deployment.index}`, id, "runs on");
+    }
+  }
+}
+
 /** The graph of a project's components; each carries its catalogue metadata (`meta`). */
 export function buildGraph(components: readonly GraphComponent[], namespace = "default"): Graph {
   const facts = projectFacts({ namespace, components });
@@ -367,6 +418,8 @@ export function buildGraph(components: readonly GraphComponent[], namespace = "d
   addEntryPoints(graph, facts, playbookByPath);
   addKubernetes(graph, facts);
   addProvisioning(graph, facts);
+  addConfiguredBy(graph, facts);
+  addCluster(graph, facts);
   return graph.graph();
 }
 

@@ -92,8 +92,9 @@ export interface LockFiles {
 export async function presetFromLockFiles(
   files: LockFiles,
   render: RenderOne<PresetComponent>,
+  itemPaths: ReadonlyMap<string, string> = new Map(),
 ): Promise<Preset> {
-  const lock = parseLock(files.lock);
+  const lock = withItemPaths(parseLock(files.lock), itemPaths);
   if (files.projectFile !== undefined) {
     return presetFromLock(lock, parseProjectConfig(files.projectFile));
   }
@@ -105,6 +106,46 @@ export async function presetFromLockFiles(
     automationProfile: lock.components[0]?.automationProfile,
   });
   return { ...preset, project: { ...preset.project, name: undefined } };
+}
+
+/**
+ * The lock with each component from a local item file pointed at where the user said the file
+ * is: the lock records the path relative to the project's folder, which the service (reading
+ * files from its own folder) cannot follow.
+ */
+function withItemPaths(lock: Lock, itemPaths: ReadonlyMap<string, string>): Lock {
+  if (itemPaths.size === 0) return lock;
+  return {
+    ...lock,
+    components: lock.components.map((entry) => {
+      const path = itemPaths.get(entry.reference);
+      return path === undefined ? entry : { ...entry, reference: path };
+    }),
+  };
+}
+
+/**
+ * The item files a lock's components were rendered from, by the path the lock records
+ * (relative to the project's folder), each once, in the lock's order. An absolute path is
+ * left out: it names the file wherever the service runs.
+ */
+export function lockItemFiles(lockText: string): string[] {
+  const references = parseLock(lockText)
+    .components.filter((entry) => entry.source.type === "file")
+    .map((entry) => entry.reference)
+    .filter((reference) => !reference.startsWith("/"));
+  return [...new Set(references)];
+}
+
+/**
+ * Where an item file is, from the user's answer: the item file itself (a path ending in
+ * `.json`), or the project's folder, which the lock's relative path is then joined to.
+ */
+export function itemFilePath(reference: string, answer: string): string {
+  const given = answer.trim();
+  if (given.endsWith(".json")) return given;
+  const folder = given.replace(/\/+$/, "");
+  return `${folder}/${reference.replace(/^(\.\/)+/, "")}`;
 }
 
 /** The output folder of the lock's files: from the first component that renders as recorded. */

@@ -129,6 +129,33 @@ export function stageOf(meta: Pick<ItemMeta, "stage"> | undefined): StageId {
   return meta?.stage ?? "other";
 }
 
+/**
+ * The name a new component is offered: the item's own name, unless that is just its kind
+ * (`deployment` for k8s/deployment), which the templates already put in the file name
+ * (`{{ name }}-deployment.yaml`): a deployment named `deployment` would write
+ * `deployment-deployment.yaml`. Then a name for what it runs: `web` for a Kubernetes object (the
+ * Deploy stage), else the project's name, else `app`; and unique among the components of the
+ * same reference (`web-2`).
+ */
+export function defaultComponentName(
+  project: Project,
+  reference: string,
+  itemName: string,
+  stage: StageId,
+): string {
+  const kind = (reference.split("/").pop() ?? "").replace(/\.json$/, "");
+  const projectName = project.project.name ?? "";
+  const base =
+    itemName !== kind
+      ? itemName
+      : stage === "deploy"
+        ? "web"
+        : projectName !== "" && projectName !== kind
+          ? projectName
+          : "app";
+  return uniqueName(project, reference, base);
+}
+
 /** A name not used by another component of the same reference: `web`, `web-2`, … */
 export function uniqueName(project: Project, reference: string, base: string): string {
   const taken = new Set(

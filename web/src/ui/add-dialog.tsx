@@ -19,12 +19,12 @@ import {
 } from "../api.ts";
 import { type Conflict, findConflicts } from "../model/conflicts.ts";
 import {
+  defaultComponentName,
   type Project,
   type ProjectComponent,
   STAGES,
   type StageId,
   stageOf,
-  uniqueName,
 } from "../model/project.ts";
 import { ErrorDetail, Modal, submitOnModEnter, TextInput } from "./common.tsx";
 
@@ -167,6 +167,7 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
           }}
           onAdd={props.onAdd}
           reference={found ?? (stage === "other" ? ref.trim() : item.reference)}
+          stage={stageOf(props.metaOf(item.reference))}
         />
       )}
     </Modal>
@@ -250,12 +251,16 @@ function ConfigureNew(props: {
   item: RegistryItemView;
   reference: string;
   project: Project;
+  /** The stage the item declares: its default name depends on it. */
+  stage: StageId;
   renders: (RenderResult | undefined)[];
   onBack: () => void;
   onAdd: AddDialogProps["onAdd"];
 }): JSX.Element {
   const { item, project } = props;
-  const [name, setName] = useState(() => uniqueName(project, props.reference, item.name));
+  const [name, setName] = useState(() =>
+    defaultComponentName(project, props.reference, item.name, props.stage),
+  );
   const [fields, setFields] = useState<Record<string, string>>({});
   const [probe, setProbe] = useState<RenderResult | undefined>();
   const required = item.fields.filter((field) => field.required && field.default === null);

@@ -7,6 +7,7 @@ import type { ItemMeta } from "../../../src/core/item.ts";
 import type { ProjectFacts } from "../../../src/core/project/facts.ts";
 import type { ApiFailure, FieldView, RegistryItemView } from "../api.ts";
 import { withKey } from "../model/json-style.ts";
+import { legacyPlayFields } from "../model/legacy-fields.ts";
 import type { ProjectComponent } from "../model/project.ts";
 import { ErrorDetail, IconButton, KvEditor, TextArea, TextInput } from "./common.tsx";
 import { JsonField } from "./editors/json-field.tsx";
@@ -56,6 +57,19 @@ export function ComponentForm(props: {
     (name) => !declared.has(name) && name !== "namespace",
   );
   const [newField, setNewField] = useState("");
+  // a playbook's single-play fields come after its plays editor, folded (open when they hold a value)
+  const legacy = legacyPlayFields(props.meta);
+  const fieldEditor = (field: FieldView) => (
+    <Field
+      key={field.name}
+      field={field}
+      meta={props.meta}
+      value={component.fields[field.name]}
+      onChange={(value) => setField(field.name, value)}
+      context={props.context}
+      onImportIni={props.onImportIni}
+    />
+  );
   return (
     <section class="form" data-testid="component-form" aria-label="Component">
       <header class="form-head">
@@ -93,17 +107,21 @@ export function ComponentForm(props: {
           The template's <code>name</code>; most paths are built from it.
         </span>
       </label>
-      {item?.fields.map((field) => (
-        <Field
-          key={field.name}
-          field={field}
-          meta={props.meta}
-          value={component.fields[field.name]}
-          onChange={(value) => setField(field.name, value)}
-          context={props.context}
-          onImportIni={props.onImportIni}
-        />
-      ))}
+      {item?.fields.filter((field) => !legacy.has(field.name)).map(fieldEditor)}
+      {legacy.size > 0 && (
+        <details
+          class="advanced legacy"
+          data-testid="legacy-fields"
+          open={[...legacy].some((name) => (component.fields[name] ?? "") !== "")}
+        >
+          <summary>Legacy</summary>
+          <p class="help">
+            One play from these two fields, used only when the plays above are empty. New playbooks
+            describe their plays above.
+          </p>
+          {item?.fields.filter((field) => legacy.has(field.name)).map(fieldEditor)}
+        </details>
+      )}
       {extra.map((name) => (
         <label class="field" key={name}>
           <span class="field-label">

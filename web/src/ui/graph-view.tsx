@@ -311,6 +311,8 @@ function Canvas(props: {
                   d={d}
                   class={`edge${active ? " active" : ""}${traced && !active ? " dim" : ""}`}
                   data-testid="graph-edge"
+                  data-source={edge.source}
+                  data-target={edge.target}
                   marker-end="url(#arrow)"
                 >
                   <title>{edge.label}</title>
@@ -329,6 +331,7 @@ function Canvas(props: {
                   class={`node k-${node.kind}${dim ? " dim" : ""}${hover === node.id ? " hovered" : ""}${node.component !== undefined ? " clickable" : ""}`}
                   transform={`translate(${box.x},${box.y})`}
                   data-testid="graph-node"
+                  data-id={node.id}
                   role="button"
                   tabIndex={node.component !== undefined ? 0 : -1}
                   // the name holds all the visible text (axe: label-content-name-mismatch)

@@ -1,6 +1,9 @@
 // The bar across the top: the brand (a way home from the builder), the current view's actions
-// and the theme switch (follow the system, light, dark).
+// and the theme switch (follow the system, light, dark). On a narrow screen the actions and the
+// switch do not fit beside the brand: they fold into a menu behind one button (the style sheet
+// decides when; the button is hidden on a wide screen).
 import type { JSX } from "preact";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { THEME_CHOICES, type ThemeChoice, useTheme } from "../hooks/use-theme.ts";
 
 const THEME_LABEL: Record<ThemeChoice, string> = {
@@ -55,6 +58,39 @@ export function TopBar(props: {
   onHome: (() => void) | undefined;
   actions?: JSX.Element;
 }): JSX.Element {
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const menu = useRef<HTMLDivElement>(null);
+  // a layout effect: the keys work from the moment the menu shows (an effect may wait a frame)
+  useLayoutEffect(() => {
+    if (!menuOpen) return;
+    // Escape closes the menu and gives the focus back to its button; a click outside closes it
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape") return;
+      setMenuOpen(false);
+      menuButton.current?.focus();
+    };
+    const onPointer = (event: PointerEvent) => {
+      const target = event.target as Node;
+      if (!menu.current?.contains(target) && !menuButton.current?.contains(target)) {
+        setMenuOpen(false);
+      }
+    };
+    // an action chosen from the open menu closes it; the theme switch keeps it open
+    const onChosen = (event: MouseEvent) => {
+      const button = (event.target as Element).closest("button");
+      if (button && !button.closest(".theme-switch")) setMenuOpen(false);
+    };
+    const list = menu.current;
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("pointerdown", onPointer);
+    list?.addEventListener("click", onChosen);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("pointerdown", onPointer);
+      list?.removeEventListener("click", onChosen);
+    };
+  }, [menuOpen]);
   return (
     <header class="topbar">
       <button
@@ -72,8 +108,29 @@ export function TopBar(props: {
         <span class="brand-sub">dashboard</span>
       </button>
       <span class="tabs-spacer" />
-      {props.actions}
-      <ThemeSwitch />
+      <button
+        type="button"
+        class="menu-button"
+        ref={menuButton}
+        aria-expanded={menuOpen}
+        aria-controls="topbar-menu"
+        data-testid="menu-button"
+        onClick={() => setMenuOpen(!menuOpen)}
+      >
+        <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+          <path d="M2 4h12M2 8h12M2 12h12" />
+        </svg>
+        Menu
+      </button>
+      <div
+        id="topbar-menu"
+        class={`topbar-menu${menuOpen ? " open" : ""}`}
+        ref={menu}
+        data-testid="topbar-menu"
+      >
+        {props.actions}
+        <ThemeSwitch />
+      </div>
     </header>
   );
 }

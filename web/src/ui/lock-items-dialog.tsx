@@ -1,0 +1,116 @@
+// A project opened from its kiln.lock whose components come from item files in the project's
+// folder (`kiln add ./items/cache.json`): the lock records their paths relative to that folder,
+// and the service reads files from its own, so the dashboard asks where each file is - the item
+// file itself or the project's folder - and checks the answer with the service before it opens
+// the project. Nothing is guessed: a wrong answer says why under its field.
+import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import { errorMessage } from "../../../src/core/errors.ts";
+import { inspect } from "../api.ts";
+import { itemFilePath, lockItemFiles } from "../model/project-lock.ts";
+import { Modal, TextInput } from "./common.tsx";
+
+export function LockItemsDialog(props: {
+  /** The lock's name, as the user chose it. */
+  lockName: string;
+  /** The item files the service could not find, as the lock records them. */
+  references: readonly string[];
+  onClose: () => void;
+  /** Each reference → the path the service found it at. */
+  onResolved: (paths: Map<string, string>) => void;
+}): JSX.Element {
+  const [answers, setAnswers] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+
+  const resolve = async () => {
+    setBusy(true);
+    const paths = new Map<string, string>();
+    const found: Record<string, string> = {};
+    for (const reference of props.references) {
+      const answer = answers[reference] ?? "";
+      if (answer.trim() === "") {
+        found[reference] = "Say where this file is: its path, or the project's folder.";
+        continue;
+      }
+      const path = itemFilePath(reference, answer);
+      try {
+        await inspect(path);
+        paths.set(reference, path);
+      } catch (error) {
+        found[reference] =
+          `Not a registry item the service can read at ${path}: ${errorMessage(error)}`;
+      }
+    }
+    setBusy(false);
+    setErrors(found);
+    if (Object.keys(found).length === 0) props.onResolved(paths);
+  };
+
+  return (
+    <Modal title="Where are this project's item files?" onClose={props.onClose} testId="lock-items">
+      <p>
+        Components of <code>{props.lockName}</code> come from item files in the project's folder,
+        which the lock names relative to that folder. The dashboard's service reads files from its
+        own folder and cannot find them: give the path of each file on this machine, or of the
+        project's folder (the one holding <code>kiln.lock</code>).
+      </p>
+      <form
+        class="modal-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void resolve();
+        }}
+      >
+        {props.references.map((reference) => (
+          <label class="field" key={reference}>
+            <span class="field-label">{reference}</span>
+            <TextInput
+              value={answers[reference] ?? ""}
+              mono
+              placeholder="/path/to/project or /path/to/item.json"
+              testId="item-file-path"
+              invalid={errors[reference] !== undefined}
+              onChange={(value) => setAnswers({ ...answers, [reference]: value })}
+            />
+            {errors[reference] && (
+              <p class="field-error" role="alert">
+                {errors[reference]}
+              </p>
+            )}
+          </label>
+        ))}
+        <p class="help">
+          The project then renders these components from the paths given, and its zip and preset
+          record those paths.
+        </p>
+        <div class="modal-actions">
+          <button type="button" class="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button
+            type="submit"
+            class="button primary"
+            data-testid="open-with-items"
+            disabled={busy}
+          >
+            {busy ? "Checking…" : "Open project"}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+/** The lock's item files the service cannot read where the lock says they are. */
+export async function unreadableItemFiles(lockText: string): Promise<string[]> {
+  const unreadable: string[] = [];
+  for (const reference of lockItemFiles(lockText)) {
+    try {
+      await inspect(reference);
+    } catch {
+      unreadable.push(reference);
+    }
+  }
+  return unreadable;
+}
