@@ -432,6 +432,7 @@ export function App(): JSX.Element {
                 item={itemOf(component.reference)}
                 meta={itemMeta.metaOf(component.reference)}
                 itemError={errorOf(component.reference)}
+                problem={result && !result.ok ? result.field : undefined}
                 context={context}
                 onChange={(next) =>
                   update((p) => ({

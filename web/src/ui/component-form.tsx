@@ -7,6 +7,7 @@ import type { ItemMeta } from "../../../src/core/item.ts";
 import type { ProjectFacts } from "../../../src/core/project/facts.ts";
 import type { ApiFailure, FieldView, RegistryItemView } from "../api.ts";
 import { withKey } from "../model/json-style.ts";
+import { type FieldProblem, fieldErrorMessage } from "../model/field-errors.ts";
 import type { ProjectComponent } from "../model/project.ts";
 import { ErrorDetail, IconButton, KvEditor, TextArea, TextInput } from "./common.tsx";
 import { JsonField } from "./editors/json-field.tsx";
@@ -42,6 +43,8 @@ export function ComponentForm(props: {
   /** The item's catalogue metadata (editors, formats); undefined while it loads. */
   meta: ItemMeta | undefined;
   itemError: ApiFailure | undefined;
+  /** The field the component's render refused, shown under that field. */
+  problem: FieldProblem | undefined;
   context: FormContext;
   onChange: (component: ProjectComponent) => void;
   onRemove: () => void;
@@ -87,8 +90,11 @@ export function ComponentForm(props: {
           value={component.name}
           mono
           testId="field-name"
+          invalid={problemOf(props.problem, "name") !== undefined}
+          describedBy={problemOf(props.problem, "name") && errorId("name")}
           onChange={(name) => props.onChange({ ...component, name })}
         />
+        <FieldError name="name" problem={problemOf(props.problem, "name")} />
         <span class="help">
           The template's <code>name</code>; most paths are built from it.
         </span>
@@ -99,6 +105,7 @@ export function ComponentForm(props: {
           field={field}
           meta={props.meta}
           value={component.fields[field.name]}
+          problem={problemOf(props.problem, field.name)}
           onChange={(value) => setField(field.name, value)}
           context={props.context}
           onImportIni={props.onImportIni}
@@ -180,11 +187,14 @@ function Field(props: {
   field: FieldView;
   meta: ItemMeta | undefined;
   value: string | undefined;
+  problem: FieldProblem | undefined;
   onChange: (value: string | undefined) => void;
   context: FormContext;
   onImportIni: (field: string) => void;
 }): JSX.Element {
   const { field } = props;
+  const invalid = props.problem !== undefined;
+  const describedBy = invalid ? errorId(field.name) : undefined;
   const structured = structuredKind(props.meta, field.name);
   const multiline = props.meta?.formats[field.name] === "yaml";
   const listId = field.options.length > 0 ? `options-${field.name}` : undefined;
@@ -227,7 +237,14 @@ function Field(props: {
           onImportIni={structured === "inventory" ? () => props.onImportIni(field.name) : undefined}
         />
       ) : multiline || looksJson || (props.value ?? "").includes("\n") ? (
-        <TextArea value={props.value ?? ""} rows={5} placeholder={placeholder} onChange={set} />
+        <TextArea
+          value={props.value ?? ""}
+          rows={5}
+          placeholder={placeholder}
+          invalid={invalid}
+          describedBy={describedBy}
+          onChange={set}
+        />
       ) : (
         <>
           <TextInput
@@ -237,6 +254,8 @@ function Field(props: {
             list={listId}
             placeholder={placeholder}
             testId={`input-${field.name}`}
+            invalid={invalid}
+            describedBy={describedBy}
             onChange={set}
           />
           {listId && (
@@ -248,6 +267,7 @@ function Field(props: {
           )}
         </>
       )}
+      <FieldError name={field.name} problem={props.problem} />
       {field.description && <span class="help">{field.description}</span>}
       {field.options.length > 0 && (
         <span class="suggestions">
@@ -269,5 +289,28 @@ function Field(props: {
         </span>
       )}
     </div>
+  );
+}
+
+/** The problem when it is about `field`, else undefined. */
+function problemOf(problem: FieldProblem | undefined, field: string): FieldProblem | undefined {
+  return problem?.field === field ? problem : undefined;
+}
+
+/** The id of a field's error message, which its input names as its description. */
+function errorId(field: string): string {
+  return `error-${field}`;
+}
+
+/** The refused value's message under its field, in the form's words. */
+function FieldError(props: {
+  name: string;
+  problem: FieldProblem | undefined;
+}): JSX.Element | null {
+  if (!props.problem) return null;
+  return (
+    <span class="field-error" id={errorId(props.name)} data-testid={`field-error-${props.name}`}>
+      {fieldErrorMessage(props.problem)}
+    </span>
   );
 }

@@ -1,0 +1,49 @@
+// Which highlighting a rendered file gets, by its name, and the highlighted lines themselves,
+// from the highlighter (shiki's grammars, highlighter.ts) loaded on first use: the dashboard's
+// first load stays as small as before, and a file shows as plain text until the grammars are in.
+
+/** The languages the preview highlights; any other file is shown as plain text. */
+export type HighlightLanguage = "yaml" | "ini" | "hcl" | "json";
+
+/** One piece of a line and its kind (`keyword`, `string`, ...; `plain` for the rest). */
+export interface Token {
+  text: string;
+  kind: string;
+}
+
+const LANGUAGE_BY_EXTENSION: Record<string, HighlightLanguage> = {
+  yaml: "yaml",
+  yml: "yaml",
+  ini: "ini",
+  // cm.cfg and ansible.cfg are INI files
+  cfg: "ini",
+  tf: "hcl",
+  tfvars: "hcl",
+  hcl: "hcl",
+  json: "json",
+};
+
+/** The language of a file by its extension, or undefined for plain text. */
+export function languageOf(path: string): HighlightLanguage | undefined {
+  const name = path.split("/").pop() ?? path;
+  const dot = name.lastIndexOf(".");
+  if (dot <= 0) return undefined;
+  const extension = name.slice(dot + 1).toLowerCase();
+  return Object.hasOwn(LANGUAGE_BY_EXTENSION, extension)
+    ? LANGUAGE_BY_EXTENSION[extension]
+    : undefined;
+}
+
+/**
+ * The file's lines as tokens, or undefined for a file of no highlighted language. The first
+ * call loads the grammars (a separate chunk of the build).
+ */
+export async function highlightedLines(
+  content: string,
+  path: string,
+): Promise<Token[][] | undefined> {
+  const language = languageOf(path);
+  if (language === undefined) return undefined;
+  const { tokenLines } = await import("./highlighter.ts");
+  return tokenLines(content, language);
+}
