@@ -32,6 +32,7 @@ import {
 import { isLockFile, presetFromLockFiles } from "./model/project-lock.ts";
 import { AddDialog } from "./ui/add-dialog.tsx";
 import { ChecksView } from "./ui/checks-view.tsx";
+import { CommandsDialog } from "./ui/commands-dialog.tsx";
 import { download, IconButton, TextInput, Toasts } from "./ui/common.tsx";
 import { ComponentForm, formContext } from "./ui/component-form.tsx";
 import { GraphView } from "./ui/graph-view.tsx";
@@ -57,6 +58,7 @@ export function App(): JSX.Element {
   const [adding, setAdding] = useState<StageId | undefined>();
   // the component and field an INI import goes into
   const [iniFor, setIniFor] = useState<{ id: string; field: string } | undefined>();
+  const [showCommands, setShowCommands] = useState(false);
   const { itemOf, errorOf } = useItems(project, registry);
   const [downloading, setDownloading] = useState(false);
   // why the last "Download zip" gave no zip, until the next one or until dismissed
@@ -231,6 +233,14 @@ export function App(): JSX.Element {
         onHome={() => setScreen("home")}
         actions={
           <>
+            <button
+              type="button"
+              class="button"
+              data-testid="show-commands"
+              onClick={() => setShowCommands(true)}
+            >
+              Commands
+            </button>
             <button
               type="button"
               class="button"
@@ -520,6 +530,7 @@ export function App(): JSX.Element {
           }}
         />
       )}
+      {showCommands && <CommandsDialog project={project} onClose={() => setShowCommands(false)} />}
       {iniFor && (
         <IniImportDialog
           onClose={() => setIniFor(undefined)}
