@@ -35,7 +35,7 @@ export interface RenderRequest extends PresetComponent {
  * What POST /api/render gave: the files, or the service's message, its detail and the field it
  * is about (the pipeline's outcome).
  */
-export type RenderResult = Extract<RenderOutcome, { ok: true }> | ({ ok: false } & ApiFailure);
+export type RenderResult = RenderOutcome;
 
 /**
  * A failure as the service words it: `error`, and `detail` when the JSON error body has one
@@ -52,17 +52,21 @@ export interface ApiFailure {
 /** An error answer of the service, thrown by the calls below; it keeps the detail. */
 export class ApiError extends Error {
   readonly detail: string | undefined;
+  readonly field: FieldProblem | undefined;
 
   constructor(failure: ApiFailure) {
     super(failure.error);
     this.name = "ApiError";
     this.detail = failure.detail;
+    this.field = failure.field;
   }
 }
 
 /** The failure any thrown error stands for (an ApiError keeps its detail). */
 export function failureOf(error: unknown): ApiFailure {
-  if (error instanceof ApiError) return { error: error.message, detail: error.detail };
+  if (error instanceof ApiError) {
+    return { error: error.message, detail: error.detail, field: error.field };
+  }
   return { error: errorMessage(error) };
 }
 
@@ -126,8 +130,8 @@ export function renderKey(request: RenderRequest): string {
 }
 
 /**
- * POST /api/render; never throws: a failure is `{ok: false, error, detail?}` with the service's
- * message and detail.
+ * POST /api/render; never throws: a failure is `{ok: false, error, detail?, field?}` with the
+ * service's message, detail and the field it is about.
  */
 export function render(request: RenderRequest): Promise<RenderResult> {
   const key = renderKey(request);
