@@ -65,7 +65,9 @@ export class ApiError extends Error {
 /** The failure any thrown error stands for (an ApiError keeps its detail). */
 export function failureOf(error: unknown): ApiFailure {
   if (error instanceof ApiError) {
-    return { error: error.message, detail: error.detail, field: error.field };
+    const failure: ApiFailure = { error: error.message, detail: error.detail };
+    if (error.field) failure.field = error.field;
+    return failure;
   }
   return { error: errorMessage(error) };
 }

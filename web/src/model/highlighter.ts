@@ -22,9 +22,27 @@ const VARIABLE_PREFIX = "--hl-";
 
 let highlighter: Promise<HighlighterCore> | undefined;
 
+/**
+ * The theme of CSS variables, plus a colour for section and block names (`[web]` of an INI
+ * inventory, `resource` blocks' labels in HCL), which the stock theme leaves plain.
+ */
+function kilnTheme() {
+  const theme = createCssVariablesTheme({ name: THEME, variablePrefix: VARIABLE_PREFIX });
+  return {
+    ...theme,
+    tokenColors: [
+      ...(theme.tokenColors ?? []),
+      {
+        scope: ["entity.name.section", "entity.name.label"],
+        settings: { foreground: `var(${VARIABLE_PREFIX}token-function)` },
+      },
+    ],
+  };
+}
+
 function theHighlighter(): Promise<HighlighterCore> {
   highlighter ??= createHighlighterCore({
-    themes: [createCssVariablesTheme({ name: THEME, variablePrefix: VARIABLE_PREFIX })],
+    themes: [kilnTheme()],
     langs: [yaml, ini, hcl, json],
     engine: createJavaScriptRegexEngine(),
   });
