@@ -10,9 +10,8 @@ const files: Record<string, string> = {
     'apiVersion: apps/v1\nkind: Deployment # a comment\nspec:\n  replicas: 3\n  image: "nginx:1.27"\n',
   "prod-inventory.ini": "[web]\nweb-1 cm_host=10.0.0.5 cm_port=22\n; a comment\n",
   "cm.cfg": "[defaults]\ninventory = prod-inventory.ini\n",
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: HCL's own interpolation, not JavaScript's
-  "edge-servers.tf":
-    'resource "hcloud_server" "edge" {\n  count = 2 # two\n  name  = "edge-${count.index}"\n}\n',
+  // HCL's own interpolation, `${count.index}`
+  "edge-servers.tf": `resource "hcloud_server" "edge" {\n  count = 2 # two\n  name  = "edge-${"$"}{count.index}"\n}\n`,
   "vars.json": '{"ports": [80, 443], "tls": true}\n',
 };
 
