@@ -1,15 +1,11 @@
 // Which highlighting a rendered file gets, by its name, and the highlighted lines themselves,
 // from the highlighter (shiki's grammars, highlighter.ts) loaded on first use: the dashboard's
 // first load stays as small as before, and a file shows as plain text until the grammars are in.
+// (Only types come from highlighter.ts statically; they leave no import in the build.)
 
-/** The languages the preview highlights; any other file is shown as plain text. */
-export type HighlightLanguage = "yaml" | "ini" | "hcl" | "json";
+import type { HighlightLanguage, Token } from "./highlighter.ts";
 
-/** One piece of a line and its kind (`keyword`, `string`, ...; `plain` for the rest). */
-export interface Token {
-  text: string;
-  kind: string;
-}
+export type { Token };
 
 const LANGUAGE_BY_EXTENSION: Record<string, HighlightLanguage> = {
   yaml: "yaml",

@@ -14,7 +14,15 @@ import hcl from "@shikijs/langs/hcl";
 import ini from "@shikijs/langs/ini";
 import json from "@shikijs/langs/json";
 import yaml from "@shikijs/langs/yaml";
-import type { HighlightLanguage, Token } from "./highlight.ts";
+
+/** The languages the preview highlights; any other file is shown as plain text. */
+export type HighlightLanguage = "yaml" | "ini" | "hcl" | "json";
+
+/** One piece of a line and its kind (`keyword`, `string`, ...; `plain` for the rest). */
+export interface Token {
+  text: string;
+  kind: string;
+}
 
 const THEME = "kiln";
 /** The theme names each token's colour `var(--hl-<kind>)`; the kind is the part kept. */
