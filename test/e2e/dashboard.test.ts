@@ -70,7 +70,7 @@ describe("dashboard in a real browser", { skip: skipBrowser }, () => {
     // the message is inside the image field's block, under its input
     assert.ok(await page.$('[data-testid="field-image"] [data-testid="field-error-image"]'));
     const summary = (await page.textContent('[data-testid="render-error"]')) ?? "";
-    assert.match(summary, /Image is required/);
+    assert.match(summary, /Image is required\. The field is marked in the form\./);
     assert.doesNotMatch(summary, /--image|"fields"/);
     assert.equal(await page.$('[data-testid="render-error"] [data-testid="error-detail"]'), null);
     // a value that does not fit its declared format: what the field takes and what it got

@@ -14,7 +14,7 @@ export const FIELD_ERROR_WORDS = {
   inside: (path: string, message: string) => `At ${path}: ${message}`,
   summaryTitle: "This component does not render.",
   summary: (label: string, message: string) => `${label}: ${message}`,
-  seeField: "The field is marked in the form.",
+  previewSummary: (summary: string) => `${summary}. The field is marked in the form.`,
   emptyValue: "nothing",
 };
 

@@ -33,7 +33,12 @@ function Script(props: { title: string; text: string; testId: string }): JSX.Ele
 export function CommandsDialog(props: { project: Project; onClose: () => void }): JSX.Element {
   const { commands, preset } = projectCommands(props.project);
   return (
-    <Modal title="The same project as commands" onClose={props.onClose} testId="commands-dialog">
+    <Modal
+      title="The same project as commands"
+      onClose={props.onClose}
+      testId="commands-dialog"
+      wide
+    >
       <p class="muted">
         Run these in an empty folder to get exactly this project with the CLI: the same files,{" "}
         <code>kiln.toml</code> and <code>kiln.lock</code> as <strong>Download zip</strong>.

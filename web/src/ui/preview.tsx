@@ -44,7 +44,7 @@ export function Preview(props: {
           {result.field ? (
             // a field's problem is shown under the field; here only a short summary
             <p data-testid="render-error-summary">
-              {fieldErrorSummary(result.field)} {FIELD_ERROR_WORDS.seeField}
+              {FIELD_ERROR_WORDS.previewSummary(fieldErrorSummary(result.field))}
             </p>
           ) : (
             <>
