@@ -59,6 +59,10 @@ export function ComponentForm(props: {
     (name) => !declared.has(name) && name !== "namespace",
   );
   const [newField, setNewField] = useState("");
+  // a namespace the item declares has its own field above, which shows its error
+  const namespaceProblem = declared.has("namespace")
+    ? undefined
+    : problemOf(props.problem, "namespace");
   return (
     <section class="form" data-testid="component-form" aria-label="Component">
       <header class="form-head">
@@ -139,8 +143,11 @@ export function ComponentForm(props: {
             value={component.fields.namespace ?? ""}
             mono
             placeholder="the project namespace"
+            invalid={namespaceProblem !== undefined}
+            describedBy={namespaceProblem && errorId("namespace")}
             onChange={(value) => setField("namespace", value === "" ? undefined : value)}
           />
+          <FieldError name="namespace" problem={namespaceProblem} />
           <span class="help">Overrides the project namespace for this component.</span>
         </label>
         <div class="field">
