@@ -23,7 +23,10 @@ export interface FieldProblem {
   rule: "missing" | "invalid";
   /** What the field takes, in the core's words without the value (`must be a whole number…`). */
   expected: string;
-  /** The refused value as text (JSON for a non-text value), absent when missing. */
+  /**
+   * The refused value as text (JSON for a non-text value), its first 60 characters and `…` when
+   * longer; absent when missing, and for JSON that does not parse (`expected` says where).
+   */
   got?: string | undefined;
 }
 

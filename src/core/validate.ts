@@ -413,10 +413,19 @@ function dataAt(pointer: string, data: unknown): unknown {
   return at;
 }
 
-/** A refused value as text: a string as it is, anything else as its JSON. */
+/** How much of a refused value an error carries, as much as its message quotes. */
+const GOT_CHARACTERS = 60;
+
+/**
+ * A refused value as text - a string as it is, anything else as its JSON - cut after 60
+ * characters (with `…`): a value can be megabytes, and the error goes back to whoever sent it.
+ */
 function gotText(data: unknown): string | undefined {
   if (data === undefined) return undefined;
-  return typeof data === "string" ? data : JSON.stringify(data);
+  const chars = Array.from(typeof data === "string" ? data : JSON.stringify(data));
+  return chars.length > GOT_CHARACTERS
+    ? `${chars.slice(0, GOT_CHARACTERS).join("")}…`
+    : chars.join("");
 }
 
 /** Checks one value of a field that declares a format or a schema; throws when it does not fit. */
@@ -448,7 +457,7 @@ function checkField(
   };
   if (check.format) {
     const problem = formatProblem(check.format, value, check);
-    if (problem) throw refuse(problem, value);
+    if (problem) throw refuse(problem, gotText(value));
   }
   if (check.schema === undefined) return;
   let data: unknown = value;
@@ -462,7 +471,8 @@ function checkField(
         "a value starting with `[` or `{` is read as JSON",
         fieldDetail(field),
       ].filter(Boolean);
-      throw refuse(`is not valid JSON - ${error.message}`, value, "", detail.join("\n"));
+      // no `got`: the message says where the text stops parsing, and the text can be megabytes
+      throw refuse(`is not valid JSON - ${error.message}`, undefined, "", detail.join("\n"));
     }
   }
   const validate = validatorFor(item, field.name, check.schema);
@@ -501,7 +511,7 @@ export function validateInput(item: RegistryItem, input: RenderInput): Map<strin
           path: "",
           rule: "invalid",
           expected: expectedPart(problem),
-          got: input.name,
+          got: gotText(input.name),
         },
       );
     }

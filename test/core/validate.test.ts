@@ -441,7 +441,12 @@ describe("validateInput", () => {
       expected: "must be at most 65535",
       got: "70000",
     });
-    assert.equal(problem({ hosts: "[1,]" })?.expected.startsWith("is not valid JSON - "), true);
+    // a long value: as much as the message quotes
+    assert.equal(problem({ replicas: "x".repeat(100) })?.got, `${"x".repeat(60)}…`);
+    // JSON that does not parse: where it stops, and not the whole text again
+    const unparsed = problem({ hosts: "[1,]" });
+    assert.equal(unparsed?.expected.startsWith("is not valid JSON - line 1, column 4"), true);
+    assert.equal(unparsed?.got, undefined);
   });
 
   test("anyOf: the error of the form the value has, the keys any form needs, or the forms", () => {

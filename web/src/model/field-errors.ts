@@ -18,22 +18,18 @@ export const FIELD_ERROR_WORDS = {
   emptyValue: "nothing",
 };
 
-/** A refused value longer than this is cut (with `…`): the field itself shows it whole. */
-const GOT_SHOWN_CHARACTERS = 60;
-
 /** A field's name as the form's words: `target_port` → `Target port`. */
 export function fieldLabel(name: string): string {
   const words = name.replaceAll(/[_-]+/g, " ").trim();
   return words === "" ? name : `${words[0]?.toUpperCase() ?? ""}${words.slice(1)}`;
 }
 
-/** The refused value as the message quotes it: as typed, cut when long, `nothing` when empty. */
+/**
+ * The refused value as the message quotes it: as the core gives it (already cut after 60
+ * characters), `nothing` when empty.
+ */
 function gotShown(got: string): string {
-  if (got === "") return FIELD_ERROR_WORDS.emptyValue;
-  const chars = [...got];
-  return chars.length > GOT_SHOWN_CHARACTERS
-    ? `${chars.slice(0, GOT_SHOWN_CHARACTERS).join("")}…`
-    : got;
+  return got === "" ? FIELD_ERROR_WORDS.emptyValue : got;
 }
 
 /**
