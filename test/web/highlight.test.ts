@@ -3,7 +3,11 @@
 // file of each language a built-in template renders.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { highlightedLines, languageOf } from "../../web/src/model/highlight.ts";
+import {
+  highlightedLines,
+  languageOf,
+  MAX_HIGHLIGHTED_LINES,
+} from "../../web/src/model/highlight.ts";
 
 const files: Record<string, string> = {
   "web-deployment.yaml":
@@ -38,5 +42,11 @@ describe("the preview's highlighting", () => {
       if (languageOf(path) === "ini") assert.equal(lines[0]?.[0]?.kind, "function", path);
     }
     assert.equal(await highlightedLines("{{ x }}\n", "a.conf.j2"), undefined);
+  });
+
+  it("a file of more than 2,000 lines shows plain (highlighting it would hold the page up)", async () => {
+    const lines = (count: number) => "a: 1\n".repeat(count);
+    assert.ok(await highlightedLines(lines(MAX_HIGHLIGHTED_LINES), "long.yaml"));
+    assert.equal(await highlightedLines(lines(MAX_HIGHLIGHTED_LINES + 1), "long.yaml"), undefined);
   });
 });
