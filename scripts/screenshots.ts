@@ -1,8 +1,9 @@
 // Refreshes the dashboard's screenshots in docs/ (`npm run screenshots`): builds the dashboard,
 // starts `kiln serve --ui` and headless Chromium through the e2e harness, opens the
-// web-and-database template and photographs the editor in the light and the dark theme and the
-// architecture view, at 1440x900, and the editor on a phone (390x844: the builder's columns as
-// panel tabs, the top bar's actions in its menu). Needs /usr/bin/chromium.
+// web-and-database template and photographs the editor in the light and the dark theme, the
+// architecture view, a required field's error under the field and the Commands export, at
+// 1440x900, and the editor on a phone (390x844: the builder's columns as panel tabs, the top
+// bar's actions in its menu). Needs /usr/bin/chromium.
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -27,7 +28,22 @@ async function inventoryEditor(page: Page): Promise<void> {
   // the first group open: its hosts show
   await page.locator('[data-testid="inventory-group"] .disclosure').first().click();
   await page.waitForSelector('[data-testid="inventory-host"]');
-  await page.waitForSelector('[data-testid="preview-content"]');
+  // the inventory file highlighted (the grammars load on first use)
+  await page.waitForSelector('[data-testid="preview-content"].highlighted');
+}
+
+/** A group vars component with its required group emptied: the message under the field. */
+async function fieldError(page: Page): Promise<void> {
+  await page.click('[data-testid="component-item"][data-name="web"]');
+  await page.fill('[data-testid="input-group"]', "");
+  await page.waitForSelector('[data-testid="field-error-group"]');
+}
+
+/** The Commands export over the editor. */
+async function commands(page: Page): Promise<void> {
+  await inventoryEditor(page);
+  await page.click('[data-testid="show-commands"]');
+  await page.waitForSelector('[data-testid="commands-dialog"]');
 }
 
 /** On a phone: the inventory's form in the workspace panel, below the panel tabs. */
@@ -52,6 +68,8 @@ const SHOTS: Shot[] = [
     arrange: narrowEditor,
     viewport: { width: 390, height: 844 },
   },
+  { file: "docs/dashboard-field-error.png", theme: "light", arrange: fieldError },
+  { file: "docs/dashboard-commands.png", theme: "light", arrange: commands },
 ];
 
 function buildDashboard(): void {

@@ -390,6 +390,44 @@ function looksLikeJson(value: string): boolean {
   return first === "[" || first === "{";
 }
 
+/**
+ * What a field takes, from a problem's text: the words before `; got …` (the value the message
+ * quotes travels on its own, in `got`), or the whole text when it quotes none.
+ */
+function expectedPart(text: string): string {
+  const at = text.lastIndexOf("; got ");
+  return at < 0 ? text : text.slice(0, at);
+}
+
+/** The value at a JSON pointer inside `data` (undefined when the pointer leads nowhere). */
+function dataAt(pointer: string, data: unknown): unknown {
+  if (pointer === "") return data;
+  let at: unknown = data;
+  for (const raw of pointer.slice(1).split("/")) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    at =
+      typeof at === "object" && at !== null && Object.hasOwn(at, key)
+        ? (at as Record<string, unknown>)[key]
+        : undefined;
+  }
+  return at;
+}
+
+/** How much of a refused value an error carries, as much as its message quotes. */
+const GOT_CHARACTERS = 60;
+
+/**
+ * A refused value as text - a string as it is, anything else as its JSON - cut after 60
+ * characters (with `…`): a value can be megabytes, and the error goes back to whoever sent it.
+ */
+function gotText(data: unknown): string | undefined {
+  if (data === undefined) return undefined;
+  const chars = Array.from(typeof data === "string" ? data : JSON.stringify(data));
+  return chars.length > GOT_CHARACTERS
+    ? `${chars.slice(0, GOT_CHARACTERS).join("")}…`
+    : chars.join("");
+}
+
 /** Checks one value of a field that declares a format or a schema; throws when it does not fit. */
 function checkField(
   item: RegistryItem,
@@ -401,14 +439,25 @@ function checkField(
 ): void {
   const reference = referenceOf(item);
   const subject = `\`${field.name}\`${fromDefault ? " (its default)" : ""}`;
-  const refuse = (text: string, path = "", detail = fieldDetail(field)) => {
+  const refuse = (
+    text: string,
+    got: string | undefined,
+    path = "",
+    detail = fieldDetail(field),
+  ) => {
     const where =
       path === "" ? subject : `\`${field.name}${path}\`${fromDefault ? " (its default)" : ""}`;
-    return new KilnError("invalid_request", `${reference}: ${where} ${text}`, detail);
+    return new KilnError("invalid_request", `${reference}: ${where} ${text}`, detail, {
+      field: field.name,
+      path,
+      rule: "invalid",
+      expected: expectedPart(text),
+      got,
+    });
   };
   if (check.format) {
     const problem = formatProblem(check.format, value, check);
-    if (problem) throw refuse(problem);
+    if (problem) throw refuse(problem, gotText(value));
   }
   if (check.schema === undefined) return;
   let data: unknown = value;
@@ -422,7 +471,8 @@ function checkField(
         "a value starting with `[` or `{` is read as JSON",
         fieldDetail(field),
       ].filter(Boolean);
-      throw refuse(`is not valid JSON - ${error.message}`, "", detail.join("\n"));
+      // no `got`: the message says where the text stops parsing, and the text can be megabytes
+      throw refuse(`is not valid JSON - ${error.message}`, undefined, "", detail.join("\n"));
     }
   }
   const validate = validatorFor(item, field.name, check.schema);
@@ -433,7 +483,7 @@ function checkField(
   if (problem.pointer === "" && typeof data === "string" && /an (?:array|object)/.test(text)) {
     text += " (JSON text starts with `[` or `{`)";
   }
-  throw refuse(text, pathText(problem.pointer, data));
+  throw refuse(text, gotText(dataAt(problem.pointer, data)), pathText(problem.pointer, data));
 }
 
 /**
@@ -456,6 +506,13 @@ export function validateInput(item: RegistryItem, input: RenderInput): Map<strin
         "invalid_request",
         `${referenceOf(item)}: \`name\` ${problem}`,
         NAME_DETAIL,
+        {
+          field: "name",
+          path: "",
+          rule: "invalid",
+          expected: expectedPart(problem),
+          got: gotText(input.name),
+        },
       );
     }
   }

@@ -611,13 +611,13 @@ export class RenderPool {
       const { body } = reply;
       this.settle(job, { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) });
     } else {
-      const { kind, message, detail, status } = reply.error;
+      const { kind, message, detail, field, status } = reply.error;
       // a body refused before anything ran (bad JSON, wrong shape) leaves the worker as it was
       const refusedBody = status !== undefined;
       if (!refusedBody) slot.failed = true;
       const error = refusedBody
         ? new FrameworkError(status, message)
-        : new KilnError(kind, message, detail);
+        : new KilnError(kind, message, detail, field);
       this.settle(job, { error });
     }
     if ((!reply.ok && slot.failed) || slot.ranUntrusted) this.markDirty();

@@ -1,6 +1,6 @@
 // Messages between the RenderPool (main thread) and its render workers.
 import type { RenderInput } from "../core/context.ts";
-import type { ErrorKind } from "../core/errors.ts";
+import type { ErrorKind, FieldProblem } from "../core/errors.ts";
 import type { RegistryItem } from "../core/item.ts";
 import type { EngineLimits } from "../node/template-engine.ts";
 
@@ -92,6 +92,7 @@ export type WorkerReply =
         kind: ErrorKind;
         message: string;
         detail?: string | undefined;
+        field?: FieldProblem | undefined;
         status?: number | undefined;
       };
       recycle: boolean;

@@ -136,8 +136,14 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     const kind = isKilnError(error) ? error.kind : "internal";
     const message = errorMessage(error);
     const detail = isKilnError(error) ? error.detail : undefined;
+    const field = isKilnError(error) ? error.field : undefined;
     const status = error instanceof FrameworkError ? error.status : undefined;
-    reply = { id: request.id, ok: false, error: { kind, message, detail, status }, recycle: false };
+    reply = {
+      id: request.id,
+      ok: false,
+      error: { kind, message, detail, field, status },
+      recycle: false,
+    };
   }
   // Checking memory costs a few microseconds: do it after failures and slow renders (where
   // memory can have grown), and now and then otherwise.

@@ -1,10 +1,12 @@
 // Error → HTTP, mapped once: a KilnError's kind gives the status and the `code` of the JSON
 // body `{code, error}`, plus `detail` (kiln's own key, after them) when the error has one: what
 // exactly was wrong and what to do, such as why an item is invalid or a fetch failed. Errors
-// without a detail answer exactly the two keys clients expect. Request-parsing failures are
-// "framework" errors and answer text/plain with fixed messages that clients match byte for byte
-// (FrameworkError, src/core/wire-errors.ts, carries the exact reply).
-import { type ErrorKind, isKilnError } from "../core/errors.ts";
+// without a detail answer exactly the two keys clients expect; a validation error about one
+// field adds `field` last: its name, the path inside its value, the rule, what it takes and what
+// it got. Request-parsing failures are "framework" errors and answer text/plain with fixed
+// messages that clients match byte for byte (FrameworkError, src/core/wire-errors.ts, carries
+// the exact reply).
+import { type ErrorKind, type FieldProblem, isKilnError } from "../core/errors.ts";
 import { FrameworkError } from "../core/wire-errors.ts";
 import { json, type Reply, text } from "./reply.ts";
 
@@ -37,11 +39,13 @@ export function errorReply(error: unknown, log: (message: string) => void): Repl
     return reply;
   }
   if (isKilnError(error)) {
-    const body: { code: string; error: string; detail?: string } = {
+    const body: { code: string; error: string; detail?: string; field?: FieldProblem } = {
       code: error.kind,
       error: error.message,
     };
     if (error.detail) body.detail = error.detail;
+    // the field a validation error is about, in parts, so that a form shows it at the field
+    if (error.field) body.field = error.field;
     const reply = json(STATUS_BY_KIND[error.kind], body);
     if (error.kind === "overloaded") shedLoad(reply);
     return reply;

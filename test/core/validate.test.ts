@@ -403,6 +403,52 @@ describe("validateInput", () => {
     );
   });
 
+  test("the error carries its field in parts: name, path inside the value, rule, expected, got", () => {
+    const target = item([
+      {
+        name: "hosts",
+        schema: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: { port: { type: "integer", minimum: 1, maximum: 65535 } },
+          },
+        },
+      },
+      { name: "replicas", format: "integer", minimum: 0, maximum: 10 },
+    ]);
+    const problem = (fields: Record<string, string>) => {
+      try {
+        validateInput(target, { name: "web", fields, defaultNamespace: "default" });
+        return undefined;
+      } catch (error) {
+        assert.ok(error instanceof KilnError);
+        return error.field;
+      }
+    };
+    assert.deepEqual(problem({ replicas: "three" }), {
+      field: "replicas",
+      path: "",
+      rule: "invalid",
+      expected: "must be a whole number from 0 to 10, written in digits",
+      got: "three",
+    });
+    // inside a JSON value: the path as the message writes it, the value found there as JSON
+    assert.deepEqual(problem({ hosts: '[{"port": 70000}]' }), {
+      field: "hosts",
+      path: "[0].port",
+      rule: "invalid",
+      expected: "must be at most 65535",
+      got: "70000",
+    });
+    // a long value: as much as the message quotes
+    assert.equal(problem({ replicas: "x".repeat(100) })?.got, `${"x".repeat(60)}…`);
+    // JSON that does not parse: where it stops, and not the whole text again
+    const unparsed = problem({ hosts: "[1,]" });
+    assert.equal(unparsed?.expected.startsWith("is not valid JSON - line 1, column 4"), true);
+    assert.equal(unparsed?.got, undefined);
+  });
+
   test("anyOf: the error of the form the value has, the keys any form needs, or the forms", () => {
     const entry = {
       type: ["string", "object"],

@@ -94,6 +94,14 @@ async function auditEveryForm(page: Page, theme: Theme): Promise<number> {
     await page.locator('[data-testid="component-item"]').nth(index).click();
     await page.waitForSelector('[data-testid="component-form"]');
     await page.waitForSelector('[data-testid="preview-content"], [data-testid="render-error"]');
+    // a file of a highlighted language is audited with its colours (the grammars load lazily)
+    await page.waitForFunction(() => {
+      const pre = document.querySelector('[data-testid="preview-content"]');
+      const path = document.querySelector(".file-path-text")?.textContent ?? "";
+      return (
+        !pre || pre.classList.contains("highlighted") || !/\.(ya?ml|ini|cfg|tf|json)$/.test(path)
+      );
+    });
     await assertAccessible(page, theme, `editor, ${reference} form`);
   }
   return seen.size;
@@ -176,7 +184,7 @@ describe("accessibility audit (axe-core) in a real browser", { skip: skipBrowser
         await context.close();
       });
 
-      it("the editor: every kind of component form, and a render error", async () => {
+      it("the editor: every kind of component form, a render error, the Commands export", async () => {
         const { context, page, errors } = await newPage();
         await openPreset(page, "multi-tier-platform");
         const forms = await auditEveryForm(page, theme);
@@ -185,7 +193,12 @@ describe("accessibility audit (axe-core) in a real browser", { skip: skipBrowser
         await page.click('[data-testid="component-item"][data-name="frontend"]');
         await page.fill('[data-testid="input-image"]', "");
         await page.waitForSelector('[data-testid="render-error"]');
-        await assertAccessible(page, theme, "editor with a render error");
+        await page.waitForSelector('[data-testid="field-error-image"]');
+        await assertAccessible(page, theme, "editor with a render error (under the field too)");
+        // the Commands export, over the same editor
+        await page.click('[data-testid="show-commands"]');
+        await page.waitForSelector('[data-testid="commands-dialog"]');
+        await assertAccessible(page, theme, "the Commands export");
         assert.deepEqual(errors, []);
         await context.close();
       });

@@ -57,32 +57,39 @@ describe("dashboard in a real browser", { skip: skipBrowser }, () => {
         .querySelector('[data-testid="preview-content"]')
         ?.textContent?.includes("registry.example.com/shop:9.9.9"),
     );
-    // A required field emptied: the error shows inline instead of the files.
+    // A required field emptied: the error shows under the field, in the form's words, and the
+    // preview keeps a short summary - no CLI flag, no preset JSON
     await page.fill('[data-testid="input-image"]', "");
-    await page.waitForSelector('[data-testid="render-error"]');
-    assert.match(
-      (await page.textContent('[data-testid="render-error"]')) ?? "",
-      /--image is required/,
-    );
-    // and under it the service's detail: where to give the value
+    await page.waitForSelector('[data-testid="field-error-image"]');
+    assert.equal(await page.textContent('[data-testid="field-error-image"]'), "Image is required");
+    assert.equal(await page.getAttribute('[data-testid="input-image"]', "aria-invalid"), "true");
     assert.equal(
-      await page.textContent('[data-testid="render-error"] [data-testid="error-detail"]'),
-      'give it a value in the component\'s fields: "fields": {"image": "nginx:1.27"}',
+      await page.getAttribute('[data-testid="input-image"]', "aria-describedby"),
+      "error-image",
     );
-    // a value that does not fit its declared format: the field, what was expected, its help
+    // the message is inside the image field's block, under its input
+    assert.ok(await page.$('[data-testid="field-image"] [data-testid="field-error-image"]'));
+    const summary = (await page.textContent('[data-testid="render-error"]')) ?? "";
+    assert.match(summary, /Image is required\. The field is marked in the form\./);
+    assert.doesNotMatch(summary, /--image|"fields"/);
+    assert.equal(await page.$('[data-testid="render-error"] [data-testid="error-detail"]'), null);
+    // a value that does not fit its declared format: what the field takes and what it got
     await page.fill('[data-testid="input-image"]', "nginx");
     await page.fill('[data-testid="input-replicas"]', "three");
-    await page.waitForFunction(() =>
-      document.querySelector('[data-testid="render-error"]')?.textContent?.includes("replicas"),
-    );
-    assert.match(
-      (await page.textContent('[data-testid="render-error"]')) ?? "",
-      /k8s\/deployment: `replicas` must be a whole number from 0 to 2147483647, written in digits; got "three"/,
-    );
+    await page.waitForSelector('[data-testid="field-error-replicas"]');
     assert.equal(
-      await page.textContent('[data-testid="render-error"] [data-testid="error-detail"]'),
-      "replicas: Number of pods.",
+      await page.textContent('[data-testid="field-error-replicas"]'),
+      "must be a whole number from 0 to 2147483647, written in digits - got three",
     );
+    assert.equal(await page.$('[data-testid="field-error-image"]'), null, "image is fixed");
+    assert.match(
+      (await page.textContent('[data-testid="render-error-summary"]')) ?? "",
+      /^Replicas: must be a whole number from 0 to 2147483647, written in digits - got three/,
+    );
+    // fixed: the message goes and the files come back
+    await page.fill('[data-testid="input-replicas"]', "3");
+    await page.waitForSelector('[data-testid="field-error-replicas"]', { state: "detached" });
+    await page.waitForSelector('[data-testid="preview-content"]');
     assert.deepEqual(errors, []);
     await context.close();
   });
@@ -231,6 +238,36 @@ describe("dashboard in a real browser", { skip: skipBrowser }, () => {
     assert.equal(download.suggestedFilename(), `${original.project.name}.preset.json`);
     const saved = JSON.parse(readFileSync(await download.path(), "utf8")) as typeof original;
     assert.deepEqual(saved.components, original.components);
+    await context.close();
+  });
+
+  it("the Commands export shows the init and add lines, copied with one click, as is each preview file", async () => {
+    const { context, page, errors } = await newPage();
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], {
+      origin: dashboard.base,
+    });
+    await openPreset(page, "single-server");
+    const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+    // a preview file's copy button copies that file's text
+    await page.waitForSelector('[data-testid="preview-content"]');
+    await page.click('[data-testid="copy-file"]');
+    await page.waitForSelector('[data-testid="copy-file"]:has-text("Copied")');
+    const shownFile = await page.$eval('[data-testid="preview-content"]', (pre) =>
+      [...pre.querySelectorAll(".lc")].map((line) => line.textContent ?? "").join("\n"),
+    );
+    assert.equal((await clipboard()).replace(/\n$/, ""), shownFile.replaceAll("\u00a0", " "));
+    await page.click('[data-testid="show-commands"]');
+    await page.waitForSelector('[data-testid="commands-dialog"]');
+    const commands = (await page.textContent('[data-testid="commands-text"]')) ?? "";
+    assert.match(commands, /^kiln init --name single-server --dir \S+ --namespace \S+\nkiln add /);
+    const preset = (await (await fetch(`${dashboard.base}/api/presets/single-server`)).json()) as {
+      components: unknown[];
+    };
+    assert.equal(commands.match(/^kiln add /gm)?.length, preset.components.length);
+    await page.click('[data-testid="copy-commands-text"]');
+    await page.waitForSelector('[data-testid="copy-commands-text"]:has-text("Copied")');
+    assert.equal(await clipboard(), commands);
+    assert.deepEqual(errors, []);
     await context.close();
   });
 

@@ -82,6 +82,43 @@ describe("dark mode in a real browser", { skip: skipBrowser }, () => {
     await light.context.close();
   });
 
+  it("the preview highlights a YAML file's keys, texts and numbers, in colours of each theme", async () => {
+    const { context, page, errors } = await dashboard.newPage({ colorScheme: "light" });
+    await openPreset(page, "k8s-web-app");
+    await page.waitForSelector('[data-testid="preview-content"] .hl-keyword');
+    /** The computed colour of the first token of each kind, and of the plain text. */
+    const colours = () =>
+      page.$eval('[data-testid="preview-content"]', (pre) => {
+        // (no named function in here: the test's compiler would wrap it in a helper the page lacks)
+        const [keyword, text, number] = [".hl-keyword", ".hl-string-expression", ".hl-constant"]
+          .map((selector) => pre.querySelector(selector))
+          .map((element) => (element ? getComputedStyle(element).color : ""));
+        return {
+          plain: getComputedStyle(pre).color,
+          keyword: keyword ?? "",
+          text: text ?? "",
+          number: number ?? "",
+          keywordText: pre.querySelector(".hl-keyword")?.textContent ?? "",
+        };
+      });
+    const light = await colours();
+    assert.equal(light.keywordText, "apiVersion", "the first key is a highlighted token");
+    for (const kind of ["keyword", "text", "number"] as const) {
+      assert.ok(light[kind] !== "" && light[kind] !== light.plain, `light ${kind}: ${light[kind]}`);
+    }
+    assert.equal(new Set([light.keyword, light.text, light.number]).size, 3);
+    await page.click('[data-testid="theme-dark"]');
+    await assertDark(page, "dark chosen");
+    const dark = await colours();
+    for (const kind of ["keyword", "text", "number"] as const) {
+      assert.ok(dark[kind] !== "" && dark[kind] !== dark.plain, `dark ${kind}: ${dark[kind]}`);
+      assert.notEqual(dark[kind], light[kind], `${kind} has its own colour in the dark theme`);
+      assert.ok(luminance(dark[kind]) > luminance(light[kind]), `${kind} is lighter on dark`);
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   it("'system' switches live when the system's scheme changes", async () => {
     const { context, page } = await dashboard.newPage({ colorScheme: "light" });
     await page.waitForSelector('[data-testid="theme-switch"]');

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import type { FieldProblem } from "../../src/core/errors.ts";
 import { type RunningServer, startServer } from "../../src/server/server.ts";
 import { postJson, type RawResponse, raw } from "./helpers.ts";
 
@@ -65,10 +66,18 @@ after(async () => {
 });
 
 /** The error body, checking its status, type and key order. */
-function errorBody(response: RawResponse, status = 400): Record<string, string> {
+/** A JSON error body: code, error, and kiln's own detail and field when there are. */
+interface ErrorBody {
+  code?: string;
+  error?: string;
+  detail?: string;
+  field?: FieldProblem;
+}
+
+function errorBody(response: RawResponse, status = 400): ErrorBody {
   assert.equal(response.status, status, response.body);
   assert.equal(response.headers["content-type"], "application/json");
-  return JSON.parse(response.body) as Record<string, string>;
+  return JSON.parse(response.body) as ErrorBody;
 }
 
 const render = (body: Record<string, unknown>) =>
@@ -77,7 +86,7 @@ const inspect = (ref: string) =>
   raw(service.url, { path: `/api/registry/inspect?ref=${encodeURIComponent(ref)}` });
 
 describe("refused values", () => {
-  test("a number that is not one: 400 invalid_request, `detail` after `code` and `error`", async () => {
+  test("a number that is not one: 400 invalid_request, `detail` after `code` and `error`, then the field in parts", async () => {
     const body = errorBody(
       await render({
         reference: "k8s/deployment",
@@ -86,12 +95,19 @@ describe("refused values", () => {
         fields: { replicas: "three" },
       }),
     );
-    assert.deepEqual(Object.keys(body), ["code", "error", "detail"]);
+    assert.deepEqual(Object.keys(body), ["code", "error", "detail", "field"]);
     assert.deepEqual(body, {
       code: "invalid_request",
       error:
         'k8s/deployment: `replicas` must be a whole number from 0 to 2147483647, written in digits; got "three"',
       detail: "replicas: Number of pods.",
+      field: {
+        field: "replicas",
+        path: "",
+        rule: "invalid",
+        expected: "must be a whole number from 0 to 2147483647, written in digits",
+        got: "three",
+      },
     });
   });
 
@@ -104,6 +120,8 @@ describe("refused values", () => {
         name,
       );
       assert.match(body.detail ?? "", /render request's `name`/);
+      assert.equal(body.field?.field, "name", name);
+      assert.equal(body.field?.got, name);
     }
   });
 
@@ -148,6 +166,13 @@ describe("refused values", () => {
       code: "invalid_request",
       error: 'custom/shaped: `targets[0]` has an unknown key "uri"; did you mean `url`?',
       detail: "targets: Where to send it.",
+      field: {
+        field: "targets",
+        path: "[0]",
+        rule: "invalid",
+        expected: 'has an unknown key "uri"; did you mean `url`?',
+        got: '{"uri":"a"}',
+      },
     });
     const ok = await render({
       reference: "items/shaped.json",
@@ -163,6 +188,7 @@ describe("refused values", () => {
       code: "invalid_request",
       error: "--group is required for automation/group-vars",
       detail: 'give it a value in the component\'s fields: "fields": {"group": "web"}',
+      field: { field: "group", path: "", rule: "missing", expected: "is required" },
     });
   });
 

@@ -74,6 +74,34 @@ describe("the dashboard's API errors", () => {
     assert.equal(result?.ok === false && result.detail, invalid.detail);
   });
 
+  test("a failed render keeps the field it is about, in parts, and so does the pipeline", async () => {
+    const field = {
+      field: "replicas",
+      path: "",
+      rule: "invalid",
+      expected: "must be a whole number from 0 to 2147483647, written in digits",
+      got: "three",
+    } as const;
+    answer(400, { code: "invalid_request", error: "k8s/deployment: `replicas` ...", field });
+    const request = {
+      reference: "k8s/deployment",
+      name: "web",
+      fields: { image: "nginx", replicas: "three" },
+      labels: {},
+      defaultNamespace: "default",
+    };
+    const result = await render(request);
+    assert.deepEqual(result.ok === false && result.field, field);
+    const [kept] = await renderCollectingErrors([request], {
+      defaultNamespace: "default",
+      render: renderThroughApi,
+    });
+    assert.deepEqual(kept?.ok === false && kept.field, field);
+    // a body whose `field` is not of that shape is left out rather than half shown
+    answer(400, { code: "invalid_request", error: "x", field: { field: "replicas" } });
+    assert.deepEqual(await errorAnswer(await fetch("api/render")), { error: "x" });
+  });
+
   test("a failed inspect throws an ApiError with the detail (why the item is invalid, why a fetch failed)", async () => {
     answer(400, {
       code: "invalid_request",

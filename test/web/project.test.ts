@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { KilnError } from "../../src/core/errors.ts";
 import { serializeProjectConfig } from "../../src/core/project/kiln-toml.ts";
 import { parseLock } from "../../src/core/project/lock-format.ts";
 import { parsePreset } from "../../src/core/project/preset-manifest.ts";
@@ -314,6 +315,25 @@ describe("project files (the zip)", () => {
         { records, bases },
       ),
       { message: "https://example.com/x.json “x” does not render: failed to fetch registry item" },
+    );
+    // a refused field is named in the form's words, not with the CLI's flag
+    await assert.rejects(
+      renderProjectFiles(
+        withTwo,
+        async (component) => {
+          if (component.name === "api") {
+            throw new KilnError("invalid_request", "--port is required for k8s/service", "", {
+              field: "port",
+              path: "",
+              rule: "missing",
+              expected: "is required",
+            });
+          }
+          return { files: [] };
+        },
+        { records, bases },
+      ),
+      { message: "k8s/service “api” does not render: Port is required" },
     );
   });
 });

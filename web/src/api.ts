@@ -3,7 +3,7 @@
 // dashboard's renderer of one component for the core's project pipeline.
 
 import type { ConfigView } from "../../src/core/config.ts";
-import { errorMessage } from "../../src/core/errors.ts";
+import { errorMessage, type FieldProblem } from "../../src/core/errors.ts";
 import type { RegistryItemView } from "../../src/core/item.ts";
 import type { PresetComponent, PresetSummary } from "../../src/core/project/preset-manifest.ts";
 import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
@@ -32,8 +32,8 @@ export interface RenderRequest extends PresetComponent {
 }
 
 /**
- * What POST /api/render gave: the files, or the service's message and its detail (the
- * pipeline's outcome).
+ * What POST /api/render gave: the files, or the service's message, its detail and the field it
+ * is about (the pipeline's outcome).
  */
 export type RenderResult = RenderOutcome;
 
@@ -45,22 +45,30 @@ export type RenderResult = RenderOutcome;
 export interface ApiFailure {
   error: string;
   detail?: string | undefined;
+  /** The field a validation error is about, in parts (the dashboard words it at the field). */
+  field?: FieldProblem | undefined;
 }
 
 /** An error answer of the service, thrown by the calls below; it keeps the detail. */
 export class ApiError extends Error {
   readonly detail: string | undefined;
+  readonly field: FieldProblem | undefined;
 
   constructor(failure: ApiFailure) {
     super(failure.error);
     this.name = "ApiError";
     this.detail = failure.detail;
+    this.field = failure.field;
   }
 }
 
 /** The failure any thrown error stands for (an ApiError keeps its detail). */
 export function failureOf(error: unknown): ApiFailure {
-  if (error instanceof ApiError) return { error: error.message, detail: error.detail };
+  if (error instanceof ApiError) {
+    const failure: ApiFailure = { error: error.message, detail: error.detail };
+    if (error.field) failure.field = error.field;
+    return failure;
+  }
   return { error: errorMessage(error) };
 }
 
@@ -68,16 +76,30 @@ export function failureOf(error: unknown): ApiFailure {
 export async function errorAnswer(response: Response): Promise<ApiFailure> {
   const text = await response.text();
   try {
-    const json = JSON.parse(text) as { error?: unknown; detail?: unknown };
+    const json = JSON.parse(text) as { error?: unknown; detail?: unknown; field?: unknown };
     if (typeof json.error === "string" && json.error !== "") {
-      return typeof json.detail === "string" && json.detail !== ""
-        ? { error: json.error, detail: json.detail }
-        : { error: json.error };
+      const failure: ApiFailure = { error: json.error };
+      if (typeof json.detail === "string" && json.detail !== "") failure.detail = json.detail;
+      if (isFieldProblem(json.field)) failure.field = json.field;
+      return failure;
     }
   } catch {
     // plain text
   }
   return { error: text || `${response.status} ${response.statusText}` };
+}
+
+/** The error body's `field`, when it has the shape the service gives it. */
+function isFieldProblem(value: unknown): value is FieldProblem {
+  if (typeof value !== "object" || value === null) return false;
+  const problem = value as Record<string, unknown>;
+  return (
+    typeof problem.field === "string" &&
+    typeof problem.path === "string" &&
+    (problem.rule === "missing" || problem.rule === "invalid") &&
+    typeof problem.expected === "string" &&
+    (problem.got === undefined || typeof problem.got === "string")
+  );
 }
 
 async function getJson<T>(path: string): Promise<T> {
@@ -110,8 +132,8 @@ export function renderKey(request: RenderRequest): string {
 }
 
 /**
- * POST /api/render; never throws: a failure is `{ok: false, error, detail?}` with the service's
- * message and detail.
+ * POST /api/render; never throws: a failure is `{ok: false, error, detail?, field?}` with the
+ * service's message, detail and the field it is about.
  */
 export function render(request: RenderRequest): Promise<RenderResult> {
   const key = renderKey(request);

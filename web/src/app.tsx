@@ -32,6 +32,7 @@ import {
 import { isLockFile, presetFromLockFiles } from "./model/project-lock.ts";
 import { AddDialog } from "./ui/add-dialog.tsx";
 import { ChecksView } from "./ui/checks-view.tsx";
+import { CommandsDialog } from "./ui/commands-dialog.tsx";
 import { download, IconButton, TextInput, Toasts } from "./ui/common.tsx";
 import { ComponentForm, formContext } from "./ui/component-form.tsx";
 import { GraphView } from "./ui/graph-view.tsx";
@@ -81,6 +82,7 @@ function Dashboard(): JSX.Element {
   const [adding, setAdding] = useState<StageId | undefined>();
   // the component and field an INI import goes into
   const [iniFor, setIniFor] = useState<{ id: string; field: string } | undefined>();
+  const [showCommands, setShowCommands] = useState(false);
   const { itemOf, errorOf } = useItems(project, registry);
   const [downloading, setDownloading] = useState(false);
   // why the last "Download zip" gave no zip, until the next one or until dismissed
@@ -284,6 +286,14 @@ function Dashboard(): JSX.Element {
         onHome={() => setScreen("home")}
         actions={
           <>
+            <button
+              type="button"
+              class="button"
+              data-testid="show-commands"
+              onClick={() => setShowCommands(true)}
+            >
+              Commands
+            </button>
             <button
               type="button"
               class="button"
@@ -499,6 +509,7 @@ function Dashboard(): JSX.Element {
                 item={itemOf(component.reference)}
                 meta={itemMeta.metaOf(component.reference)}
                 itemError={errorOf(component.reference)}
+                problem={result && !result.ok ? result.field : undefined}
                 context={context}
                 onChange={(next) =>
                   update((p) => ({
@@ -587,6 +598,7 @@ function Dashboard(): JSX.Element {
           }}
         />
       )}
+      {showCommands && <CommandsDialog project={project} onClose={() => setShowCommands(false)} />}
       {iniFor && (
         <IniImportDialog
           onClose={() => setIniFor(undefined)}

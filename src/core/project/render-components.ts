@@ -7,7 +7,7 @@
 // HTTP API), so this module knows no engine, worker or network and runs in the browser.
 
 import type { RenderInput } from "../context.ts";
-import { errorMessage } from "../errors.ts";
+import { errorMessage, type FieldProblem } from "../errors.ts";
 import type { ItemMeta } from "../item.ts";
 import { checkNoDuplicatePaths, type PlannedFile } from "../plan.ts";
 import type { AutomationProfile } from "../vocabulary.ts";
@@ -29,11 +29,12 @@ export type RenderOne<
 
 /**
  * The outcome of one render, as the dashboard keeps it per component: the files, or the
- * message and, when the renderer gave one, its detail (what exactly was wrong, what to do).
+ * message and, when the renderer gave them, its detail (what exactly was wrong, what to do) and
+ * the field it is about (which a form shows at the field).
  */
 export type RenderOutcome =
   | { ok: true; files: PlannedFile[] }
-  | { ok: false; error: string; detail?: string | undefined };
+  | { ok: false; error: string; detail?: string | undefined; field?: FieldProblem | undefined };
 
 /** Which component an outcome belongs to: the component itself and its place in the list. */
 export interface ComponentOf<C extends PresetComponent = PresetComponent> {
@@ -57,6 +58,8 @@ export type FailedComponent<C extends PresetComponent = PresetComponent> = Compo
   error: string;
   /** The detail of what it threw (a KilnError's, or an Error's `detail`), if any. */
   detail?: string | undefined;
+  /** The field a validation error is about (a KilnError's, or an Error's `field`), if any. */
+  field?: FieldProblem | undefined;
   /** What the renderer threw, for a front that maps error kinds. */
   cause: unknown;
 };
@@ -136,6 +139,13 @@ function errorDetail(error: unknown): string | undefined {
   return typeof detail === "string" && detail !== "" ? detail : undefined;
 }
 
+/** The field a validation error is about (KilnError's, or one the dashboard's API layer set). */
+function errorField(error: unknown): FieldProblem | undefined {
+  const field =
+    typeof error === "object" && error !== null ? (error as { field?: unknown }).field : undefined;
+  return typeof field === "object" && field !== null ? (field as FieldProblem) : undefined;
+}
+
 /** One component's render, its failure caught and kept with it unless it is fatal. */
 async function renderKeepingError<C extends PresetComponent, R extends ComponentFiles>(
   component: C,
@@ -152,12 +162,14 @@ async function renderKeepingError<C extends PresetComponent, R extends Component
     if (options.isFatal?.(error)) throw error;
     const message = errorMessage(error);
     const detail = errorDetail(error);
+    const field = errorField(error);
     return {
       index,
       component,
       ok: false,
       error: message,
       ...(detail === undefined ? {} : { detail }),
+      ...(field === undefined ? {} : { field }),
       cause: error,
     };
   }

@@ -21,6 +21,7 @@ import {
   runFiles,
 } from "../../../src/core/project/render-components.ts";
 import { execPathHitsIn } from "../../../src/core/sensitive-paths.ts";
+import { fieldErrorSummary } from "./field-errors.ts";
 import {
   DEFAULT_PROJECT_NAME,
   downloadName,
@@ -124,7 +125,9 @@ export async function renderProjectFiles(
   const failed = firstFailure(results);
   if (failed) {
     const { reference, name } = failed.component;
-    throw new Error(`${reference} “${name}” does not render: ${failed.error}`);
+    // a refused field in the form's words (the message names the CLI's flags)
+    const reason = failed.field ? fieldErrorSummary(failed.field) : failed.error;
+    throw new Error(`${reference} “${name}” does not render: ${reason}`);
   }
   const rendered = results.filter(isRendered);
   const files = projectFiles(project, rendered);

@@ -18,6 +18,8 @@ export function TextInput(props: {
   testId?: string | undefined;
   mono?: boolean | undefined;
   invalid?: boolean | undefined;
+  /** The id of the element that says what is wrong with the value. */
+  describedBy?: string | undefined;
   ariaLabel?: string | undefined;
   autoFocus?: boolean | undefined;
 }): JSX.Element {
@@ -37,6 +39,8 @@ export function TextInput(props: {
       list={props.list}
       data-testid={props.testId}
       aria-label={props.ariaLabel}
+      aria-invalid={props.invalid ? true : undefined}
+      aria-describedby={props.describedBy}
       spellcheck={false}
       onInput={(event) => props.onChange(inputValue(event))}
     />
@@ -50,6 +54,8 @@ export function TextArea(props: {
   rows?: number | undefined;
   testId?: string | undefined;
   invalid?: boolean | undefined;
+  /** The id of the element that says what is wrong with the value. */
+  describedBy?: string | undefined;
   ariaLabel?: string | undefined;
 }): JSX.Element {
   return (
@@ -60,6 +66,8 @@ export function TextArea(props: {
       placeholder={props.placeholder}
       data-testid={props.testId}
       aria-label={props.ariaLabel}
+      aria-invalid={props.invalid ? true : undefined}
+      aria-describedby={props.describedBy}
       spellcheck={false}
       onInput={(event) => props.onChange(inputValue(event))}
     />
@@ -298,4 +306,40 @@ export function submitOnModEnter(event: KeyboardEvent): void {
   if (!form) return;
   event.preventDefault();
   form.requestSubmit();
+}
+
+/**
+ * Copies `text` to the clipboard; says "Copied" for a moment, or "Copy failed" where the browser
+ * refuses (a page not served over https or localhost has no clipboard).
+ */
+export function CopyButton(props: { text: string; label: string; testId: string }): JSX.Element {
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  useEffect(() => {
+    if (state === "idle") return;
+    const timer = setTimeout(() => setState("idle"), 1500);
+    return () => clearTimeout(timer);
+  }, [state]);
+  const copy = () => {
+    const clipboard = navigator.clipboard as Clipboard | undefined;
+    if (!clipboard) {
+      setState("failed");
+      return;
+    }
+    clipboard.writeText(props.text).then(
+      () => setState("copied"),
+      () => setState("failed"),
+    );
+  };
+  return (
+    <button
+      type="button"
+      class="button small copy-button"
+      aria-label={props.label}
+      title={props.label}
+      data-testid={props.testId}
+      onClick={copy}
+    >
+      {state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : "Copy"}
+    </button>
+  );
 }

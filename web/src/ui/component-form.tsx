@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import type { ItemMeta } from "../../../src/core/item.ts";
 import type { ProjectFacts } from "../../../src/core/project/facts.ts";
 import type { ApiFailure, FieldView, RegistryItemView } from "../api.ts";
+import { type FieldProblem, fieldErrorMessage } from "../model/field-errors.ts";
 import { withKey } from "../model/json-style.ts";
 import { legacyPlayFields } from "../model/legacy-fields.ts";
 import type { ProjectComponent } from "../model/project.ts";
@@ -43,6 +44,8 @@ export function ComponentForm(props: {
   /** The item's catalogue metadata (editors, formats); undefined while it loads. */
   meta: ItemMeta | undefined;
   itemError: ApiFailure | undefined;
+  /** The field the component's render refused, shown under that field. */
+  problem: FieldProblem | undefined;
   context: FormContext;
   onChange: (component: ProjectComponent) => void;
   onRemove: () => void;
@@ -65,11 +68,16 @@ export function ComponentForm(props: {
       field={field}
       meta={props.meta}
       value={component.fields[field.name]}
+      problem={problemOf(props.problem, field.name)}
       onChange={(value) => setField(field.name, value)}
       context={props.context}
       onImportIni={props.onImportIni}
     />
   );
+  // a namespace the item declares has its own field above, which shows its error
+  const namespaceProblem = declared.has("namespace")
+    ? undefined
+    : problemOf(props.problem, "namespace");
   return (
     <section class="form" data-testid="component-form" aria-label="Component">
       <header class="form-head">
@@ -101,8 +109,11 @@ export function ComponentForm(props: {
           value={component.name}
           mono
           testId="field-name"
+          invalid={problemOf(props.problem, "name") !== undefined}
+          describedBy={problemOf(props.problem, "name") && errorId("name")}
           onChange={(name) => props.onChange({ ...component, name })}
         />
+        <FieldError name="name" problem={problemOf(props.problem, "name")} />
         <span class="help">
           The template's <code>name</code>; most paths are built from it.
         </span>
@@ -150,8 +161,11 @@ export function ComponentForm(props: {
             value={component.fields.namespace ?? ""}
             mono
             placeholder="the project namespace"
+            invalid={namespaceProblem !== undefined}
+            describedBy={namespaceProblem && errorId("namespace")}
             onChange={(value) => setField("namespace", value === "" ? undefined : value)}
           />
+          <FieldError name="namespace" problem={namespaceProblem} />
           <span class="help">Overrides the project namespace for this component.</span>
         </label>
         <div class="field">
@@ -198,11 +212,14 @@ function Field(props: {
   field: FieldView;
   meta: ItemMeta | undefined;
   value: string | undefined;
+  problem: FieldProblem | undefined;
   onChange: (value: string | undefined) => void;
   context: FormContext;
   onImportIni: (field: string) => void;
 }): JSX.Element {
   const { field } = props;
+  const invalid = props.problem !== undefined;
+  const describedBy = invalid ? errorId(field.name) : undefined;
   const structured = structuredKind(props.meta, field.name);
   const multiline = props.meta?.formats[field.name] === "yaml";
   const listId = field.options.length > 0 ? `options-${field.name}` : undefined;
@@ -245,7 +262,14 @@ function Field(props: {
           onImportIni={structured === "inventory" ? () => props.onImportIni(field.name) : undefined}
         />
       ) : multiline || looksJson || (props.value ?? "").includes("\n") ? (
-        <TextArea value={props.value ?? ""} rows={5} placeholder={placeholder} onChange={set} />
+        <TextArea
+          value={props.value ?? ""}
+          rows={5}
+          placeholder={placeholder}
+          invalid={invalid}
+          describedBy={describedBy}
+          onChange={set}
+        />
       ) : (
         <>
           <TextInput
@@ -255,6 +279,8 @@ function Field(props: {
             list={listId}
             placeholder={placeholder}
             testId={`input-${field.name}`}
+            invalid={invalid}
+            describedBy={describedBy}
             onChange={set}
           />
           {listId && (
@@ -266,6 +292,7 @@ function Field(props: {
           )}
         </>
       )}
+      <FieldError name={field.name} problem={props.problem} />
       {field.description && <span class="help">{field.description}</span>}
       {field.options.length > 0 && (
         <span class="suggestions">
@@ -287,5 +314,28 @@ function Field(props: {
         </span>
       )}
     </div>
+  );
+}
+
+/** The problem when it is about `field`, else undefined. */
+function problemOf(problem: FieldProblem | undefined, field: string): FieldProblem | undefined {
+  return problem?.field === field ? problem : undefined;
+}
+
+/** The id of a field's error message, which its input names as its description. */
+function errorId(field: string): string {
+  return `error-${field}`;
+}
+
+/** The refused value's message under its field, in the form's words. */
+function FieldError(props: {
+  name: string;
+  problem: FieldProblem | undefined;
+}): JSX.Element | null {
+  if (!props.problem) return null;
+  return (
+    <span class="field-error" id={errorId(props.name)} data-testid={`field-error-${props.name}`}>
+      {fieldErrorMessage(props.problem)}
+    </span>
   );
 }

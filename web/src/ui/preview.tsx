@@ -1,10 +1,12 @@
 // Live preview: the rendered files of the component being edited, errors inline; the dot and
 // word beside its title say whether it is rendering, live, or failed to render.
 import type { JSX } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { RenderResult } from "../api.ts";
 import type { Conflict } from "../model/conflicts.ts";
-import { ErrorDetail } from "./common.tsx";
+import { FIELD_ERROR_WORDS, fieldErrorSummary } from "../model/field-errors.ts";
+import { highlightedLines, type Token } from "../model/highlight.ts";
+import { CopyButton, ErrorDetail } from "./common.tsx";
 
 /** The preview's state: rendering wins (the error may be about to go), then error, then live. */
 function previewStatus(
@@ -38,9 +40,18 @@ export function Preview(props: {
       {!result && <p class="empty">Rendering…</p>}
       {result && !result.ok && (
         <div class="render-error" role="alert" data-testid="render-error">
-          <strong>This component does not render.</strong>
-          <pre>{result.error}</pre>
-          <ErrorDetail detail={result.detail} />
+          <strong>{FIELD_ERROR_WORDS.summaryTitle}</strong>
+          {result.field ? (
+            // a field's problem is shown under the field; here only a short summary
+            <p data-testid="render-error-summary">
+              {FIELD_ERROR_WORDS.previewSummary(fieldErrorSummary(result.field))}
+            </p>
+          ) : (
+            <>
+              <pre>{result.error}</pre>
+              <ErrorDetail detail={result.detail} />
+            </>
+          )}
         </div>
       )}
       {props.conflicts.length > 0 && (
@@ -76,32 +87,78 @@ export function Preview(props: {
           {(() => {
             const file = result.files[Math.min(active, result.files.length - 1)];
             if (!file) return null;
-            const lines = file.content.split("\n");
-            if (lines[lines.length - 1] === "") lines.pop();
-            return (
-              <div class="file-view">
-                <div class="file-path mono" data-testid="preview-path">
-                  <span class="muted">{props.outputDir.replace(/\/$/, "")}/</span>
-                  {file.path}
-                </div>
-                <pre
-                  class="code"
-                  data-testid="preview-content"
-                  // biome-ignore lint/a11y/noNoninteractiveTabindex: focusable so that a long file scrolls by keyboard too (axe: scrollable-region-focusable)
-                  tabIndex={0}
-                >
-                  {lines.map((line, index) => (
-                    <div class="code-line" key={index}>
-                      <span class="ln">{index + 1}</span>
-                      <span class="lc">{line || " "}</span>
-                    </div>
-                  ))}
-                </pre>
-              </div>
-            );
+            return <FileView key={file.path} file={file} outputDir={props.outputDir} />;
           })()}
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * The file's lines as tokens once the highlighter has them, else undefined (plain text: a file
+ * of no highlighted language, or the first moment while the grammars load).
+ */
+function useHighlighted(content: string, path: string): Token[][] | undefined {
+  const [highlighted, setHighlighted] = useState<{ content: string; lines: Token[][] }>();
+  useEffect(() => {
+    let current = true;
+    highlightedLines(content, path)
+      .then((lines) => {
+        if (current && lines) setHighlighted({ content, lines });
+      })
+      // a grammar that fails leaves the file as plain text, which is still the whole file
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
+  }, [content, path]);
+  return highlighted?.content === content ? highlighted.lines : undefined;
+}
+
+/** One rendered file: its path, a copy button, and its lines numbered and highlighted. */
+function FileView(props: {
+  file: { path: string; content: string };
+  outputDir: string;
+}): JSX.Element {
+  const { file } = props;
+  const highlighted = useHighlighted(file.content, file.path);
+  const lines = file.content.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return (
+    <div class="file-view">
+      <div class="file-path mono" data-testid="preview-path">
+        <span class="file-path-text">
+          <span class="muted">{props.outputDir.replace(/\/$/, "")}/</span>
+          {file.path}
+        </span>
+        <CopyButton text={file.content} label={`Copy ${file.path}`} testId="copy-file" />
+      </div>
+      <pre
+        class={`code${highlighted ? " highlighted" : ""}`}
+        data-testid="preview-content"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: focusable so that a long file scrolls by keyboard too (axe: scrollable-region-focusable)
+        tabIndex={0}
+      >
+        {lines.map((line, index) => (
+          <div class="code-line" key={index}>
+            <span class="ln">{index + 1}</span>
+            <span class="lc">
+              {highlighted?.[index]
+                ? highlighted[index].map((token, at) =>
+                    token.kind === "plain" ? (
+                      token.text
+                    ) : (
+                      <span key={at} class={`hl-${token.kind}`}>
+                        {token.text}
+                      </span>
+                    ),
+                  )
+                : line || " "}
+            </span>
+          </div>
+        ))}
+      </pre>
+    </div>
   );
 }

@@ -1,0 +1,67 @@
+// The Commands export: the `kiln init`/`kiln add` lines that rebuild this project exactly (the
+// zip's files, kiln.toml and kiln.lock), and the preset file with `kiln setup` when that is
+// shorter, each copyable (web/src/model/commands.ts writes them).
+import type { JSX } from "preact";
+import { projectCommands } from "../model/commands.ts";
+import type { Project } from "../model/project.ts";
+import { CopyButton, Modal } from "./common.tsx";
+
+/** One script under its heading, with its copy button. */
+function Script(props: { title: string; text: string; testId: string }): JSX.Element {
+  return (
+    <>
+      <div class="commands-head">
+        <h3>{props.title}</h3>
+        <CopyButton
+          text={props.text}
+          label={`Copy: ${props.title}`}
+          testId={`copy-${props.testId}`}
+        />
+      </div>
+      <pre
+        class="code small commands-text"
+        data-testid={props.testId}
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: focusable so that long lines scroll by keyboard too (axe: scrollable-region-focusable)
+        tabIndex={0}
+      >
+        {props.text}
+      </pre>
+    </>
+  );
+}
+
+export function CommandsDialog(props: { project: Project; onClose: () => void }): JSX.Element {
+  const { commands, preset } = projectCommands(props.project);
+  return (
+    <Modal
+      title="The same project as commands"
+      onClose={props.onClose}
+      testId="commands-dialog"
+      wide
+    >
+      <p class="muted">
+        Run these in an empty folder to get exactly this project with the CLI: the same files,{" "}
+        <code>kiln.toml</code> and <code>kiln.lock</code> as <strong>Download zip</strong>.
+      </p>
+      {commands !== undefined && (
+        <Script title="kiln init and kiln add" text={commands} testId="commands-text" />
+      )}
+      {preset !== undefined && (
+        <Script
+          title={
+            commands === undefined
+              ? "The preset file and kiln setup"
+              : "Shorter: the preset file and kiln setup"
+          }
+          text={preset}
+          testId="commands-preset"
+        />
+      )}
+      <footer class="modal-actions">
+        <button type="button" class="button" onClick={props.onClose}>
+          Close
+        </button>
+      </footer>
+    </Modal>
+  );
+}
