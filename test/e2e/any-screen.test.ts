@@ -203,8 +203,8 @@ describe("the dashboard on any screen", { skip: skipBrowser }, () => {
     await page.keyboard.press("Tab");
     assert.equal(
       await page.evaluate(() => document.activeElement?.getAttribute("data-testid")),
-      "download-preset",
-      "Tab goes into the open menu",
+      "show-commands",
+      "Tab goes into the open menu (its first action, Commands)",
     );
     await page.keyboard.press("Escape");
     assert.equal(await page.isVisible('[data-testid="download-preset"]'), false);
