@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { describe, test } from "node:test";
+import { parseRegistryItem } from "../../src/core/item.ts";
+import { RenderPool } from "../../src/sandbox/render-pool.ts";
 import { type ChildServer, raw, runChild, startChild } from "./helpers.ts";
 
 const BODY = '{"reference":"k8s/deployment"}';
@@ -125,6 +127,30 @@ describe("readiness while starting", () => {
       }
     },
   );
+});
+
+describe("requests while starting", () => {
+  test("a render queued before any worker is up waits for them: its time in the queue counts from the first worker's start", async () => {
+    const item = parseRegistryItem(
+      {
+        name: "hello",
+        category: "test",
+        files: [{ path: "hello.txt", template: "hi {{ name }}" }],
+      },
+      "hello",
+    );
+    // a queue limit far shorter than a worker's start: counted from the request, it would drop it
+    const pool = new RenderPool({ size: 1, queueTimeoutMs: 1 });
+    try {
+      const rendered = await pool.render(item, { name: "there", defaultNamespace: "default" });
+      assert.deepEqual(rendered, {
+        component: "hello",
+        files: [{ path: "hello.txt", content: "hi there" }],
+      });
+    } finally {
+      await pool.close();
+    }
+  });
 });
 
 describe("drain on a stop signal", () => {
