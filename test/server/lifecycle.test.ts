@@ -4,11 +4,13 @@
 // still gets its answer, idle keep-alive connections are closed, the exit status is 0, and a
 // second signal exits at once.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { describe, test } from "node:test";
 import { parseRegistryItem } from "../../src/core/item.ts";
 import { RenderPool } from "../../src/sandbox/render-pool.ts";
-import { type ChildServer, raw, runChild, startChild } from "./helpers.ts";
+import { BIN, ensureBuilt } from "../cli/helpers.ts";
+import { type ChildServer, raw, startChild } from "./helpers.ts";
 
 const BODY = '{"reference":"k8s/deployment"}';
 /** The fail-safe of each test that waits on the server: a generous bound, never a measure. */
@@ -57,6 +59,19 @@ function accepts(server: ChildServer): Promise<boolean> {
       resolve(true);
     });
     socket.once("error", () => resolve(false));
+  });
+}
+
+/**
+ * `kiln serve <args>` that must refuse to start: killed after 20 s, so a service that starts
+ * instead (a setting not checked) fails the test rather than hanging it.
+ */
+function serveRefused(args: string[], env: Record<string, string> = {}) {
+  ensureBuilt();
+  return spawnSync(process.execPath, [BIN, "serve", "--port", "0", ...args], {
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    timeout: 20_000,
   });
 }
 
@@ -229,18 +244,18 @@ describe("drain on a stop signal", () => {
 });
 
 describe("the drain options", () => {
-  test("a drain delay longer than the shutdown timeout is a usage error naming both", async () => {
-    const result = await runChild(["--drain-delay", "30", "--shutdown-timeout", "10"]);
-    assert.equal(result.code, 2);
+  test("a drain delay longer than the shutdown timeout is a usage error naming both", () => {
+    const result = serveRefused(["--drain-delay", "30", "--shutdown-timeout", "10"]);
+    assert.equal(result.status, 2);
     assert.match(
       result.stderr,
       /^error: the drain delay \(30 s\) must not be longer than the shutdown timeout \(10 s\) - lower --drain-delay or raise --shutdown-timeout\n/,
     );
   });
 
-  test("a drain delay that is not a number of seconds is a usage error; the environment variable is read", async () => {
-    const result = await runChild([], { SERVICE_DRAIN_DELAY_SECONDS: "5s" });
-    assert.equal(result.code, 2);
+  test("a drain delay that is not a number of seconds is a usage error; the environment variable is read", () => {
+    const result = serveRefused([], { SERVICE_DRAIN_DELAY_SECONDS: "5s" });
+    assert.equal(result.status, 2);
     assert.match(
       result.stderr,
       /^error: drain delay must be a number of seconds \(like 5 or 0\.5\), got `5s`\n/,
