@@ -74,6 +74,10 @@ async function startService(): Promise<{
     });
     child.once("exit", (code) => reject(new Error(`service exited with ${code}`)));
   });
+  // the line comes once it listens, before its workers are up: the baseline is a ready service
+  while ((await fetch(`${url}/api/ready`)).status !== 200) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   const report = () =>
     new Promise<DiagnosticsReport>((resolve) => {
       reports.push(resolve);

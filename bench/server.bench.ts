@@ -107,6 +107,11 @@ async function start(args: string[], diagnose = false): Promise<Started> {
   });
   const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
   if (!url) throw new Error(`unexpected start-up line: ${line}`);
+  // kiln prints its line once it listens, before its workers are up: measure a ready service
+  // (the ceilings answer 200 on any path)
+  while ((await fetch(`${url}/api/ready`)).status !== 200) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   return { url, child, diagnostics };
 }
 

@@ -29,5 +29,9 @@ if (buildIsStale()) {
 const child = spawn(process.execPath, [at("dist/cli/main.js"), "serve", ...process.argv.slice(2)], {
   stdio: "inherit",
 });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+// SIGTERM is passed on. SIGINT is not: Ctrl-C in a terminal reaches the whole foreground process
+// group, the service included, and passing it on too would be the service's second signal,
+// which stops it at once instead of draining. This process waits for the service either way.
+process.on("SIGTERM", () => child.kill("SIGTERM"));
+process.on("SIGINT", () => {});
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

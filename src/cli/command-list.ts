@@ -6,11 +6,13 @@
 import { DEFAULT_NAMESPACE, DEFAULT_OUTPUT_DIR, PROJECT_FILE } from "../core/config.ts";
 import {
   DEFAULT_BIND,
+  DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_ENGINE_MEMORY_BYTES,
   DEFAULT_PORT,
   DEFAULT_RENDER_CACHE_BYTES,
   DEFAULT_RENDER_DEADLINE_MS,
   DEFAULT_RENDER_FUEL,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
 } from "../core/service-settings.ts";
 import { FIELD_SHORTCUTS } from "../core/shortcuts.ts";
 import { AUTOMATION_PROFILES } from "../core/vocabulary.ts";
@@ -513,6 +515,24 @@ export const SERVE: CommandDecl = {
       description: "render worker threads",
       env: "SERVICE_WORKERS",
       default: "cores",
+    },
+    {
+      name: "drain-delay",
+      type: "string",
+      value: "<s>",
+      description:
+        "after SIGTERM/SIGINT, seconds the listener stays open while GET /api/ready answers 503",
+      env: "SERVICE_DRAIN_DELAY_SECONDS",
+      default: String(DEFAULT_DRAIN_DELAY_MS / 1000),
+    },
+    {
+      name: "shutdown-timeout",
+      type: "string",
+      value: "<s>",
+      description:
+        "after SIGTERM/SIGINT, the most seconds until exit; requests still running then are cut",
+      env: "SERVICE_SHUTDOWN_TIMEOUT_SECONDS",
+      default: String(DEFAULT_SHUTDOWN_TIMEOUT_MS / 1000),
     },
   ],
 };

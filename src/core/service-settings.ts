@@ -14,6 +14,18 @@ export const DEFAULT_RENDER_FUEL = 2_000_000;
 export const DEFAULT_ENGINE_MEMORY_BYTES = 64 * 1024 * 1024;
 /** Memory kept for answers to repeated renders of built-in components (0 turns it off). */
 export const DEFAULT_RENDER_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * After SIGTERM/SIGINT, how long the service keeps accepting connections while its readiness
+ * already answers 503: a load balancer or Kubernetes takes a few probe periods to stop sending,
+ * and a listener closed before that refuses requests that were still on their way.
+ */
+export const DEFAULT_DRAIN_DELAY_MS = 5_000;
+/**
+ * After SIGTERM/SIGINT, the most time until the process exits (the drain delay included):
+ * requests still running then are cut. Kubernetes' default grace period is 30 s, so 25 s leaves
+ * the workers time to stop before the kubelet's SIGKILL.
+ */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 25_000;
 
 /** SERVICE_ALLOWED_ORIGINS / --allow-origin: comma-separated, trimmed, empty entries dropped. */
 export function parseOriginList(values: readonly string[]): string[] {
@@ -47,4 +59,6 @@ export interface ServiceSettings {
     size?: number;
   };
   renderCacheBytes?: number;
+  /** After a stop signal: accepting while readiness says 503, then the most time until exit. */
+  drain: { delayMs: number; shutdownTimeoutMs: number };
 }

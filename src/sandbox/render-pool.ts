@@ -191,6 +191,12 @@ export class RenderPool {
   private closed = false;
   /** Why the last worker failed before it was ready, if one did. */
   private startError: Error | undefined;
+  /**
+   * When the first worker came up (Date.now()), or undefined before. The service listens while
+   * its workers start, so a job can be queued before any worker could take it: its time in the
+   * queue counts from here, as waiting for a start is not the pool being busy.
+   */
+  private firstReadyAt: number | undefined;
   /** Callers of ready() not answered yet. */
   private readyWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
   /** Workers replaced so far (deadline, crash, recycle): for tests and diagnostics. */
@@ -428,10 +434,11 @@ export class RenderPool {
   private readonly expire = (): void => {
     this.queueTimer = undefined;
     const oldest = Date.now() - this.options.queueTimeoutMs;
+    const startedAt = this.firstReadyAt ?? Number.POSITIVE_INFINITY;
     for (const queue of [this.queue, this.heavyQueue]) {
       for (let at = queue.length - 1; at >= 0; at--) {
         const job = queue[at] as Job;
-        if (job.queuedAt > oldest) continue;
+        if (Math.max(job.queuedAt, startedAt) > oldest) continue;
         queue.splice(at, 1);
         this.settle(job, { error: waitedTooLong(job.request, this.options.queueTimeoutMs) });
       }
@@ -476,6 +483,7 @@ export class RenderPool {
     worker.on("message", (message: WorkerReply | WorkerReady | WorkerShrunk) => {
       if ("ready" in message) {
         slot.ready = true;
+        this.firstReadyAt ??= Date.now();
         this.dispatch();
         this.settleReadyWaiters();
       } else if ("shrunk" in message) {

@@ -32,6 +32,7 @@ import type { RenderPool } from "../sandbox/render-pool.ts";
 import { isJsonContentType, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { type BytesInFlight, declaredLength, holdHeavy, LARGE_BODY_BYTES } from "./heavy-bodies.ts";
+import type { Readiness } from "./lifecycle.ts";
 import { RenderCache, renderReply } from "./render-cache.ts";
 import { constant, JSON_TYPE, json, type Reply, text } from "./reply.ts";
 
@@ -54,6 +55,8 @@ export interface Services {
   heavyBodies: BytesInFlight;
   /** The service's own registries (`kiln serve --config`), never a caller's. */
   registries: Map<string, RegistryConfig>;
+  /** Starting, ready or draining: GET /api/ready's answer and the drain's connection closing. */
+  readiness: Readiness;
 }
 
 export class RequestContext {

@@ -1,12 +1,13 @@
-// The route table: thirteen routes, the eight that clients depend on (GET /api/health,
+// The route table: the eight routes that clients depend on (GET /api/health,
 // /api/components, /api/registry, /api/config, /api/presets, /api/presets/{name},
-// /api/registry/inspect; POST /api/render) and kiln's own three (GET /api/registry/meta,
-// /api/openapi.json; POST /api/lock/bases), matched on the raw path. GET routes also answer
+// /api/registry/inspect; POST /api/render) and kiln's own (GET /api/ready, /api/registry/meta,
+// /api/openapi.json, /api/registries, /api/search; POST /api/lock/bases), matched on the raw path. GET routes also answer
 // HEAD; another method on a known path is 405 with `allow`; an unknown path is 404 with an
 // empty body.
 
 import type { Handler } from "./handlers.ts";
 import * as handlers from "./handlers.ts";
+import { ready } from "./lifecycle.ts";
 import { lockBases } from "./lock-bases.ts";
 
 interface Route {
@@ -29,6 +30,7 @@ const route = (path: string, method: Route["method"], handler: Handler): Route =
 
 export const ROUTES: readonly Route[] = [
   route("/api/health", "GET", handlers.health),
+  route("/api/ready", "GET", ready),
   route("/api/components", "GET", handlers.components),
   route("/api/registry", "GET", handlers.registry),
   route("/api/config", "GET", handlers.config),

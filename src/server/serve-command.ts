@@ -1,11 +1,12 @@
 // `kiln serve`, the service's half: starts the server with the settings the CLI read (its
 // options, declared with every other command's in src/cli/command-list.ts, and the environment),
-// prints one start-up line, and stops gracefully on SIGINT/SIGTERM.
+// prints one start-up line as soon as it listens, and drains on SIGINT/SIGTERM (lifecycle.ts).
 import { errorMessage, KilnError } from "../core/errors.ts";
 import type { ServiceSettings } from "../core/service-settings.ts";
 import { readRegistriesFile } from "../node/registry-client.ts";
 import { DEFAULT_POOL_OPTIONS } from "../sandbox/render-pool.ts";
 import { startDiagnostics } from "./diagnostics.ts";
+import { drainOnSignals, Readiness } from "./lifecycle.ts";
 import { type ServerOptions, startServer } from "./server.ts";
 
 /** Where the start-up line goes: the CLI's output, written at once by flush(). */
@@ -43,36 +44,40 @@ export function serverOptions(settings: ServiceSettings): ServerOptions {
 }
 
 /**
- * Runs the service until SIGINT/SIGTERM; resolves with the exit status. Errors are thrown, for
- * the CLI to print and map to an exit status like every other command's: a KilnError when the
- * service cannot start or stop.
+ * Runs the service until SIGINT/SIGTERM; resolves with the exit status: 0 after a drain (see
+ * lifecycle.ts), 128 + the signal's number when a second signal cut it short. Errors are thrown,
+ * for the CLI to print and map to an exit status like every other command's: a KilnError when
+ * the service cannot start or stop.
  */
 export async function runService(settings: ServiceSettings, output: ServeOutput): Promise<number> {
-  const options = serverOptions(settings);
-  let server: Awaited<ReturnType<typeof startServer>>;
+  const readiness = new Readiness();
+  const starting = startServer({
+    ...serverOptions(settings),
+    readiness,
+    onListening: (url) => {
+      output.line(`kiln listening on ${url}`);
+      output.flush();
+    },
+  });
+  let stopDiagnostics: (() => void) | undefined;
+  const signals = drainOnSignals(
+    readiness,
+    starting,
+    settings.drain,
+    (line) => process.stderr.write(`${line}\n`),
+    () => stopDiagnostics?.(),
+  );
   try {
-    server = await startServer(options);
+    await starting;
   } catch (error) {
+    signals.cancel();
     throw new KilnError("internal", `could not start the service: ${errorMessage(error)}`);
   }
-  output.line(`kiln listening on ${server.url}`);
-  output.flush();
   // the benchmark's view of the HTTP thread (see diagnostics.ts); off unless asked for
-  const stopDiagnostics = startDiagnostics(process.env, (line) => process.stderr.write(line));
-  return new Promise<number>((resolve, reject) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      stopDiagnostics?.();
-      server.close().then(
-        () => resolve(0),
-        (error: unknown) =>
-          reject(
-            new KilnError("internal", `the service did not stop cleanly: ${errorMessage(error)}`),
-          ),
-      );
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  stopDiagnostics = startDiagnostics(process.env, (line) => process.stderr.write(line));
+  try {
+    return await signals.stopped;
+  } catch (error) {
+    throw new KilnError("internal", `the service did not stop cleanly: ${errorMessage(error)}`);
+  }
 }

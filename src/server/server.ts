@@ -32,6 +32,7 @@ import {
   IdleCollector,
   type IdleCollectorOptions,
 } from "./idle-collector.ts";
+import { Readiness } from "./lifecycle.ts";
 import {
   DEFAULT_OUTBOUND_LIMITS,
   FetchSlots,
@@ -91,6 +92,13 @@ export interface ServerOptions {
   idleCollector?: Partial<IdleCollectorOptions>;
   /** Where unexpected errors are reported; default: stderr. */
   log?: (message: string) => void;
+  /**
+   * Called with the URL once the socket listens, before any request is answered (the render
+   * workers may still be starting: /api/ready says 503 until they are up).
+   */
+  onListening?: (url: string) => void;
+  /** GET /api/ready's phase, when the caller drains on signals (lifecycle.ts); default: own. */
+  readiness?: Readiness;
 }
 
 export interface RunningServer {
@@ -105,8 +113,13 @@ export interface RunningServer {
   /** Bytes of heavy bodies (large render bodies, lock bases) and answers under way. */
   heavyBodies: BytesInFlight;
   idleCollector: IdleCollector;
-  /** Stops accepting, lets in-flight requests finish, stops the render workers. */
-  close(): Promise<void>;
+  /** GET /api/ready's phase: starting, ready, draining. */
+  readiness: Readiness;
+  /**
+   * Stops accepting, closes idle connections, lets in-flight requests finish (cut after
+   * `graceMs`, default the shutdown grace of the time-outs), stops the render workers.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** The request target: origin-form (`/path?query`) or absolute-form (`http://host/path`). */
@@ -139,10 +152,11 @@ function write(
   reply: Reply,
   origin: string | undefined,
   cors: CorsPolicy,
+  closeAfter: boolean,
 ): void {
   if (res.headersSent || res.destroyed) return;
   const body = reply.body ?? "";
-  if (origin === undefined && reply.noOriginHeaders && !reply.close) {
+  if (origin === undefined && reply.noOriginHeaders && !closeAfter) {
     res.writeHead(reply.status, reply.noOriginHeaders as (string | number)[]);
     res.end(body);
     return;
@@ -158,7 +172,7 @@ function write(
     "content-length",
     typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
   );
-  if (reply.close) headers.push("connection", "close");
+  if (closeAfter) headers.push("connection", "close");
   res.writeHead(reply.status, headers);
   res.end(body);
 }
@@ -187,6 +201,7 @@ export function createHandler(
   },
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const { cors, hostGuard, uiDir, log, idleCollector } = options;
+  const readiness = services.readiness;
   // Synchronous as far as the handler is: the GET routes answer without a promise, a turn of
   // the microtask queue or a closure per request; only async handlers (render, inspect) and
   // the dashboard's files go through promises.
@@ -220,7 +235,9 @@ export function createHandler(
     }
     const send = (ready: Reply): void => {
       try {
-        write(res, ready, origin, cors);
+        // while draining, every answer ends its keep-alive connection, so clients reconnect
+        // (through their load balancer, to another replica) instead of reusing this one
+        write(res, ready, origin, cors, ready.close === true || readiness.draining);
       } catch (error) {
         log(`kiln: could not write a response: ${errorMessage(error)}`);
         res.destroy();
@@ -261,6 +278,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     heavyBodies: new BytesInFlight(),
     registries: options.registries ?? new Map(),
+    readiness: options.readiness ?? new Readiness(),
   };
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;
@@ -298,9 +316,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     );
   });
   try {
-    // The workers first, then the socket: from its listen callback to the caller's start-up
-    // line there is no turn of the event loop, so no request is answered before that line.
-    await pool.ready();
+    // The socket first, then the workers: a probe sees `starting` (503 on /api/ready) instead of
+    // a refused connection, and /api/health answers. From the listen callback to the caller's
+    // start-up line (onListening) there is no turn of the event loop, so no request is answered
+    // before that line.
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(options.port ?? DEFAULT_PORT, bind, () => {
@@ -308,20 +327,27 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         const listening = server.address() as AddressInfo;
         listeningPort = listening.port;
         hostGuard.listening(listening.address);
+        options.onListening?.(formatUrl(bind, listening.port));
         resolve();
       });
     });
+    await pool.ready();
+    services.readiness.started();
   } catch (error) {
     idleCollector.stop();
+    if (server.listening) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
     await pool.close();
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
+  const close = (graceMs = timeouts.shutdownGraceMs): Promise<void> => {
     closing ??= new Promise<void>((resolve) => {
       const idle = setInterval(() => server.closeIdleConnections(), 50);
-      const cut = setTimeout(() => server.closeAllConnections(), timeouts.shutdownGraceMs);
+      const cut = setTimeout(() => server.closeAllConnections(), graceMs);
       server.close(() => {
         clearInterval(idle);
         clearTimeout(cut);
@@ -343,6 +369,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     inspectCache: services.inspectCache,
     heavyBodies: services.heavyBodies,
     idleCollector,
+    readiness: services.readiness,
     close,
   };
 }

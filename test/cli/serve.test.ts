@@ -20,7 +20,7 @@ after(cleanUp);
 
 describe("kiln serve", () => {
   it("starts the service, answers /api/health, and stops on SIGTERM with exit 0", async () => {
-    const child = kilnBackground(["serve", "--port", "0"], tempDir());
+    const child = kilnBackground(["serve", "--port", "0", "--drain-delay", "0"], tempDir());
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = "";
@@ -63,6 +63,20 @@ describe("kiln serve", () => {
     assert.equal(tuned.render.size, undefined);
     const origins = settingsFor([], { SERVICE_ALLOWED_ORIGINS: " https://a.example , ,http://b" });
     assert.deepEqual(origins.allowedOrigins, ["https://a.example", "http://b"]);
+  });
+
+  it("the stop's durations: --drain-delay 5 s and --shutdown-timeout 25 s by default, in seconds, from the flag or SERVICE_DRAIN_DELAY_SECONDS / SERVICE_SHUTDOWN_TIMEOUT_SECONDS", () => {
+    assert.deepEqual(settingsFor([], {}).drain, { delayMs: 5000, shutdownTimeoutMs: 25000 });
+    const tuned = settingsFor(["--drain-delay", "0.5"], {
+      SERVICE_DRAIN_DELAY_SECONDS: "9",
+      SERVICE_SHUTDOWN_TIMEOUT_SECONDS: "40",
+    });
+    assert.deepEqual(tuned.drain, { delayMs: 500, shutdownTimeoutMs: 40000 });
+    assert.throws(() => settingsFor(["--drain-delay", "1m"], {}), /drain delay must be a number/);
+    assert.throws(
+      () => settingsFor(["--shutdown-timeout", "2"], {}),
+      /the drain delay \(5 s\) must not be longer than the shutdown timeout \(2 s\)/,
+    );
   });
 
   it("--render-cache <MiB> and SERVICE_RENDER_CACHE_MB set the cache size", () => {

@@ -34,8 +34,9 @@ async function startOnce(args: string[]): Promise<{ line: string; stderr: string
 
 describe("npm start", () => {
   it("serves, and a second start with nothing changed neither installs nor builds", async () => {
-    await startOnce(["--port", "0"]); // builds first if the tree changed since the last build
-    const again = await startOnce(["--port", "0", "--ui"]);
+    // builds first if the tree changed since the last build
+    await startOnce(["--port", "0", "--drain-delay", "0"]);
+    const again = await startOnce(["--port", "0", "--ui", "--drain-delay", "0"]);
     assert.match(again.line, /^kiln listening on http:\/\/127\.0\.0\.1:\d+$/);
     assert.doesNotMatch(again.stderr, /start: (installing|building)/);
   });

@@ -125,7 +125,7 @@ let binDir: string;
 
 /** `kiln serve --port 0` in `cwd`; resolves with its port once it listens. */
 async function startService(cwd: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0"], {
+  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--drain-delay", "0"], {
     cwd,
     env: cleanEnv(),
     stdio: ["ignore", "pipe", "pipe"],

@@ -75,7 +75,16 @@ async function startServer(setup: ServeSetup): Promise<{ child: ChildProcess; ba
   }
   const child = spawn(
     process.execPath,
-    [join(ROOT, "dist/cli/main.js"), "serve", "--port", "0", "--ui", ...(setup.args ?? [])],
+    [
+      join(ROOT, "dist/cli/main.js"),
+      "serve",
+      "--port",
+      "0",
+      "--ui",
+      "--drain-delay",
+      "0",
+      ...(setup.args ?? []),
+    ],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...setup.env } },
   );
   const base = await new Promise<string>((resolve, reject) => {

@@ -117,7 +117,7 @@ describe("the packed package, installed into an empty prefix", () => {
   });
 
   it("kiln serve --ui answers the API and the dashboard", async () => {
-    const child = spawn(kiln, ["serve", "--ui", "--port", "0"], {
+    const child = spawn(kiln, ["serve", "--ui", "--port", "0", "--drain-delay", "0"], {
       cwd: scratch,
       stdio: ["ignore", "pipe", "pipe"],
     });

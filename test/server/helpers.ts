@@ -168,7 +168,9 @@ export async function startChild(
 ): Promise<ChildServer> {
   const child = spawn(process.execPath, serveCommand(args), {
     cwd: REPO,
-    env: { ...process.env, ...env },
+    // a test's service has no load balancer in front: it stops without the drain delay (which
+    // test/server/lifecycle.test.ts proves), unless the test passes one
+    env: { ...process.env, SERVICE_DRAIN_DELAY_SECONDS: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";

@@ -113,6 +113,7 @@ describe("the OpenAPI document describes the real service", () => {
   test("the GET routes' answers", async () => {
     for (const path of [
       "/api/health",
+      "/api/ready",
       "/api/components",
       "/api/registry",
       "/api/config",

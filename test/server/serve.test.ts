@@ -222,6 +222,10 @@ describe("graceful stop", () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     test(`${signal}: a request in flight gets its answer, then the process exits 0`, async () => {
       const server = await startChild(["--port", "0"]);
+      // the start-up line comes when the socket listens; the stop is tested once it is ready
+      while ((await raw(server.url, { path: "/api/ready" })).status !== 200) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       const url = new URL(server.url);
       const socket = connect(Number(url.port), url.hostname);
       await new Promise((resolve) => socket.once("connect", resolve));

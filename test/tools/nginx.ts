@@ -3,9 +3,11 @@
 // It serves one folder three ways: `/open/` to anyone, `/token/` only with
 // `Authorization: Bearer <token>`, `/basic/` only with HTTP basic authentication (a password
 // file made with `openssl passwd -apr1`), and `/away/<path>` answers the bearer token with a redirect
-// to `redirectTo` + `<path>` (another origin, for the header-dropping test).
+// to `redirectTo` + `<path>` (another origin, for the header-dropping test). As a load balancer
+// (startLoadBalancer), it proxies /api/ to a set of `kiln serve` replicas and logs, per request,
+// which replicas it tried and what they answered.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
@@ -46,7 +48,7 @@ export interface NginxOptions {
 }
 
 /** A port nobody listens on now (asked of the system, then released). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -64,9 +66,27 @@ function apr1(password: string): string {
   return result.stdout.trim();
 }
 
+/** The start of a config of nginx's own syntax: the process, its temporary folders. */
+function httpPreamble(dir: string): string {
+  const temp = (name: string) => join(dir, name);
+  // as root, nginx's workers would drop to `nobody`, who cannot read the temporary folders:
+  // they run as the user that started it, as the master does for everyone else
+  const user = process.getuid?.() === 0 ? `user ${userInfo().username};` : "";
+  return `
+${user}
+worker_processes 1;
+events { worker_connections 1024; }
+http {
+  client_body_temp_path ${temp("body")};
+  proxy_temp_path ${temp("proxy")};
+  fastcgi_temp_path ${temp("fastcgi")};
+  uwsgi_temp_path ${temp("uwsgi")};
+  scgi_temp_path ${temp("scgi")};
+  default_type application/json;`;
+}
+
 /** A config of nginx's own syntax: one server on `port`, the locations above. */
 function configText(dir: string, port: number, options: NginxOptions): string {
-  const temp = (name: string) => join(dir, name);
   const redirect =
     options.redirectTo === undefined
       ? ""
@@ -74,21 +94,8 @@ function configText(dir: string, port: number, options: NginxOptions): string {
       if ($http_authorization != "Bearer ${options.token}") { return 401; }
       return 302 ${options.redirectTo}/$1;
     }`;
-  // as root, nginx's workers would drop to `nobody`, who cannot read the temporary folders:
-  // they run as the user that started it, as the master does for everyone else
-  const user = process.getuid?.() === 0 ? `user ${userInfo().username};` : "";
-  return `
-${user}
-worker_processes 1;
-events { worker_connections 64; }
-http {
+  return `${httpPreamble(dir)}
   access_log off;
-  client_body_temp_path ${temp("body")};
-  proxy_temp_path ${temp("proxy")};
-  fastcgi_temp_path ${temp("fastcgi")};
-  uwsgi_temp_path ${temp("uwsgi")};
-  scgi_temp_path ${temp("scgi")};
-  default_type application/json;
   server {
     listen 127.0.0.1:${port};
     location /open/ { alias ${options.root}/; }
@@ -126,16 +133,27 @@ async function waitForPort(port: number, child: ChildProcess, log: () => string)
   throw new Error(`nginx did not listen on ${port}: ${log()}`);
 }
 
-/** Starts nginx serving `options.root`; `stop()` ends it and removes its folder. */
-export async function startNginx(options: NginxOptions): Promise<TestNginx> {
+/** A folder for one nginx: its temporary folders, config and logs. */
+function nginxFolder(): string {
   const dir = mkdtempSync(join(tmpdir(), "kiln-nginx-"));
   for (const name of ["body", "proxy", "fastcgi", "uwsgi", "scgi", "logs"]) {
     mkdirSync(join(dir, name));
   }
+  return dir;
+}
+
+/** Starts nginx serving `options.root`; `stop()` ends it and removes its folder. */
+export async function startNginx(options: NginxOptions): Promise<TestNginx> {
+  const dir = nginxFolder();
   writeFileSync(join(dir, "htpasswd"), `${options.user}:${apr1(options.password)}\n`);
   const port = await freePort();
+  return runNginx(dir, port, configText(dir, port, options));
+}
+
+/** Runs nginx with `config` in `dir` until it listens on `port`. */
+async function runNginx(dir: string, port: number, config: string): Promise<TestNginx> {
   const conf = join(dir, "nginx.conf");
-  writeFileSync(conf, configText(dir, port, options));
+  writeFileSync(conf, config);
   const child = spawn(
     NGINX,
     ["-p", dir, "-c", conf, "-g", `daemon off; pid ${join(dir, "pid")}; error_log stderr;`],
@@ -155,6 +173,71 @@ export async function startNginx(options: NginxOptions): Promise<TestNginx> {
         await exited;
       }
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface LoadBalancer extends TestNginx {
+  /** The access log so far: one line per request, as `logLine` below writes it. */
+  accessLog(): string;
+}
+
+/**
+ * The upstream settings of a fleet behind nginx. Renders have no side effects, so a request is
+ * sent again to the next replica after a connection error, a time-out or a 503, POSTs included
+ * (`non_idempotent`); a replica that failed is skipped for a second. Connections to the replicas
+ * are kept alive (as a production proxy does), so a draining replica's `connection: close` and
+ * its closing of idle connections are part of what is tested.
+ */
+function loadBalancerConfig(dir: string, port: number, upstreamPorts: number[], root: string) {
+  const servers = upstreamPorts
+    .map((upstream) => `server 127.0.0.1:${upstream} max_fails=1 fail_timeout=1s;`)
+    .join("\n    ");
+  return `${httpPreamble(dir)}
+  log_format fleet '$http_x_phase $request_method $uri $status "$upstream_addr" "$upstream_status"';
+  access_log ${join(dir, "logs", "access.log")} fleet;
+  upstream kiln {
+    ${servers}
+    keepalive 32;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location /api/ {
+      proxy_pass http://kiln;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $http_host;
+      proxy_next_upstream error timeout http_503 non_idempotent;
+      proxy_next_upstream_tries 0;
+      proxy_next_upstream_timeout 30s;
+      proxy_connect_timeout 2s;
+      proxy_read_timeout 30s;
+    }
+    location /items/ { alias ${root}/; }
+  }
+}
+`;
+}
+
+/**
+ * nginx as the load balancer of `kiln serve` replicas on `upstreamPorts`: /api/ goes to them,
+ * /items/ serves the files of `root` (registry items a replica fetches by URL).
+ */
+export async function startLoadBalancer(
+  upstreamPorts: number[],
+  root: string,
+): Promise<LoadBalancer> {
+  const dir = nginxFolder();
+  const port = await freePort();
+  const nginx = await runNginx(dir, port, loadBalancerConfig(dir, port, upstreamPorts, root));
+  return {
+    ...nginx,
+    accessLog: () => {
+      try {
+        return readFileSync(join(dir, "logs", "access.log"), "utf8");
+      } catch {
+        return "";
+      }
     },
   };
 }

@@ -5,7 +5,13 @@
 
 import { resolve } from "node:path";
 import type { ServiceSettings } from "../../core/service-settings.ts";
-import { DEFAULT_BIND, DEFAULT_PORT, parseOriginList } from "../../core/service-settings.ts";
+import {
+  DEFAULT_BIND,
+  DEFAULT_DRAIN_DELAY_MS,
+  DEFAULT_PORT,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  parseOriginList,
+} from "../../core/service-settings.ts";
 import { MAX_FUEL } from "../../node/template-engine.ts";
 import { flag, type Parsed, stringOption, UsageError } from "../args.ts";
 import { SERVE } from "../command-list.ts";
@@ -52,6 +58,40 @@ function integer(name: string, value: string, min: number, max: number): number 
   return number;
 }
 
+/**
+ * A duration in seconds (a fraction allowed: `0.5`) within bounds, in milliseconds, or the usage
+ * error naming the setting.
+ */
+function seconds(name: string, value: string, maxSeconds: number): number {
+  if (!/^\d+(\.\d{1,3})?$/.test(value.trim())) {
+    throw new UsageError(`${name} must be a number of seconds (like 5 or 0.5), got \`${value}\``);
+  }
+  const ms = Math.round(Number(value.trim()) * 1000);
+  if (ms > maxSeconds * 1000) {
+    throw new UsageError(`${name} must be between 0 and ${maxSeconds} seconds, got \`${value}\``);
+  }
+  return ms;
+}
+
+/**
+ * The stop signal's two durations. The delay is part of the timeout, so a delay longer than the
+ * timeout could never be kept: refused, naming both.
+ */
+function drainSettings(delay: string | undefined, timeout: string | undefined) {
+  const delayMs =
+    delay === undefined ? DEFAULT_DRAIN_DELAY_MS : seconds("drain delay", delay, 3600);
+  const shutdownTimeoutMs =
+    timeout === undefined
+      ? DEFAULT_SHUTDOWN_TIMEOUT_MS
+      : seconds("shutdown timeout", timeout, 3600);
+  if (delayMs > shutdownTimeoutMs) {
+    throw new UsageError(
+      `the drain delay (${delayMs / 1000} s) must not be longer than the shutdown timeout (${shutdownTimeoutMs / 1000} s) - lower --drain-delay or raise --shutdown-timeout`,
+    );
+  }
+  return { delayMs, shutdownTimeoutMs };
+}
+
 /** The service's settings from the parsed options, then the environment, then the defaults. */
 export function serviceSettings(
   parsed: Parsed,
@@ -66,6 +106,7 @@ export function serviceSettings(
     allowedHosts: settingList(parsed, "allowed-host", env),
     ui: flag(parsed, "ui"),
     render: {},
+    drain: drainSettings(read("drain-delay"), read("shutdown-timeout")),
   };
   const timeout = read("render-timeout");
   if (timeout !== undefined) {
