@@ -1,4 +1,4 @@
-# kiln's HTTP service as a container image (docs/operations-container.md). Two stages: the
+# kiln's HTTP service as a container image (docs/operations.md). Two stages: the
 # first installs every dependency and builds dist/ (the build needs the dev tools: tsc, esbuild,
 # vite); the second holds only what the npm package ships (package.json's "files") and the
 # production dependencies, so no compiler or test tool ends up in the image.
@@ -37,6 +37,7 @@ EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.SERVICE_PORT || 4000) + '/api/ready').then((answer) => process.exit(answer.ok ? 0 : 1), () => process.exit(1))"]
 # node runs the service itself (not npm start, which builds, and not npm, which does not pass
-# SIGTERM on), so the signal reaches kiln and it drains: allow it --drain-delay (5 s) plus
-# --shutdown-timeout (25 s) before a container engine kills it (docker stop -t 35).
+# SIGTERM on), so the signal reaches kiln and it drains: it exits within --shutdown-timeout (25 s
+# from the signal, the 5 s --drain-delay included); give a container engine more before it kills
+# it (docker stop -t 35).
 CMD ["node", "dist/cli/main.js", "serve"]

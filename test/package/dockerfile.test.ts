@@ -284,6 +284,8 @@ describe("Dockerfile: kiln's container image, checked against the package", () =
       ...runtimeEnvironment(),
       SERVICE_PORT: "0",
       XDG_CACHE_HOME: join(tempDir(), "cache"),
+      // no load balancer to tell: stop without the 5 s grace before the listener closes
+      SERVICE_DRAIN_DELAY_SECONDS: "0",
     };
     const child = spawn(process.execPath, [BIN, "serve"], {
       env: cleanEnv(environment),
