@@ -11,6 +11,7 @@ import {
   DEFAULT_RENDER_CACHE_BYTES,
   DEFAULT_RENDER_DEADLINE_MS,
   DEFAULT_RENDER_FUEL,
+  LOG_FORMATS,
 } from "../core/service-settings.ts";
 import { FIELD_SHORTCUTS } from "../core/shortcuts.ts";
 import { AUTOMATION_PROFILES } from "../core/vocabulary.ts";
@@ -513,6 +514,25 @@ export const SERVE: CommandDecl = {
       description: "render worker threads",
       env: "SERVICE_WORKERS",
       default: "cores",
+    },
+    {
+      name: "metrics",
+      type: "string",
+      value: "on|off",
+      description:
+        "serve Prometheus metrics at GET /metrics (behind the same Host guard as the API)",
+      env: "SERVICE_METRICS",
+      default: "on",
+      complete: { words: ["on", "off"] },
+    },
+    {
+      name: "log-format",
+      type: "string",
+      value: "json|text",
+      description: "the format of the one log line per request on stdout",
+      env: "SERVICE_LOG_FORMAT",
+      default: "json, text when stdout is a terminal",
+      complete: { words: LOG_FORMATS },
     },
   ],
 };

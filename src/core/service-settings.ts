@@ -15,6 +15,10 @@ export const DEFAULT_ENGINE_MEMORY_BYTES = 64 * 1024 * 1024;
 /** Memory kept for answers to repeated renders of built-in components (0 turns it off). */
 export const DEFAULT_RENDER_CACHE_BYTES = 32 * 1024 * 1024;
 
+/** The formats of the request log (`--log-format`): JSON lines, or text for a terminal. */
+export const LOG_FORMATS = ["json", "text"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 /** SERVICE_ALLOWED_ORIGINS / --allow-origin: comma-separated, trimmed, empty entries dropped. */
 export function parseOriginList(values: readonly string[]): string[] {
   return values
@@ -47,4 +51,8 @@ export interface ServiceSettings {
     size?: number;
   };
   renderCacheBytes?: number;
+  /** Serve GET /metrics (`--metrics on|off`). */
+  metrics: boolean;
+  /** The request log's format; unset: JSON unless stdout is a terminal. */
+  logFormat?: LogFormat;
 }
