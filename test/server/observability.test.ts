@@ -25,7 +25,9 @@ const SAMPLE_LINE = new RegExp(
   `^(${METRIC_NAME})(?:\\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\[\\\\"n])*",?)*)\\})? (\\S+)$`,
 );
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
-const NUMBER = /^(?:[+-]?(?:\d+\.?\d*(?:e[+-]?\d+)?|\.\d+)|[+-]Inf|NaN)$/;
+// Prometheus reads values with Go's ParseFloat: `NaN` and `Inf` in any case (prom-client writes
+// `Nan` for an event-loop delay not yet sampled)
+const NUMBER = /^(?:[+-]?(?:\d+\.?\d*(?:e[+-]?\d+)?|\.\d+)|[+-]?inf|nan)$/i;
 
 /**
  * The Prometheus text exposition format (version 0.0.4) read strictly: every line empty, a HELP,
