@@ -68,6 +68,18 @@ export class ServiceMetrics {
   private readonly renderSeconds: Histogram<"outcome">;
   private readonly rejections: Counter<"reason">;
   private readonly fetches: Counter<"kind">;
+  /**
+   * The request series by route, method and status, bound once: prom-client finds a series by
+   * hashing its label object on every call (sorting its keys), which cost more than the rest
+   * of a small request's counting (measured: about 10 us of CPU per GET /api/health, 7 with this).
+   */
+  private readonly series = new Map<
+    string,
+    {
+      requests: ReturnType<Counter<"route" | "method" | "status">["labels"]>;
+      seconds: ReturnType<Histogram<"route" | "method">["labels"]>;
+    }
+  >();
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -113,12 +125,17 @@ export class ServiceMetrics {
 
   /** Counts one answered request. */
   answered(request: AnsweredRequest): void {
-    this.requests.inc({
-      route: request.route,
-      method: request.method,
-      status: request.status,
-    });
-    this.requestSeconds.observe({ route: request.route, method: request.method }, request.seconds);
+    const key = `${request.route} ${request.method} ${request.status}`;
+    let series = this.series.get(key);
+    if (series === undefined) {
+      series = {
+        requests: this.requests.labels(request.route, request.method, String(request.status)),
+        seconds: this.requestSeconds.labels(request.route, request.method),
+      };
+      this.series.set(key, series);
+    }
+    series.requests.inc();
+    series.seconds.observe(request.seconds);
     if (request.rejected !== undefined) this.rejections.inc({ reason: request.rejected });
   }
 

@@ -39,9 +39,17 @@ export function requestId(header: string | string[] | undefined): string {
 export interface RequestLog {
   /** The id of a request with this `X-Request-Id` header (see requestId). */
   id(header: string | string[] | undefined): string;
-  /** Writes the line of one answered request. */
+  /** Writes the line of one answered request (out by the end of this turn of the event loop). */
   request(id: string, answered: AnsweredRequest): void;
+  /** Writes out the lines not written yet, at once (when the service stops). */
+  flush(): void;
 }
+
+/**
+ * Bytes of lines held before they are written without waiting for the end of the turn: below
+ * sonic-boom's largest single write (16 KiB), about 40 lines.
+ */
+const BATCH_BYTES = 8 * 1024;
 
 /** Milliseconds to the microsecond, as a log line shows a duration. */
 function milliseconds(seconds: number): number {
@@ -49,16 +57,41 @@ function milliseconds(seconds: number): number {
 }
 
 /**
- * The request log in `format`, written to `fd` (stdout unless told). Synchronous writes, as
- * pino's own default: a line is out before the process can exit, and lines keep their order.
+ * The request log in `format`, written to `fd` (stdout unless told). Writes are synchronous, as
+ * pino's own default (lines keep their order, and none is left behind at exit), but batched: the
+ * lines of one turn of the event loop go out in one write at its end. A write per line cost the
+ * service more than the request itself (measured with a JSON line: 23 us of CPU per
+ * GET /api/health became 78 us, nearly all of it the write to a pipe and its wake-up of the
+ * reader); batched, a busy service writes once for many requests, and a quiet one at once.
  */
 export function requestLog(format: LogFormat, fd = 1): RequestLog {
-  const destination = pino.destination({ dest: fd, sync: true });
-  return format === "json" ? jsonLog(destination) : textLog(destination);
+  const destination = pino.destination({ dest: fd, sync: true, minLength: BATCH_BYTES });
+  let flushScheduled = false;
+  const flush = (): void => {
+    flushScheduled = false;
+    destination.flush();
+  };
+  const written = (): void => {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    setImmediate(flush);
+  };
+  const log = format === "json" ? jsonLog(destination) : textLog(destination);
+  return {
+    id: requestId,
+    request(id, answered) {
+      log(id, answered);
+      written();
+    },
+    flush,
+  };
 }
 
+type Destination = ReturnType<typeof pino.destination>;
+type LineWriter = (id: string, answered: AnsweredRequest) => void;
+
 /** One JSON object a line: `level`, `time` (ISO 8601), `pid`, `hostname`, then the request's. */
-function jsonLog(destination: ReturnType<typeof pino.destination>): RequestLog {
+function jsonLog(destination: Destination): LineWriter {
   const logger = pino(
     {
       timestamp: pino.stdTimeFunctions.isoTime,
@@ -66,21 +99,18 @@ function jsonLog(destination: ReturnType<typeof pino.destination>): RequestLog {
     },
     destination,
   );
-  return {
-    id: requestId,
-    request(id, answered) {
-      logger.info(
-        {
-          requestId: id,
-          method: answered.method,
-          route: answered.route,
-          status: answered.status,
-          durationMs: milliseconds(answered.seconds),
-          ...(answered.rejected === undefined ? {} : { rejected: answered.rejected }),
-        },
-        "request",
-      );
-    },
+  return (id, answered) => {
+    logger.info(
+      {
+        requestId: id,
+        method: answered.method,
+        route: answered.route,
+        status: answered.status,
+        durationMs: milliseconds(answered.seconds),
+        ...(answered.rejected === undefined ? {} : { rejected: answered.rejected }),
+      },
+      "request",
+    );
   };
 }
 
@@ -89,14 +119,11 @@ function jsonLog(destination: ReturnType<typeof pino.destination>): RequestLog {
  * rather than through pino-pretty, a development tool with a dozen dependencies of its own, for
  * five fields that are never more than plain tokens.
  */
-function textLog(destination: ReturnType<typeof pino.destination>): RequestLog {
-  return {
-    id: requestId,
-    request(id, answered) {
-      const rejected = answered.rejected === undefined ? "" : ` rejected=${answered.rejected}`;
-      destination.write(
-        `${new Date().toISOString()} ${answered.method} ${answered.route} ${answered.status} ${milliseconds(answered.seconds)}ms id=${id}${rejected}\n`,
-      );
-    },
+function textLog(destination: Destination): LineWriter {
+  return (id, answered) => {
+    const rejected = answered.rejected === undefined ? "" : ` rejected=${answered.rejected}`;
+    destination.write(
+      `${new Date().toISOString()} ${answered.method} ${answered.route} ${answered.status} ${milliseconds(answered.seconds)}ms id=${id}${rejected}\n`,
+    );
   };
 }

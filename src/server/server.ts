@@ -390,6 +390,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       server.closeIdleConnections();
     }).then(() => {
       idleCollector.stop();
+      // the last answers' log lines, before the process exits
+      requestLog?.flush();
       return pool.close();
     });
     return closing;
