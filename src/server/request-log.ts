@@ -59,10 +59,9 @@ function milliseconds(seconds: number): number {
 /**
  * The request log in `format`, written to `fd` (stdout unless told). Writes are synchronous, as
  * pino's own default (lines keep their order, and none is left behind at exit), but batched: the
- * lines of one turn of the event loop go out in one write at its end. A write per line cost the
- * service more than the request itself (measured with a JSON line: 23 us of CPU per
- * GET /api/health became 78 us, nearly all of it the write to a pipe and its wake-up of the
- * reader); batched, a busy service writes once for many requests, and a quiet one at once.
+ * lines of one turn of the event loop go out in one write at its end, so a busy service does not
+ * make a system call per request (measured: 3,662 writes for 20,000 requests from 10
+ * connections), and a quiet one still writes each line at once.
  */
 export function requestLog(format: LogFormat, fd = 1): RequestLog {
   const destination = pino.destination({ dest: fd, sync: true, minLength: BATCH_BYTES });
