@@ -195,7 +195,7 @@ function registerCacheCounters(cache: RenderCache, registers: MetricRegistry[]):
     ],
     [
       "kiln_render_cache_misses_total",
-      "Render requests of built-in components the render cache did not hold.",
+      "Render requests the render cache did not answer (renders of URL, file and registry references are never kept).",
       () => cache.misses,
     ],
   ];

@@ -57,7 +57,7 @@ export class RenderCache {
   private bytes = 0;
   /** Answers served from the cache or from a render under way (for tests and diagnostics). */
   hits = 0;
-  /** Lookups that found no answer kept or under way (for the metrics). */
+  /** Lookups that found no answer kept or under way, whatever the body names (for the metrics). */
   misses = 0;
 
   constructor(options: RenderCacheOptions = { maxBytes: DEFAULT_RENDER_CACHE_BYTES }) {

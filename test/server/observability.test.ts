@@ -5,10 +5,13 @@
 // pattern, status and duration and never a field value, a header secret, a query value or a
 // body; the request id echoed, a caller's hostile one replaced.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { connect } from "node:net";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { type AddressInfo, connect } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { cleanUp, tempDir, write } from "../cli/helpers.ts";
+import { publishRegistry } from "../cli/registry-fixture.ts";
 import { type ChildServer, postJson, REPO, raw, startChild } from "./helpers.ts";
 
 /** One sample of the exposition: its metric name, labels and value. */
@@ -115,12 +118,43 @@ const freshId = (label: string) => `${label}-${process.pid}-${++counter}`;
 
 const RENDER = { reference: "k8s/deployment", name: "metrics-web", image: "nginx:1.27" };
 
+/** A registry item the test's own origin serves, to a URL reference and to the registry `@obs`. */
+const ITEM = {
+  name: "note",
+  category: "test",
+  fields: [{ name: "text", default: "hello" }],
+  files: [{ path: "{{ name }}.txt", template: "{{ text }}\n" }],
+};
+/** The secret the service sends to `@obs`: it must never reach a log line. */
+const REGISTRY_TOKEN = "obs-registry-t0ken-5ecret";
+
 let server: ChildServer;
+/** Another origin on loopback serving ITEM at any path. */
+let origin: Server;
+let originUrl = "";
 before(async () => {
-  server = await startChild(["--port", "0", "--workers", "1"]);
+  const published = tempDir();
+  publishRegistry(published, "obs", [{ item: ITEM, version: "1.0.0" }]);
+  origin = createServer((request, response) => {
+    const file = join(published, (request.url ?? "/").replace(/^\/r\//, "/"));
+    if (!existsSync(file)) response.statusCode = 404;
+    response.end(existsSync(file) ? readFileSync(file) : "");
+  });
+  await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve));
+  originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+  const config = write(
+    tempDir(),
+    "service.toml",
+    `[registries."@obs"]\nurl = "${originUrl}/r/{name}.json"\nheaders = { Authorization = "Bearer \${OBS_TOKEN}" }\n`,
+  );
+  server = await startChild(["--port", "0", "--workers", "1", "--config", config], {
+    OBS_TOKEN: REGISTRY_TOKEN,
+  });
 });
 after(async () => {
   assert.equal(await server.stop(), 0);
+  origin.close();
+  cleanUp();
 });
 
 describe("GET /metrics", () => {
@@ -173,6 +207,28 @@ describe("GET /metrics", () => {
       assert.ok(docs.includes(`\`${name}\``), `${name} in docs/http-api.md`);
       assert.ok(operations.includes(`\`${name}\``), `${name} in the operations text`);
     }
+  });
+
+  test("fetches are counted by kind: a URL reference, an item of a configured registry", async () => {
+    const before = await scrape(server);
+    const byUrl = await postJson(server.url, { reference: `${originUrl}/r/note.json`, name: "a" });
+    assert.equal(byUrl.status, 200, byUrl.body);
+    const byRegistry = await postJson(server.url, { reference: "@obs/note", name: "b" });
+    assert.equal(byRegistry.status, 200, byRegistry.body);
+    const after = await scrape(server);
+    const moved = (kind: string) =>
+      sample(after, "kiln_fetches_total", { kind }) -
+      sample(before, "kiln_fetches_total", { kind });
+    assert.equal(moved("url"), 1);
+    // the registry's index (to resolve the item's version and digest), then the item
+    assert.equal(moved("registry"), 2);
+    // every render request is looked up by its body first: these two, never kept, are misses
+    assert.equal(
+      sample(after, "kiln_render_cache_misses_total") -
+        sample(before, "kiln_render_cache_misses_total"),
+      2,
+    );
+    for (const line of server.stdout) assert.ok(!line.includes(REGISTRY_TOKEN), line);
   });
 
   test("/metrics is behind the Host guard: a Host that is not allowed gets 403", async () => {
