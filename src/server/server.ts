@@ -1,7 +1,8 @@
 // The HTTP service. Built on node:http directly: eleven routes (routes.ts), exact status lines,
 // header names and text bodies are the whole requirement, and a framework would add its own
 // defaults (headers, error bodies, body parsing) that we would then have to undo. The pieces
-// live in their own modules: routes, cors, host-guard, body, http-errors, render-pool.
+// live in their own modules: routes, cors, host-guard, body, http-errors, render-pool, and
+// metrics and request-log (GET /metrics, one log line per request; loaded only when asked for).
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
