@@ -13,6 +13,7 @@ import {
   DEFAULT_RENDER_DEADLINE_MS,
   DEFAULT_RENDER_FUEL,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  LOG_FORMATS,
 } from "../core/service-settings.ts";
 import { FIELD_SHORTCUTS } from "../core/shortcuts.ts";
 import { AUTOMATION_PROFILES } from "../core/vocabulary.ts";
@@ -533,6 +534,25 @@ export const SERVE: CommandDecl = {
         "after SIGTERM/SIGINT, the most seconds until exit; requests still running then are cut",
       env: "SERVICE_SHUTDOWN_TIMEOUT_SECONDS",
       default: String(DEFAULT_SHUTDOWN_TIMEOUT_MS / 1000),
+    },
+    {
+      name: "metrics",
+      type: "string",
+      value: "on|off",
+      description:
+        "serve Prometheus metrics at GET /metrics (behind the same Host guard as the API)",
+      env: "SERVICE_METRICS",
+      default: "on",
+      complete: { words: ["on", "off"] },
+    },
+    {
+      name: "log-format",
+      type: "string",
+      value: "json|text",
+      description: "the format of the one log line per request on stdout",
+      env: "SERVICE_LOG_FORMAT",
+      default: "json, text when stdout is a terminal",
+      complete: { words: LOG_FORMATS },
     },
   ],
 };

@@ -27,6 +27,10 @@ export const DEFAULT_DRAIN_DELAY_MS = 5_000;
  */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 25_000;
 
+/** The formats of the request log (`--log-format`): JSON lines, or text for a terminal. */
+export const LOG_FORMATS = ["json", "text"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 /** SERVICE_ALLOWED_ORIGINS / --allow-origin: comma-separated, trimmed, empty entries dropped. */
 export function parseOriginList(values: readonly string[]): string[] {
   return values
@@ -61,4 +65,8 @@ export interface ServiceSettings {
   renderCacheBytes?: number;
   /** After a stop signal: accepting while readiness says 503, then the most time until exit. */
   drain: { delayMs: number; shutdownTimeoutMs: number };
+  /** Serve GET /metrics (`--metrics on|off`). */
+  metrics: boolean;
+  /** The request log's format; unset: JSON unless stdout is a terminal. */
+  logFormat?: LogFormat;
 }

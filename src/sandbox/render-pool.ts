@@ -130,6 +130,8 @@ interface Job extends Share {
   cell: number;
   /** When it was queued (Date.now()), for the queue time-out. */
   queuedAt: number;
+  /** When it was queued (performance.now(), sub-millisecond), for observeRender. */
+  queuedAtMs: number;
   /** The worker it was given to, while it is there. */
   slot: Slot | undefined;
   /** Removes the abort listener, once the job is settled. */
@@ -209,6 +211,11 @@ export class RenderPool {
   idleShrinks = 0;
   /** Jobs given to a worker in the strangers' share (heavy work, see Share), for tests. */
   heavyJobs = 0;
+  /**
+   * Told of every settled render (not lock bases, inspect or meta jobs): seconds from queued to
+   * settled, and whether it failed. The service's metrics set it (src/server/metrics.ts).
+   */
+  observeRender: ((seconds: number, failed: boolean) => void) | undefined;
 
   constructor(options: Partial<RenderPoolOptions> = {}) {
     this.options = { ...DEFAULT_POOL_OPTIONS, preloadedItems: [], ...options };
@@ -372,6 +379,7 @@ export class RenderPool {
         reject,
         cell: 0,
         queuedAt: Date.now(),
+        queuedAtMs: performance.now(),
         slot: undefined,
         release: undefined,
         settled: false,
@@ -395,6 +403,12 @@ export class RenderPool {
     if (job.settled) return;
     job.settled = true;
     job.release?.();
+    const task = "task" in job.request ? job.request.task : undefined;
+    // a large body that names no built-in comes back to be resolved and is rendered after: once
+    const rendered = !("notPreloaded" in outcome) && (task === undefined || task === "request");
+    if (this.observeRender && rendered) {
+      this.observeRender((performance.now() - job.queuedAtMs) / 1000, "error" in outcome);
+    }
     if ("body" in outcome) job.resolve(outcome.body);
     else if ("notPreloaded" in outcome) job.resolve(outcome.notPreloaded);
     else job.reject(outcome.error);

@@ -50,6 +50,8 @@ export interface Services {
   checkTarget: NonNullable<FetchOptions["checkTarget"]>;
   /** Bounds the fetches under way; see outbound.ts. */
   acquireFetch: NonNullable<FetchOptions["acquire"]>;
+  /** The same bound, for fetches from the service's registries (counted apart by the metrics). */
+  acquireRegistryFetch: NonNullable<FetchOptions["acquire"]>;
   maxBodyBytes: number;
   /** Bytes of heavy bodies (large render bodies, lock bases) and answers under way, bounded. */
   heavyBodies: BytesInFlight;
@@ -228,7 +230,7 @@ function registryClient(ctx: RequestContext, services: Services): RegistryClient
     cache: false,
     fetchOptions: {
       checkTarget: services.checkTarget,
-      acquire: services.acquireFetch,
+      acquire: services.acquireRegistryFetch,
       limits: services.fetchLimits,
       signal: ctx.signal,
     },

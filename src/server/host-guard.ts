@@ -107,8 +107,10 @@ export class HostGuard {
 }
 
 function refusal(host: string): Reply {
-  return text(
+  const reply = text(
     403,
     `Forbidden: host \`${host}\` is not allowed - the service answers only requests for localhost, 127.0.0.1 or [::1] (pass --allowed-host to add a name)`,
   );
+  reply.rejected = "host_refused";
+  return reply;
 }

@@ -29,6 +29,7 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
 function shedLoad(reply: Reply): void {
   reply.headers["retry-after"] = "1";
   reply.close = true;
+  reply.rejected = "overloaded";
 }
 
 /** The reply for any error a handler threw. Unexpected errors are logged, never shown. */
@@ -36,6 +37,7 @@ export function errorReply(error: unknown, log: (message: string) => void): Repl
   if (error instanceof FrameworkError) {
     const reply = text(error.status, error.message);
     if (error.close) reply.close = true;
+    if (error.status === 413) reply.rejected = "body_too_large";
     return reply;
   }
   if (isKilnError(error)) {

@@ -57,6 +57,8 @@ export class RenderCache {
   private bytes = 0;
   /** Answers served from the cache or from a render under way (for tests and diagnostics). */
   hits = 0;
+  /** Lookups that found no answer kept or under way, whatever the body names (for the metrics). */
+  misses = 0;
 
   constructor(options: RenderCacheOptions = { maxBytes: DEFAULT_RENDER_CACHE_BYTES }) {
     if (!(Number.isInteger(options.maxBytes) && options.maxBytes >= 0)) {
@@ -106,6 +108,7 @@ export class RenderCache {
     }
     const rendering = this.pending.get(key);
     if (rendering) this.hits += 1;
+    else this.misses += 1;
     return rendering;
   }
 

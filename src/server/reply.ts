@@ -2,6 +2,9 @@
 // never touch the socket; the server adds the cross-origin headers (`vary: origin` on every
 // response) and writes it, so every answer, errors included, passes through one place.
 
+/** Why a request was refused before any work (counted by the metrics, see metrics.ts). */
+export type RejectionReason = "body_too_large" | "host_refused" | "overloaded";
+
 export interface Reply {
   status: number;
   headers: Record<string, string>;
@@ -9,6 +12,8 @@ export interface Reply {
   body?: string | Buffer;
   /** Close the connection after this response (used after an oversized body). */
   close?: boolean;
+  /** Set on a refusal before any work: a body over the limit, a refused Host, overload. */
+  rejected?: RejectionReason;
   /**
    * For a constant reply (see `constant`): the complete header list of a request without
    * `Origin`, computed once.

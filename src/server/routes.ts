@@ -73,6 +73,17 @@ function allowedOn(candidate: Route, method: string): Match | undefined {
   return { kind: "method-not-allowed", allow: candidate.method === "GET" ? "GET,HEAD" : "POST" };
 }
 
+/**
+ * The pattern of the route a path falls on (`/api/presets/{name}` for `/api/presets/web`),
+ * whatever the method; undefined for a path no route has. What logs and metrics name a request
+ * by: a bounded set of values that holds no value a caller sent.
+ */
+export function routePattern(path: string): string | undefined {
+  return (
+    STATIC_ROUTES.get(path)?.path ?? ROUTES.find((candidate) => candidate.pattern.test(path))?.path
+  );
+}
+
 export function matchRoute(method: string, path: string): Match {
   const exact = STATIC_ROUTES.get(path);
   if (exact)

@@ -40,6 +40,9 @@ export function serverOptions(settings: ServiceSettings): ServerOptions {
     ...(settings.renderCacheBytes === undefined
       ? {}
       : { renderCacheBytes: settings.renderCacheBytes }),
+    metrics: settings.metrics,
+    // JSON for a log collector, text for a person at a terminal, as the common loggers choose
+    requestLog: settings.logFormat ?? (process.stdout.isTTY ? "text" : "json"),
   };
 }
 

@@ -1,7 +1,8 @@
 // The HTTP service. Built on node:http directly: eleven routes (routes.ts), exact status lines,
 // header names and text bodies are the whole requirement, and a framework would add its own
 // defaults (headers, error bodies, body parsing) that we would then have to undo. The pieces
-// live in their own modules: routes, cors, host-guard, body, http-errors, render-pool.
+// live in their own modules: routes, cors, host-guard, body, http-errors, render-pool, and
+// metrics and request-log (GET /metrics, one log line per request; loaded only when asked for).
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,6 +14,7 @@ import {
   DEFAULT_BIND,
   DEFAULT_PORT,
   DEFAULT_RENDER_CACHE_BYTES,
+  type LogFormat,
 } from "../core/service-settings.ts";
 import { DEFAULT_FETCH_LIMITS, type FetchLimits } from "../node/fetch-url.ts";
 import {
@@ -33,6 +35,7 @@ import {
   type IdleCollectorOptions,
 } from "./idle-collector.ts";
 import { Readiness } from "./lifecycle.ts";
+import type { ServiceMetrics } from "./metrics.ts";
 import {
   DEFAULT_OUTBOUND_LIMITS,
   FetchSlots,
@@ -41,7 +44,8 @@ import {
 } from "./outbound.ts";
 import { RenderCache } from "./render-cache.ts";
 import { empty, type Reply } from "./reply.ts";
-import { matchRoute } from "./routes.ts";
+import type { RequestLog } from "./request-log.ts";
+import { matchRoute, routePattern } from "./routes.ts";
 import { defaultUiDir, serveUi } from "./static-ui.ts";
 
 export interface ServerTimeouts {
@@ -99,6 +103,10 @@ export interface ServerOptions {
   onListening?: (url: string) => void;
   /** GET /api/ready's phase, when the caller drains on signals (lifecycle.ts); default: own. */
   readiness?: Readiness;
+  /** Serve GET /metrics and count for it (metrics.ts); default: off. */
+  metrics?: boolean;
+  /** One line per request on stdout in this format (request-log.ts); default: none. */
+  requestLog?: LogFormat;
 }
 
 export interface RunningServer {
@@ -122,6 +130,9 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Where the metrics are served, beside the API (where Prometheus looks by default). */
+export const METRICS_PATH = "/metrics";
+
 /** The request target: origin-form (`/path?query`) or absolute-form (`http://host/path`). */
 function parseTarget(target: string): { path: string; search: string; authority?: string } {
   if (target.startsWith("/")) {
@@ -144,7 +155,8 @@ function parseTarget(target: string): { path: string; search: string; authority?
 /**
  * Writes a reply with the cross-origin headers. The headers go to writeHead as one flat list
  * (no object spread, no per-header setHeader), in the order: the reply's own, `vary`,
- * `access-control-allow-origin` for an allowed origin, `content-length`, `connection: close`.
+ * `access-control-allow-origin` for an allowed origin, `content-length`, `x-request-id` when the
+ * service logs requests, `connection: close`.
  * The reply itself is not changed, so constant replies can be shared between requests.
  */
 function write(
@@ -153,11 +165,16 @@ function write(
   origin: string | undefined,
   cors: CorsPolicy,
   closeAfter: boolean,
+  requestId: string | undefined,
 ): void {
   if (res.headersSent || res.destroyed) return;
   const body = reply.body ?? "";
   if (origin === undefined && reply.noOriginHeaders && !closeAfter) {
-    res.writeHead(reply.status, reply.noOriginHeaders as (string | number)[]);
+    const shared = reply.noOriginHeaders as (string | number)[];
+    res.writeHead(
+      reply.status,
+      requestId === undefined ? shared : [...shared, "x-request-id", requestId],
+    );
     res.end(body);
     return;
   }
@@ -172,6 +189,7 @@ function write(
     "content-length",
     typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
   );
+  if (requestId !== undefined) headers.push("x-request-id", requestId);
   if (closeAfter) headers.push("connection", "close");
   res.writeHead(reply.status, headers);
   res.end(body);
@@ -198,19 +216,34 @@ export function createHandler(
     uiDir: string | undefined;
     log: (message: string) => void;
     idleCollector?: IdleCollector;
+    metrics?: ServiceMetrics | undefined;
+    requestLog?: RequestLog | undefined;
   },
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const { cors, hostGuard, uiDir, log, idleCollector } = options;
+  const { cors, hostGuard, uiDir, log, idleCollector, metrics, requestLog } = options;
   const readiness = services.readiness;
+  const observing = metrics !== undefined || requestLog !== undefined;
+  /** What logs and metrics call a path: its route's pattern, never the path itself. */
+  const routeLabel = (method: string, path: string): string =>
+    routePattern(path) ??
+    (metrics !== undefined && path === METRICS_PATH
+      ? METRICS_PATH
+      : uiDir !== undefined && (method === "GET" || method === "HEAD")
+        ? "ui"
+        : "unmatched");
   // Synchronous as far as the handler is: the GET routes answer without a promise, a turn of
   // the microtask queue or a closure per request; only async handlers (render, inspect) and
   // the dashboard's files go through promises.
-  const answer = (req: IncomingMessage, res: ServerResponse): Reply | Promise<Reply> => {
-    const target = parseTarget(req.url ?? "/");
+  const answer = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: ReturnType<typeof parseTarget>,
+  ): Reply | Promise<Reply> => {
     const refused = hostGuard.check(req.headers.host, target.authority);
     if (refused) return refused;
     const method = req.method ?? "GET";
     if (method === "OPTIONS" && isPreflight(req)) return preflightReply();
+    if (metrics !== undefined && target.path === METRICS_PATH) return metrics.reply(method);
     const match = matchRoute(method, target.path);
     if (match.kind === "handler") {
       return match.handler(
@@ -227,9 +260,12 @@ export function createHandler(
   return (req, res) => {
     if (idleCollector) idleCollector.requests += 1;
     const origin = req.headers.origin;
+    const target = parseTarget(req.url ?? "/");
+    const startedMs = observing ? performance.now() : 0;
+    const id = requestLog?.id(req.headers["x-request-id"]);
     let reply: Reply | Promise<Reply>;
     try {
-      reply = answer(req, res);
+      reply = answer(req, res, target);
     } catch (error) {
       reply = errorReply(error, log);
     }
@@ -237,11 +273,22 @@ export function createHandler(
       try {
         // while draining, every answer ends its keep-alive connection, so clients reconnect
         // (through their load balancer, to another replica) instead of reusing this one
-        write(res, ready, origin, cors, ready.close === true || readiness.draining);
+        write(res, ready, origin, cors, ready.close === true || readiness.draining, id);
       } catch (error) {
         log(`kiln: could not write a response: ${errorMessage(error)}`);
         res.destroy();
       }
+      if (!observing) return;
+      const method = req.method ?? "GET";
+      const answered = {
+        method,
+        route: routeLabel(method, target.path),
+        status: ready.status,
+        seconds: (performance.now() - startedMs) / 1000,
+        rejected: ready.rejected,
+      };
+      metrics?.answered(answered);
+      if (id !== undefined) requestLog?.request(id, answered);
     };
     if (reply instanceof Promise) {
       reply.then(send, (error: unknown) => send(errorReply(error, log)));
@@ -266,6 +313,16 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     maxBytes: options.renderCacheBytes ?? DEFAULT_RENDER_CACHE_BYTES,
   });
   let listeningPort = -1;
+  // loaded only when asked for: prom-client and pino stay out of a service started without them
+  const metrics = options.metrics
+    ? new (await import("./metrics.ts")).ServiceMetrics({ pool, renderCache })
+    : undefined;
+  if (metrics) pool.observeRender = metrics.observeRender;
+  const requestLog =
+    options.requestLog === undefined
+      ? undefined
+      : (await import("./request-log.ts")).requestLog(options.requestLog);
+  const fetchSlots = new FetchSlots({ ...DEFAULT_OUTBOUND_LIMITS, ...options.outbound });
   const services: Services = {
     catalogue: data,
     pool,
@@ -274,7 +331,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     cwd: options.cwd ?? process.cwd(),
     fetchLimits: options.fetchLimits ?? DEFAULT_FETCH_LIMITS,
     checkTarget: refuseOwnAddress(() => listeningPort),
-    acquireFetch: new FetchSlots({ ...DEFAULT_OUTBOUND_LIMITS, ...options.outbound }).acquire,
+    acquireFetch: metrics?.countFetches("url", fetchSlots.acquire) ?? fetchSlots.acquire,
+    acquireRegistryFetch:
+      metrics?.countFetches("registry", fetchSlots.acquire) ?? fetchSlots.acquire,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     heavyBodies: new BytesInFlight(),
     registries: options.registries ?? new Map(),
@@ -305,6 +364,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       uiDir,
       log,
       idleCollector,
+      metrics,
+      requestLog,
     }),
   );
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
@@ -356,6 +417,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       server.closeIdleConnections();
     }).then(() => {
       idleCollector.stop();
+      // the last answers' log lines, before the process exits
+      requestLog?.flush();
       return pool.close();
     });
     return closing;

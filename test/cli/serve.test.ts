@@ -86,6 +86,30 @@ describe("kiln serve", () => {
     assert.throws(() => settingsFor(["--render-cache", "lots"], {}), /render cache must be/);
   });
 
+  it("--metrics on|off and --log-format json|text, or SERVICE_METRICS and SERVICE_LOG_FORMAT; other values are usage errors", () => {
+    const defaults = settingsFor([], {});
+    assert.equal(defaults.metrics, true);
+    // unset: the service chooses by whether stdout is a terminal
+    assert.equal(defaults.logFormat, undefined);
+    const flags = settingsFor(["--metrics", "off", "--log-format", "text"], {
+      SERVICE_METRICS: "on",
+      SERVICE_LOG_FORMAT: "json",
+    });
+    assert.equal(flags.metrics, false);
+    assert.equal(flags.logFormat, "text");
+    const env = settingsFor([], { SERVICE_METRICS: "off", SERVICE_LOG_FORMAT: "json" });
+    assert.equal(env.metrics, false);
+    assert.equal(env.logFormat, "json");
+    assert.throws(
+      () => settingsFor(["--metrics", "no"], {}),
+      /^UsageError: metrics must be `on` or `off`, got `no`$/,
+    );
+    assert.throws(
+      () => settingsFor(["--log-format", "pretty"], {}),
+      /^UsageError: log format must be `json` or `text`, got `pretty`$/,
+    );
+  });
+
   it("its help lists exactly the options of its declaration, each with its variable", () => {
     const result = kiln(["serve", "--help"], tempDir());
     assert.equal(result.status, 0);

@@ -160,6 +160,28 @@ const EXAMPLE_KINDS: {
     check: () => {},
   },
   {
+    // a line of `kiln serve`'s request log (test/server/observability.test.ts): its keys only
+    kind: "a request log line",
+    matches: ({ json }) => json.msg === "request" && "requestId" in json,
+    check: ({ json, document, line }) =>
+      assert.deepEqual(
+        Object.keys(json).sort(),
+        [
+          "durationMs",
+          "hostname",
+          "level",
+          "method",
+          "msg",
+          "pid",
+          "requestId",
+          "route",
+          "status",
+          "time",
+        ],
+        `${document}:${line}`,
+      ),
+  },
+  {
     // docs/catalogue.md shows each field's declared schema: it is one a built-in declares
     kind: "a built-in field's JSON Schema",
     matches: ({ document }) => document === "docs/catalogue.md",

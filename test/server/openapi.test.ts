@@ -24,7 +24,8 @@ let doc: OpenApi;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 
 before(async () => {
-  service = await startFixtureServer({ registry: builtinRegistry() });
+  // with the metrics, as `kiln serve` runs by default
+  service = await startFixtureServer({ registry: builtinRegistry(), metrics: true });
   const served = await raw(service.url, { path: "/api/openapi.json" });
   assert.equal(served.status, 200);
   assert.equal(served.headers["content-type"], "application/json");
@@ -129,6 +130,12 @@ describe("the OpenAPI document describes the real service", () => {
       "/api/presets/{name}",
       "get",
       await raw(service.url, { path: "/api/presets/k8s-web-app" }),
+    );
+    conforms("/metrics", "get", await raw(service.url, { path: "/metrics" }));
+    conforms(
+      "/metrics",
+      "get",
+      await raw(service.url, { path: "/metrics", headers: { host: "evil.example" } }),
     );
     conforms("/api/presets/{name}", "get", await raw(service.url, { path: "/api/presets/nope" }));
     const inspect = (ref: string) =>

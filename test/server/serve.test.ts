@@ -10,8 +10,15 @@ import { BIN } from "../cli/helpers.ts";
 import { SPEC_COMPONENT_ORDER } from "../tools/spec.ts";
 import { REPO, raw, runChild, startChild } from "./helpers.ts";
 
+/** A line of the request log (JSON when stdout is not a terminal), parsed. */
+function requestLogLine(line: string): { msg: string; route: string; status: number } {
+  const parsed = JSON.parse(line) as { msg: string; route: string; status: number };
+  assert.equal(parsed.msg, "request");
+  return parsed;
+}
+
 describe("start-up", () => {
-  test("prints exactly one line `kiln listening on http://<bind>:<port>` with the real port", async () => {
+  test("prints one start-up line `kiln listening on http://<bind>:<port>` with the real port, then only request log lines", async () => {
     const server = await startChild(["--port", "0"]);
     try {
       assert.match(server.stdout[0] ?? "", /^kiln listening on http:\/\/127\.0\.0\.1:\d+$/);
@@ -21,7 +28,8 @@ describe("start-up", () => {
     } finally {
       assert.equal(await server.stop(), 0);
     }
-    assert.equal(server.stdout.length, 1);
+    assert.equal(server.stdout.length, 2);
+    assert.equal(requestLogLine(server.stdout[1] ?? "").route, "/api/health");
   });
 
   test("the start-up line is printed before the first request is answered", async () => {
@@ -50,7 +58,11 @@ describe("start-up", () => {
       }
       // the line was written before the answer; let this process read its pipe once
       await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.equal(stdout, `kiln listening on http://127.0.0.1:${port}\n`);
+      const [first, ...rest] = stdout.split("\n");
+      assert.equal(first, `kiln listening on http://127.0.0.1:${port}`);
+      // then one request log line for the answered request, nothing before the start-up line
+      assert.equal(rest.at(-1), "");
+      for (const line of rest.slice(0, -1)) assert.equal(requestLogLine(line).status, 200);
     } finally {
       child.kill("SIGTERM");
       await once(child, "exit");

@@ -4,12 +4,13 @@
 // service (src/server/serve-command.ts): the command line never imports the server.
 
 import { resolve } from "node:path";
-import type { ServiceSettings } from "../../core/service-settings.ts";
+import type { LogFormat, ServiceSettings } from "../../core/service-settings.ts";
 import {
   DEFAULT_BIND,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_PORT,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  LOG_FORMATS,
   parseOriginList,
 } from "../../core/service-settings.ts";
 import { MAX_FUEL } from "../../node/template-engine.ts";
@@ -92,6 +93,25 @@ function drainSettings(delay: string | undefined, timeout: string | undefined) {
   return { delayMs, shutdownTimeoutMs };
 }
 
+/** `--metrics on|off`: whether the service serves GET /metrics. */
+function metricsSwitch(value: string | undefined): boolean {
+  if (value === undefined) return true;
+  const choice = value.trim();
+  if (choice === "on" || choice === "off") return choice === "on";
+  throw new UsageError(`metrics must be \`on\` or \`off\`, got \`${value}\``);
+}
+
+/** `--log-format json|text`; unset leaves the choice to the service (stdout a terminal or not). */
+function logFormat(value: string | undefined): LogFormat | undefined {
+  if (value === undefined) return undefined;
+  const choice = value.trim();
+  const known = LOG_FORMATS.find((format) => format === choice);
+  if (known === undefined) {
+    throw new UsageError(`log format must be \`json\` or \`text\`, got \`${value}\``);
+  }
+  return known;
+}
+
 /** The service's settings from the parsed options, then the environment, then the defaults. */
 export function serviceSettings(
   parsed: Parsed,
@@ -107,7 +127,10 @@ export function serviceSettings(
     ui: flag(parsed, "ui"),
     render: {},
     drain: drainSettings(read("drain-delay"), read("shutdown-timeout")),
+    metrics: metricsSwitch(read("metrics")),
   };
+  const format = logFormat(read("log-format"));
+  if (format !== undefined) settings.logFormat = format;
   const timeout = read("render-timeout");
   if (timeout !== undefined) {
     settings.render.deadlineMs = integer("render timeout", timeout, 1, 600_000);

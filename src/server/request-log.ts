@@ -1,0 +1,128 @@
+// One log line per answered request, on stdout: its request id, method, route pattern, status
+// and duration, as JSON (pino, the structured logger of the Node world) or as a line of text
+// for a person at a terminal. What a line never holds: the raw URL (a path segment or a query
+// value may be a field value or a token), a header (an Authorization or a registry secret), a
+// body. A route is the route table's pattern, `/api/presets/{name}`, not the name asked for.
+//
+// The request id is the caller's `X-Request-Id` when it is a plain token (so a load balancer's
+// or a client's id ties its own logs to ours), else one made here; either way it is echoed in
+// the answer's `x-request-id`. A caller's id is checked before it reaches a log: a bounded
+// length and characters that cannot break a line or a log reader (no newlines, quotes, spaces
+// or control characters), so a hostile id cannot forge or flood log lines.
+import { randomUUID } from "node:crypto";
+import { pino } from "pino";
+import type { LogFormat } from "../core/service-settings.ts";
+import type { AnsweredRequest } from "./metrics.ts";
+
+/** The longest caller's request id kept (a UUID is 36 characters, a W3C trace id 32). */
+export const MAX_REQUEST_ID_LENGTH = 128;
+
+/** Letters, digits and `-_.:/+=`: UUIDs, hex and base64 trace ids, `host:seq` counters. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:/+=-]+$/;
+
+/**
+ * The request id: the caller's `X-Request-Id` when it is at most MAX_REQUEST_ID_LENGTH safe
+ * characters, else a new random UUID (a header sent twice arrives joined by `, `: replaced).
+ */
+export function requestId(header: string | string[] | undefined): string {
+  if (
+    typeof header === "string" &&
+    header.length > 0 &&
+    header.length <= MAX_REQUEST_ID_LENGTH &&
+    SAFE_REQUEST_ID.test(header)
+  ) {
+    return header;
+  }
+  return randomUUID();
+}
+
+export interface RequestLog {
+  /** The id of a request with this `X-Request-Id` header (see requestId). */
+  id(header: string | string[] | undefined): string;
+  /** Writes the line of one answered request (out by the end of this turn of the event loop). */
+  request(id: string, answered: AnsweredRequest): void;
+  /** Writes out the lines not written yet, at once (when the service stops). */
+  flush(): void;
+}
+
+/**
+ * Bytes of lines held before they are written without waiting for the end of the turn: below
+ * sonic-boom's largest single write (16 KiB), about 40 lines.
+ */
+const BATCH_BYTES = 8 * 1024;
+
+/** Milliseconds to the microsecond, as a log line shows a duration. */
+function milliseconds(seconds: number): number {
+  return Math.round(seconds * 1_000_000) / 1000;
+}
+
+/**
+ * The request log in `format`, written to `fd` (stdout unless told). Writes are synchronous, as
+ * pino's own default (lines keep their order, and none is left behind at exit), but batched: the
+ * lines of one turn of the event loop go out in one write at its end, so a busy service does not
+ * make a system call per request (measured: 3,662 writes for 20,000 requests from 10
+ * connections), and a quiet one still writes each line at once.
+ */
+export function requestLog(format: LogFormat, fd = 1): RequestLog {
+  const destination = pino.destination({ dest: fd, sync: true, minLength: BATCH_BYTES });
+  let flushScheduled = false;
+  const flush = (): void => {
+    flushScheduled = false;
+    destination.flush();
+  };
+  const written = (): void => {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    setImmediate(flush);
+  };
+  const log = format === "json" ? jsonLog(destination) : textLog(destination);
+  return {
+    id: requestId,
+    request(id, answered) {
+      log(id, answered);
+      written();
+    },
+    flush,
+  };
+}
+
+type Destination = ReturnType<typeof pino.destination>;
+type LineWriter = (id: string, answered: AnsweredRequest) => void;
+
+/** One JSON object a line: `level`, `time` (ISO 8601), `pid`, `hostname`, then the request's. */
+function jsonLog(destination: Destination): LineWriter {
+  const logger = pino(
+    {
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+  return (id, answered) => {
+    logger.info(
+      {
+        requestId: id,
+        method: answered.method,
+        route: answered.route,
+        status: answered.status,
+        durationMs: milliseconds(answered.seconds),
+        ...(answered.rejected === undefined ? {} : { rejected: answered.rejected }),
+      },
+      "request",
+    );
+  };
+}
+
+/**
+ * `<time> <method> <route> <status> <ms>ms id=<id>` (and `rejected=<reason>`): written by hand
+ * rather than through pino-pretty, a development tool with a dozen dependencies of its own, for
+ * five fields that are never more than plain tokens.
+ */
+function textLog(destination: Destination): LineWriter {
+  return (id, answered) => {
+    const rejected = answered.rejected === undefined ? "" : ` rejected=${answered.rejected}`;
+    destination.write(
+      `${new Date().toISOString()} ${answered.method} ${answered.route} ${answered.status} ${milliseconds(answered.seconds)}ms id=${id}${rejected}\n`,
+    );
+  };
+}
