@@ -14,6 +14,12 @@ export const DEFAULT_RENDER_FUEL = 2_000_000;
 export const DEFAULT_ENGINE_MEMORY_BYTES = 64 * 1024 * 1024;
 /** Memory kept for answers to repeated renders of built-in components (0 turns it off). */
 export const DEFAULT_RENDER_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * How long the service uses a registry's index it fetched before asking the registry again, in
+ * seconds: the CLI keeps an index in its cache as long (10 minutes), so a search through the
+ * service is as current as one from the command line.
+ */
+export const DEFAULT_INDEX_FRESHNESS_S = 600;
 
 /** SERVICE_ALLOWED_ORIGINS / --allow-origin: comma-separated, trimmed, empty entries dropped. */
 export function parseOriginList(values: readonly string[]): string[] {
@@ -47,4 +53,6 @@ export interface ServiceSettings {
     size?: number;
   };
   renderCacheBytes?: number;
+  /** How long a fetched registry index is used before it is fetched again; 0: never kept. */
+  indexFreshnessMs?: number;
 }

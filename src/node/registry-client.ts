@@ -280,6 +280,16 @@ class RemoteRegistryFiles implements RegistryFiles {
     return this.get(fillTemplate(indexTemplate(this.registry), INDEX_NAME, undefined), "its index");
   }
 
+  /**
+   * The index's URL as requested, variables expanded: what a kept index is known by, so an
+   * index is never taken for another registry's. It may hold a secret (a password from a
+   * variable): a key in memory only, never shown.
+   */
+  indexUrl(): string {
+    const filled = fillTemplate(indexTemplate(this.registry), INDEX_NAME, undefined);
+    return expandVariables(filled, this.registry, this.env, this.secrets);
+  }
+
   item(item: string, version: string): Promise<Uint8Array> {
     return this.get(
       fillTemplate(this.registry.url, item, version),
@@ -361,6 +371,15 @@ class RemoteRegistryFiles implements RegistryFiles {
 }
 
 /**
+ * Registry indexes kept beyond one client, by namespace and index URL: the HTTP service's,
+ * shared by all its requests (src/server/index-cache.ts bounds their number and age).
+ */
+export interface SharedIndexes {
+  get(key: string): RegistryIndex | undefined;
+  set(key: string, index: RegistryIndex): void;
+}
+
+/**
  * The registry items of one run: each reference resolved once, each index read once. `digests`
  * are the ones kiln.lock records (`recordedDigests`): a version's bytes must match them.
  */
@@ -376,6 +395,7 @@ export class RegistryClient {
   private readonly budget = new RequestBudget();
   private readonly cache: RegistryCache | undefined;
   private readonly fetchOptions: ServiceFetchOptions;
+  private readonly sharedIndexes: SharedIndexes | undefined;
 
   constructor(
     cwd: string,
@@ -388,6 +408,8 @@ export class RegistryClient {
       fetchOptions?: ServiceFetchOptions;
       /** false: no cache (the HTTP service, which writes no file). Default true. */
       cache?: boolean;
+      /** Indexes kept in memory across clients (the HTTP service's); none by default. */
+      sharedIndexes?: SharedIndexes;
     } = {},
   ) {
     this.cwd = cwd;
@@ -397,6 +419,7 @@ export class RegistryClient {
     this.cache = options.cache === false ? undefined : new RegistryCache(this.env);
     this.registries = options.registries;
     this.fetchOptions = options.fetchOptions ?? {};
+    this.sharedIndexes = options.sharedIndexes;
   }
 
   /** Every registry this client can read: `@kiln`, then the configured ones by namespace. */
@@ -523,14 +546,16 @@ export class RegistryClient {
   }
 
   /**
-   * A registry's index: from kiln's cache when it was fetched less than INDEX_FRESH_MS ago
-   * (any age offline; never with --refresh), else fetched, parsed and then cached.
+   * A registry's index: from the shared indexes when they hold it, or from kiln's cache when it
+   * was fetched less than INDEX_FRESH_MS ago (any age offline; never with --refresh), else
+   * fetched, parsed and then kept.
    */
   private async loadIndex(namespace: string): Promise<RegistryIndex> {
     const files = this.filesOf(namespace, namespace);
     const parse = (bytes: Uint8Array) =>
       parseRegistryIndex(new TextDecoder().decode(bytes), namespace);
     if (!(files instanceof RemoteRegistryFiles)) return parse(await files.index());
+    if (this.sharedIndexes !== undefined) return this.sharedIndex(namespace, files, parse);
     const offline = isOffline(this.env);
     const cached = this.cache?.index(files.registry);
     if (cached !== undefined && (offline || isFresh(cached.fetchedAt))) {
@@ -540,6 +565,21 @@ export class RegistryClient {
     const bytes = await files.index();
     const index = parse(bytes);
     this.cache?.putIndex(files.registry, bytes);
+    return index;
+  }
+
+  /** The index from the shared ones, else fetched and kept there (a failure is never kept). */
+  private async sharedIndex(
+    namespace: string,
+    files: RemoteRegistryFiles,
+    parse: (bytes: Uint8Array) => RegistryIndex,
+  ): Promise<RegistryIndex> {
+    const shared = this.sharedIndexes as SharedIndexes;
+    const key = `${namespace} ${files.indexUrl()}`;
+    const kept = shared.get(key);
+    if (kept !== undefined) return kept;
+    const index = parse(await files.index());
+    shared.set(key, index);
     return index;
   }
 

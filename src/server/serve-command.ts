@@ -39,6 +39,9 @@ export function serverOptions(settings: ServiceSettings): ServerOptions {
     ...(settings.renderCacheBytes === undefined
       ? {}
       : { renderCacheBytes: settings.renderCacheBytes }),
+    ...(settings.indexFreshnessMs === undefined
+      ? {}
+      : { indexFreshnessMs: settings.indexFreshnessMs }),
   };
 }
 

@@ -11,6 +11,7 @@ import type { Registry } from "../core/registry.ts";
 import type { RegistryConfig } from "../core/registry-config.ts";
 import {
   DEFAULT_BIND,
+  DEFAULT_INDEX_FRESHNESS_S,
   DEFAULT_PORT,
   DEFAULT_RENDER_CACHE_BYTES,
 } from "../core/service-settings.ts";
@@ -32,6 +33,7 @@ import {
   IdleCollector,
   type IdleCollectorOptions,
 } from "./idle-collector.ts";
+import { serviceIndexCache } from "./index-cache.ts";
 import {
   DEFAULT_OUTBOUND_LIMITS,
   FetchSlots,
@@ -86,6 +88,8 @@ export interface ServerOptions {
   render?: Partial<Omit<RenderPoolOptions, "preloadedItems">>;
   /** Bytes kept of answers to repeated render requests (see render-cache.ts); 0: none. */
   renderCacheBytes?: number;
+  /** How long a fetched registry index is used before it is fetched again; 0: not kept. */
+  indexFreshnessMs?: number;
   timeouts?: Partial<ServerTimeouts>;
   /** When the HTTP thread's heap is collected after a burst (see idle-collector.ts). */
   idleCollector?: Partial<IdleCollectorOptions>;
@@ -261,6 +265,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     heavyBodies: new BytesInFlight(),
     registries: options.registries ?? new Map(),
+    registryIndexes: serviceIndexCache(
+      options.indexFreshnessMs ?? DEFAULT_INDEX_FRESHNESS_S * 1000,
+    ),
   };
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;

@@ -3,9 +3,11 @@
 // It serves one folder three ways: `/open/` to anyone, `/token/` only with
 // `Authorization: Bearer <token>`, `/basic/` only with HTTP basic authentication (a password
 // file made with `openssl passwd -apr1`), and `/away/<path>` answers the bearer token with a redirect
-// to `redirectTo` + `<path>` (another origin, for the header-dropping test).
+// to `redirectTo` + `<path>` (another origin, for the header-dropping test). With `logRequests`
+// it writes an access log, one `<method> <uri> <status>` line per request, that `requests()`
+// reads (how many times a file was asked for).
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
@@ -30,6 +32,8 @@ export function nginxSkip(): string | false {
 export interface TestNginx {
   /** `http://127.0.0.1:<port>` */
   origin: string;
+  /** The requests served so far, `GET /open/r/registry.json 200` (empty without `logRequests`). */
+  requests(): string[];
   stop(): Promise<void>;
 }
 
@@ -43,6 +47,8 @@ export interface NginxOptions {
   password: string;
   /** Where /away/<path> redirects to (an origin, no final `/`). */
   redirectTo?: string;
+  /** Keep an access log for `requests()`. */
+  logRequests?: boolean;
 }
 
 /** A port nobody listens on now (asked of the system, then released). */
@@ -82,7 +88,12 @@ ${user}
 worker_processes 1;
 events { worker_connections 64; }
 http {
-  access_log off;
+  ${
+    options.logRequests
+      ? `log_format kiln '$request_method $request_uri $status';
+  access_log ${join(dir, "access.log")} kiln;`
+      : "access_log off;"
+  }
   client_body_temp_path ${temp("body")};
   proxy_temp_path ${temp("proxy")};
   fastcgi_temp_path ${temp("fastcgi")};
@@ -148,6 +159,13 @@ export async function startNginx(options: NginxOptions): Promise<TestNginx> {
   await waitForPort(port, child, () => stderr);
   return {
     origin: `http://127.0.0.1:${port}`,
+    requests: () => {
+      const log = join(dir, "access.log");
+      if (!existsSync(log)) return [];
+      return readFileSync(log, "utf8")
+        .split("\n")
+        .filter((line) => line !== "");
+    },
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
