@@ -26,7 +26,6 @@ import { RegistryClient, recordedDigests } from "../node/registry-client.ts";
 import { builtinFor, resolveReference } from "../node/resolve-reference.ts";
 import { DEFAULT_ENGINE_LIMITS } from "../node/template-engine.ts";
 import type { RenderPool, RenderPoolOptions } from "../sandbox/render-pool.ts";
-import { preferFastStart } from "./fast-start.ts";
 import { RunFetches } from "./url-fetches.ts";
 
 /**
@@ -123,6 +122,9 @@ async function startPool(): Promise<RenderPool> {
     idleRefreshMs: 60_000,
     untrustedWorkers: 1,
     queueTimeoutMs: 60_000,
+    // the worker sets the engine's fast-start flags itself once it has started: set here, before
+    // it starts, they would cost its start more than they save (see fast-start.ts)
+    fastStart: true,
   });
   try {
     await pool.ready();
@@ -192,7 +194,6 @@ export class ComponentRenderer {
     if (builtin) return { ...this.renderBuiltin(builtin, input), item: builtin, builtin: true };
     // the worker starts (a thread, Node's internals, the engine's WASM) while this thread reads
     // and checks the item: the two overlap instead of one waiting for the other
-    preferFastStart();
     this.pool ??= startPool();
     this.pool.catch(() => undefined);
     if (isRegistryReference(reference)) {
@@ -267,7 +268,6 @@ export class ComponentRenderer {
 
   /** A built-in item, in this thread. */
   renderBuiltin(item: RegistryItem, input: RenderInput): RenderResult {
-    preferFastStart();
     this.engine ??= builtinRenderer();
     return renderItem(this.engine, item, input);
   }
@@ -278,7 +278,6 @@ export class ComponentRenderer {
     input: RenderInput,
     label: string,
   ): Promise<RenderResult> {
-    preferFastStart(); // the flags are process-wide: the worker compiles the engine fast too
     this.pool ??= startPool();
     const pool = await this.pool;
     try {
