@@ -182,6 +182,7 @@ export const LIST: CommandDecl = {
       "json",
       'print {"items": [...]} exactly as GET /api/registry returns it (a registry: as kiln search --json)',
     ),
+    ...NETWORK,
   ],
 };
 

@@ -82,6 +82,11 @@ export interface RendererOptions {
   /** The project's kiln.lock: the digest it records for a registry item's version must match. */
   lock?: Lock | undefined;
   pinChange?: PinChange | undefined;
+  /**
+   * Where the registries' warnings go; given, a registry that does not answer has its index
+   * taken from kiln's cache, however old, with a warning (see RegistryClient).
+   */
+  warn?: ((message: string) => void) | undefined;
 }
 
 /** A render of a component that is not built-in was stopped by a limit (time, memory, output). */
@@ -158,6 +163,7 @@ export class ComponentRenderer {
   get registries(): RegistryClient {
     this.registryClient ??= new RegistryClient(this.cwd, {
       digests: recordedDigests(this.options.lock),
+      ...(this.options.warn === undefined ? {} : { warn: this.options.warn }),
     });
     return this.registryClient;
   }

@@ -255,6 +255,13 @@ export type ServiceFetchOptions = Pick<
   "checkTarget" | "acquire" | "limits" | "signal"
 >;
 
+/**
+ * A request to a registry that got no answer at all (the connection refused, the name not
+ * resolved, the deadline passed): the network or the registry is down. An answer that is an
+ * error (401, 404, 500) is not one: the registry is there and said no.
+ */
+class NoAnswer extends KilnError {}
+
 /** A registry configured by URL: its requests, with the headers and credentials it sends. */
 class RemoteRegistryFiles implements RegistryFiles {
   readonly registry: RegistryConfig;
@@ -311,8 +318,8 @@ class RemoteRegistryFiles implements RegistryFiles {
       headers,
     );
     const shown = displayUrl(filled, this.env);
-    const failed = (why: string) =>
-      new KilnError(
+    const failed = (why: string, answered = true) =>
+      new (answered ? KilnError : NoAnswer)(
         "invalid_request",
         `failed to fetch ${what} from ${this.registry.namespace} at ${shown}`,
         why,
@@ -328,7 +335,7 @@ class RemoteRegistryFiles implements RegistryFiles {
       if (!(error instanceof FetchFailure)) throw error;
       if (error.status === 401 || error.status === 403)
         throw this.refusedError(error.status, shown);
-      throw failed(error.message);
+      throw failed(error.message, error.status !== undefined);
     }
   }
 
@@ -396,6 +403,7 @@ export class RegistryClient {
   private readonly cache: RegistryCache | undefined;
   private readonly fetchOptions: ServiceFetchOptions;
   private readonly sharedIndexes: SharedIndexes | undefined;
+  private readonly warn: ((message: string) => void) | undefined;
 
   constructor(
     cwd: string,
@@ -410,6 +418,11 @@ export class RegistryClient {
       cache?: boolean;
       /** Indexes kept in memory across clients (the HTTP service's); none by default. */
       sharedIndexes?: SharedIndexes;
+      /**
+       * Where a warning goes. With it, a registry that does not answer has its index taken
+       * from kiln's cache at any age, with a warning saying so; without it, that is an error.
+       */
+      warn?: (message: string) => void;
     } = {},
   ) {
     this.cwd = cwd;
@@ -420,6 +433,7 @@ export class RegistryClient {
     this.registries = options.registries;
     this.fetchOptions = options.fetchOptions ?? {};
     this.sharedIndexes = options.sharedIndexes;
+    this.warn = options.warn;
   }
 
   /** Every registry this client can read: `@kiln`, then the configured ones by namespace. */
@@ -562,7 +576,16 @@ export class RegistryClient {
       return parse(cached.bytes);
     }
     if (offline) throw notCachedError(`the index of ${namespace}`, this.env);
-    const bytes = await files.index();
+    let bytes: Uint8Array;
+    try {
+      bytes = await files.index();
+    } catch (error) {
+      if (!(error instanceof NoAnswer) || cached === undefined || this.warn === undefined) {
+        throw error;
+      }
+      this.warn(staleIndexWarning(error, cached.fetchedAt, files.secrets));
+      return parse(cached.bytes);
+    }
     const index = parse(bytes);
     this.cache?.putIndex(files.registry, bytes);
     return index;
@@ -617,6 +640,22 @@ export class RegistryClient {
       return Promise.reject(redactError(error, secrets));
     }
   }
+}
+
+/**
+ * The warning of a run that could not reach a registry and took the index kiln's cache holds,
+ * older than INDEX_FRESH_MS: which registry, why, and how old the index is (what it lists may
+ * have changed since; a pinned version's digest is checked as always).
+ */
+function staleIndexWarning(
+  error: KilnError,
+  fetchedAt: number,
+  secrets: ReadonlySet<string>,
+): string {
+  const shown = redactError(error, [...secrets]);
+  const minutes = Math.max(0, Math.round((Date.now() - fetchedAt) / 60_000));
+  const age = minutes < 120 ? `${minutes} minutes` : `${Math.round(minutes / 60)} hours`;
+  return `${shown.message} (${shown.detail ?? "no answer"}) - using its index from kiln's cache, fetched ${age} ago; its newest versions may have changed since`;
 }
 
 /** Is an index fetched at `fetchedAt` recent enough to use without asking the registry? */

@@ -98,7 +98,11 @@ export async function run(argv: string[], output: Output): Promise<number> {
   // built-ins render here; items from files and URLs in a worker, within time and memory limits
   // a registry's item is checked against the digest the lock records for its version; the
   // item's dependencies the project lacks render with it, for the same write
-  const renderer = new ComponentRenderer(cwd, { lock });
+  const renderer = new ComponentRenderer(cwd, {
+    lock,
+    // an unpinned add whose registry does not answer takes the index kiln's cache holds
+    warn: (message) => output.warning(message),
+  });
   let plan: DependencyPlan<RenderedComponent>;
   try {
     plan = await renderWithDependencies(
