@@ -140,6 +140,21 @@ async function startPool(): Promise<RenderPool> {
   return pool;
 }
 
+/** The worker startWorkerEarly started, until the run's renderer takes it. */
+let earlyPool: Promise<RenderPool> | undefined;
+
+/**
+ * Starts the render worker now, for a run that will render an item that is not built-in (a
+ * registry's `@ns/item`, which never names a built-in): the thread, Node's internals in it and
+ * the engine start while this thread reads kiln.toml, kiln.lock and the item, instead of after.
+ * The run's first ComponentRenderer takes it; a run that stops before one does ends with the
+ * process (the CLI exits explicitly: src/main.ts).
+ */
+export function startWorkerEarly(): void {
+  earlyPool ??= startPool();
+  earlyPool.catch(() => undefined);
+}
+
 /**
  * Renders the components of one CLI run: built-ins in this thread, the others in one worker
  * thread started on first use. `close()` when done (the worker would keep the process alive).
@@ -200,8 +215,7 @@ export class ComponentRenderer {
     if (builtin) return { ...this.renderBuiltin(builtin, input), item: builtin, builtin: true };
     // the worker starts (a thread, Node's internals, the engine's WASM) while this thread reads
     // and checks the item: the two overlap instead of one waiting for the other
-    this.pool ??= startPool();
-    this.pool.catch(() => undefined);
+    this.startedPool().catch(() => undefined);
     if (isRegistryReference(reference)) {
       const { item, source } = await this.registries.resolve(reference);
       const rendered = await this.renderIsolated(item, input, label);
@@ -284,13 +298,21 @@ export class ComponentRenderer {
     input: RenderInput,
     label: string,
   ): Promise<RenderResult> {
-    this.pool ??= startPool();
-    const pool = await this.pool;
+    const pool = await this.startedPool();
     try {
       return await pool.render(item, input);
     } catch (error) {
       throw explain(error, item, label);
     }
+  }
+
+  /** The run's worker pool: the one started early, or one started now. */
+  private startedPool(): Promise<RenderPool> {
+    if (this.pool === undefined) {
+      this.pool = earlyPool ?? startPool();
+      earlyPool = undefined;
+    }
+    return this.pool;
   }
 
   /** Stops the worker, if one was started; never holds the exit up for long. */
