@@ -8,6 +8,7 @@ import {
   DEFAULT_BIND,
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_ENGINE_MEMORY_BYTES,
+  DEFAULT_INDEX_FRESHNESS_S,
   DEFAULT_PORT,
   DEFAULT_RENDER_CACHE_BYTES,
   DEFAULT_RENDER_DEADLINE_MS,
@@ -184,6 +185,7 @@ export const LIST: CommandDecl = {
       "json",
       'print {"items": [...]} exactly as GET /api/registry returns it (a registry: as kiln search --json)',
     ),
+    ...NETWORK,
   ],
 };
 
@@ -508,6 +510,15 @@ export const SERVE: CommandDecl = {
         "memory kept for answers to repeated render requests of built-in components, 0 to turn it off",
       env: "SERVICE_RENDER_CACHE_MB",
       default: String(DEFAULT_RENDER_CACHE_BYTES / 1024 / 1024),
+    },
+    {
+      name: "index-freshness",
+      type: "string",
+      value: "<s>",
+      description:
+        "seconds a registry's fetched index is used before it is fetched again, 0 to fetch it for every request",
+      env: "SERVICE_INDEX_FRESHNESS_S",
+      default: String(DEFAULT_INDEX_FRESHNESS_S),
     },
     {
       name: "workers",

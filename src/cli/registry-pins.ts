@@ -56,7 +56,7 @@ export interface NewerVersion {
 export async function newerVersionOf(
   renderer: ComponentRenderer,
   entry: LockedComponent,
-  isNewer: (a: string, b: string) => boolean,
+  isNewer: (a: string, b: string) => Promise<boolean>,
 ): Promise<NewerVersion | undefined> {
   const source = entry.source;
   if (source.type !== "registry") return undefined;
@@ -66,7 +66,7 @@ export async function newerVersionOf(
   } catch {
     return undefined;
   }
-  return isNewer(newest, source.version) ? { pinned: source.version, newest } : undefined;
+  return (await isNewer(newest, source.version)) ? { pinned: source.version, newest } : undefined;
 }
 
 /** `status`'s one line for it: what is out, and the command that takes it. */

@@ -26,7 +26,6 @@ import { RegistryClient, recordedDigests } from "../node/registry-client.ts";
 import { builtinFor, resolveReference } from "../node/resolve-reference.ts";
 import { DEFAULT_ENGINE_LIMITS } from "../node/template-engine.ts";
 import type { RenderPool, RenderPoolOptions } from "../sandbox/render-pool.ts";
-import { preferFastStart } from "./fast-start.ts";
 import { RunFetches } from "./url-fetches.ts";
 
 /**
@@ -83,6 +82,11 @@ export interface RendererOptions {
   /** The project's kiln.lock: the digest it records for a registry item's version must match. */
   lock?: Lock | undefined;
   pinChange?: PinChange | undefined;
+  /**
+   * Where the registries' warnings go; given, a registry that does not answer has its index
+   * taken from kiln's cache, however old, with a warning (see RegistryClient).
+   */
+  warn?: ((message: string) => void) | undefined;
 }
 
 /** A render of a component that is not built-in was stopped by a limit (time, memory, output). */
@@ -123,6 +127,9 @@ async function startPool(): Promise<RenderPool> {
     idleRefreshMs: 60_000,
     untrustedWorkers: 1,
     queueTimeoutMs: 60_000,
+    // the worker sets the engine's fast-start flags itself once it has started: set here, before
+    // it starts, they would cost its start more than they save (see fast-start.ts)
+    fastStart: true,
   });
   try {
     await pool.ready();
@@ -131,6 +138,21 @@ async function startPool(): Promise<RenderPool> {
     throw new KilnError("internal", errorMessage(error));
   }
   return pool;
+}
+
+/** The worker startWorkerEarly started, until the run's renderer takes it. */
+let earlyPool: Promise<RenderPool> | undefined;
+
+/**
+ * Starts the render worker now, for a run that will render an item that is not built-in (a
+ * registry's `@ns/item`, which never names a built-in): the thread, Node's internals in it and
+ * the engine start while this thread reads kiln.toml, kiln.lock and the item, instead of after.
+ * The run's first ComponentRenderer takes it; a run that stops before one does ends with the
+ * process (the CLI exits explicitly: src/main.ts).
+ */
+export function startWorkerEarly(): void {
+  earlyPool ??= startPool();
+  earlyPool.catch(() => undefined);
 }
 
 /**
@@ -156,6 +178,7 @@ export class ComponentRenderer {
   get registries(): RegistryClient {
     this.registryClient ??= new RegistryClient(this.cwd, {
       digests: recordedDigests(this.options.lock),
+      ...(this.options.warn === undefined ? {} : { warn: this.options.warn }),
     });
     return this.registryClient;
   }
@@ -192,9 +215,7 @@ export class ComponentRenderer {
     if (builtin) return { ...this.renderBuiltin(builtin, input), item: builtin, builtin: true };
     // the worker starts (a thread, Node's internals, the engine's WASM) while this thread reads
     // and checks the item: the two overlap instead of one waiting for the other
-    preferFastStart();
-    this.pool ??= startPool();
-    this.pool.catch(() => undefined);
+    this.startedPool().catch(() => undefined);
     if (isRegistryReference(reference)) {
       const { item, source } = await this.registries.resolve(reference);
       const rendered = await this.renderIsolated(item, input, label);
@@ -267,7 +288,6 @@ export class ComponentRenderer {
 
   /** A built-in item, in this thread. */
   renderBuiltin(item: RegistryItem, input: RenderInput): RenderResult {
-    preferFastStart();
     this.engine ??= builtinRenderer();
     return renderItem(this.engine, item, input);
   }
@@ -278,14 +298,21 @@ export class ComponentRenderer {
     input: RenderInput,
     label: string,
   ): Promise<RenderResult> {
-    preferFastStart(); // the flags are process-wide: the worker compiles the engine fast too
-    this.pool ??= startPool();
-    const pool = await this.pool;
+    const pool = await this.startedPool();
     try {
       return await pool.render(item, input);
     } catch (error) {
       throw explain(error, item, label);
     }
+  }
+
+  /** The run's worker pool: the one started early, or one started now. */
+  private startedPool(): Promise<RenderPool> {
+    if (this.pool === undefined) {
+      this.pool = earlyPool ?? startPool();
+      earlyPool = undefined;
+    }
+    return this.pool;
   }
 
   /** Stops the worker, if one was started; never holds the exit up for long. */

@@ -30,6 +30,12 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 25_000;
 /** The formats of the request log (`--log-format`): JSON lines, or text for a terminal. */
 export const LOG_FORMATS = ["json", "text"] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
+/**
+ * How long the service uses a registry's index it fetched before asking the registry again, in
+ * seconds: the CLI keeps an index in its cache as long (10 minutes), so a search through the
+ * service is as current as one from the command line.
+ */
+export const DEFAULT_INDEX_FRESHNESS_S = 600;
 
 /** SERVICE_ALLOWED_ORIGINS / --allow-origin: comma-separated, trimmed, empty entries dropped. */
 export function parseOriginList(values: readonly string[]): string[] {
@@ -69,4 +75,6 @@ export interface ServiceSettings {
   metrics: boolean;
   /** The request log's format; unset: JSON unless stdout is a terminal. */
   logFormat?: LogFormat;
+  /** How long a fetched registry index is used before it is fetched again; 0: never kept. */
+  indexFreshnessMs?: number;
 }

@@ -5,8 +5,12 @@
 // output is Node's own (it differs from any JavaScript deflate, and may between builds), and a
 // JavaScript deflate in the CLI costs a cold start far more (fflate: ~75 ms of CPU for the 77
 // small files of multi-tier-platform, against ~5 ms for zlib).
+//
+// zlib is required on first use: the render workers load this module for their lock bases jobs
+// and their hashes, and a worker that never compresses (every CLI render of a registry item)
+// would pay for loading zlib at its start, about 5 ms of CPU.
 import { createHash } from "node:crypto";
-import { deflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
+import { createRequire } from "node:module";
 import { MAX_VENDORED_FILE_BYTES } from "../core/project/file-outcomes.ts";
 import type { LockCodec } from "../core/project/lock-entry.ts";
 
@@ -17,15 +21,22 @@ export function sha256Hex(content: string | Uint8Array): string {
 
 const LEVEL = { level: 9 };
 
+const requireHere = createRequire(import.meta.url);
+
+/** node:zlib, loaded when first needed. */
+function zlib(): typeof import("node:zlib") {
+  return requireHere("node:zlib") as typeof import("node:zlib");
+}
+
 /** A file's content as kiln.lock keeps it: raw DEFLATE (level 9), base64. */
 export function encodeBase(content: string): string {
-  return deflateRawSync(Buffer.from(content, "utf8"), LEVEL).toString("base64");
+  return zlib().deflateRawSync(Buffer.from(content, "utf8"), LEVEL).toString("base64");
 }
 
 /** The same bytes as encodeBase, compressed on libuv's thread pool (the service's thread stays free). */
 export function encodeBaseAsync(content: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    deflateRaw(Buffer.from(content, "utf8"), LEVEL, (error, bytes) =>
+    zlib().deflateRaw(Buffer.from(content, "utf8"), LEVEL, (error, bytes) =>
       error ? reject(error) : resolve(bytes.toString("base64")),
     );
   });
@@ -40,7 +51,7 @@ export function encodeBaseAsync(content: string): Promise<string> {
 export function decodeBaseText(base: string): string | undefined {
   let bytes: Buffer;
   try {
-    bytes = inflateRawSync(Buffer.from(base, "base64"), {
+    bytes = zlib().inflateRawSync(Buffer.from(base, "base64"), {
       maxOutputLength: MAX_VENDORED_FILE_BYTES,
     });
   } catch (error) {

@@ -138,9 +138,25 @@ export class RegistryCache {
     if (!this.ready(true)) return undefined;
     const digest = sha256Digest(bytes);
     const path = join(this.dir, "blobs", "sha256", digest.slice("sha256:".length));
+    if (this.holdsBlob(path, bytes)) {
+      this.touch(path);
+      return digest;
+    }
     if (!this.writeAtomic(path, bytes)) return undefined;
     this.evictOldest();
     return digest;
+  }
+
+  /**
+   * Does the blob at `path` hold exactly `bytes` already? Then it is not written again: an index
+   * fetched with `--refresh` is most often the same bytes as last time, and reading a file back
+   * costs less than writing and renaming it. One of the same size is compared byte for byte, so
+   * a corrupt or planted blob is still replaced.
+   */
+  private holdsBlob(path: string, bytes: Uint8Array): boolean {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (stats === undefined || !stats.isFile() || stats.size !== bytes.byteLength) return false;
+    return this.readSmall(path, MAX_BLOB_BYTES)?.equals(bytes) === true;
   }
 
   private entryPath(registry: RegistryConfig, ...parts: string[]): string {

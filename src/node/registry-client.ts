@@ -17,7 +17,6 @@
 // fetched less than 10 minutes ago is used as it is, so a warm, pinned add asks the network
 // nothing. An offline run (src/node/network-mode.ts) takes everything from the cache, at any age,
 // or stops naming what is not cached.
-import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -130,19 +129,29 @@ export function readRegistries(
   return mergeRegistries(readUserRegistries(env), readProjectRegistries(cwd));
 }
 
-const requireHere = createRequire(import.meta.url);
+interface SemverFunctions {
+  valid: typeof import("semver/functions/valid.js");
+  gt: typeof import("semver/functions/gt.js");
+}
+let semverFunctions: Promise<SemverFunctions> | undefined;
 
-/** semver, required on first use (as lock-on-disk.ts does: its start-up cost is for registries). */
-function semver() {
-  return {
-    valid: requireHere("semver/functions/valid.js") as typeof import("semver/functions/valid.js"),
-    gt: requireHere("semver/functions/gt.js") as typeof import("semver/functions/gt.js"),
-  };
+/**
+ * semver, loaded on first use (its start-up cost is for registries). Imported, not required
+ * from node_modules: the CLI's bundle then carries it in the command's file, compiled from
+ * that file's code cache and run only when first imported, where a require read and compiled
+ * its seven files on every `kiln add @acme/redis` (5-20 ms in profiles).
+ */
+function semver(): Promise<SemverFunctions> {
+  semverFunctions ??= Promise.all([
+    import("semver/functions/valid.js"),
+    import("semver/functions/gt.js"),
+  ]).then(([valid, gt]) => ({ valid: valid.default, gt: gt.default }));
+  return semverFunctions;
 }
 
 /** A version as kiln takes it: exactly a semver version (`1.2.0`, not `v1.2.0`). */
-function checkedVersion(version: string, what: string): string {
-  if (semver().valid(version) !== version) {
+async function checkedVersion(version: string, what: string): Promise<string> {
+  if ((await semver()).valid(version) !== version) {
     throw new KilnError(
       "invalid_request",
       `\`${version.slice(0, 80)}\` in ${what} is not a version`,
@@ -153,8 +162,8 @@ function checkedVersion(version: string, what: string): string {
 }
 
 /** Is version `a` newer than `b` (semver order)? */
-export function isNewerVersion(a: string, b: string): boolean {
-  const { valid, gt } = semver();
+export async function isNewerVersion(a: string, b: string): Promise<boolean> {
+  const { valid, gt } = await semver();
   return valid(a) !== null && valid(b) !== null && gt(a, b);
 }
 
@@ -255,6 +264,13 @@ export type ServiceFetchOptions = Pick<
   "checkTarget" | "acquire" | "limits" | "signal"
 >;
 
+/**
+ * A request to a registry that got no answer at all (the connection refused, the name not
+ * resolved, the deadline passed): the network or the registry is down. An answer that is an
+ * error (401, 404, 500) is not one: the registry is there and said no.
+ */
+class NoAnswer extends KilnError {}
+
 /** A registry configured by URL: its requests, with the headers and credentials it sends. */
 class RemoteRegistryFiles implements RegistryFiles {
   readonly registry: RegistryConfig;
@@ -280,6 +296,16 @@ class RemoteRegistryFiles implements RegistryFiles {
     return this.get(fillTemplate(indexTemplate(this.registry), INDEX_NAME, undefined), "its index");
   }
 
+  /**
+   * The index's URL as requested, variables expanded: what a kept index is known by, so an
+   * index is never taken for another registry's. It may hold a secret (a password from a
+   * variable): a key in memory only, never shown.
+   */
+  indexUrl(): string {
+    const filled = fillTemplate(indexTemplate(this.registry), INDEX_NAME, undefined);
+    return expandVariables(filled, this.registry, this.env, this.secrets);
+  }
+
   item(item: string, version: string): Promise<Uint8Array> {
     return this.get(
       fillTemplate(this.registry.url, item, version),
@@ -301,8 +327,8 @@ class RemoteRegistryFiles implements RegistryFiles {
       headers,
     );
     const shown = displayUrl(filled, this.env);
-    const failed = (why: string) =>
-      new KilnError(
+    const failed = (why: string, answered = true) =>
+      new (answered ? KilnError : NoAnswer)(
         "invalid_request",
         `failed to fetch ${what} from ${this.registry.namespace} at ${shown}`,
         why,
@@ -318,7 +344,7 @@ class RemoteRegistryFiles implements RegistryFiles {
       if (!(error instanceof FetchFailure)) throw error;
       if (error.status === 401 || error.status === 403)
         throw this.refusedError(error.status, shown);
-      throw failed(error.message);
+      throw failed(error.message, error.status !== undefined);
     }
   }
 
@@ -361,6 +387,15 @@ class RemoteRegistryFiles implements RegistryFiles {
 }
 
 /**
+ * Registry indexes kept beyond one client, by namespace and index URL: the HTTP service's,
+ * shared by all its requests (src/server/index-cache.ts bounds their number and age).
+ */
+export interface SharedIndexes {
+  get(key: string): RegistryIndex | undefined;
+  set(key: string, index: RegistryIndex): void;
+}
+
+/**
  * The registry items of one run: each reference resolved once, each index read once. `digests`
  * are the ones kiln.lock records (`recordedDigests`): a version's bytes must match them.
  */
@@ -376,6 +411,8 @@ export class RegistryClient {
   private readonly budget = new RequestBudget();
   private readonly cache: RegistryCache | undefined;
   private readonly fetchOptions: ServiceFetchOptions;
+  private readonly sharedIndexes: SharedIndexes | undefined;
+  private readonly warn: ((message: string) => void) | undefined;
 
   constructor(
     cwd: string,
@@ -388,6 +425,13 @@ export class RegistryClient {
       fetchOptions?: ServiceFetchOptions;
       /** false: no cache (the HTTP service, which writes no file). Default true. */
       cache?: boolean;
+      /** Indexes kept in memory across clients (the HTTP service's); none by default. */
+      sharedIndexes?: SharedIndexes;
+      /**
+       * Where a warning goes. With it, a registry that does not answer has its index taken
+       * from kiln's cache at any age, with a warning saying so; without it, that is an error.
+       */
+      warn?: (message: string) => void;
     } = {},
   ) {
     this.cwd = cwd;
@@ -397,6 +441,8 @@ export class RegistryClient {
     this.cache = options.cache === false ? undefined : new RegistryCache(this.env);
     this.registries = options.registries;
     this.fetchOptions = options.fetchOptions ?? {};
+    this.sharedIndexes = options.sharedIndexes;
+    this.warn = options.warn;
   }
 
   /** Every registry this client can read: `@kiln`, then the configured ones by namespace. */
@@ -464,10 +510,10 @@ export class RegistryClient {
     let expected: { digest: string; where: string } | undefined;
     if (version === undefined) {
       const entry = indexEntry(await this.index(parsed.namespace), parsed.namespace, parsed.item);
-      version = checkedVersion(entry.version, `the index of ${parsed.namespace}`);
+      version = await checkedVersion(entry.version, `the index of ${parsed.namespace}`);
       expected = { digest: entry.digest, where: `the index of ${parsed.namespace}` };
     } else {
-      checkedVersion(version, `\`${reference}\``);
+      await checkedVersion(version, `\`${reference}\``);
     }
     const pinned = registryReferenceText({ ...parsed, version });
     const recorded = this.digests.get(pinned);
@@ -523,23 +569,49 @@ export class RegistryClient {
   }
 
   /**
-   * A registry's index: from kiln's cache when it was fetched less than INDEX_FRESH_MS ago
-   * (any age offline; never with --refresh), else fetched, parsed and then cached.
+   * A registry's index: from the shared indexes when they hold it, or from kiln's cache when it
+   * was fetched less than INDEX_FRESH_MS ago (any age offline; never with --refresh), else
+   * fetched, parsed and then kept.
    */
   private async loadIndex(namespace: string): Promise<RegistryIndex> {
     const files = this.filesOf(namespace, namespace);
     const parse = (bytes: Uint8Array) =>
       parseRegistryIndex(new TextDecoder().decode(bytes), namespace);
     if (!(files instanceof RemoteRegistryFiles)) return parse(await files.index());
+    if (this.sharedIndexes !== undefined) return this.sharedIndex(namespace, files, parse);
     const offline = isOffline(this.env);
     const cached = this.cache?.index(files.registry);
     if (cached !== undefined && (offline || isFresh(cached.fetchedAt))) {
       return parse(cached.bytes);
     }
     if (offline) throw notCachedError(`the index of ${namespace}`, this.env);
-    const bytes = await files.index();
+    let bytes: Uint8Array;
+    try {
+      bytes = await files.index();
+    } catch (error) {
+      if (!(error instanceof NoAnswer) || cached === undefined || this.warn === undefined) {
+        throw error;
+      }
+      this.warn(staleIndexWarning(error, cached.fetchedAt, files.secrets));
+      return parse(cached.bytes);
+    }
     const index = parse(bytes);
     this.cache?.putIndex(files.registry, bytes);
+    return index;
+  }
+
+  /** The index from the shared ones, else fetched and kept there (a failure is never kept). */
+  private async sharedIndex(
+    namespace: string,
+    files: RemoteRegistryFiles,
+    parse: (bytes: Uint8Array) => RegistryIndex,
+  ): Promise<RegistryIndex> {
+    const shared = this.sharedIndexes as SharedIndexes;
+    const key = `${namespace} ${files.indexUrl()}`;
+    const kept = shared.get(key);
+    if (kept !== undefined) return kept;
+    const index = parse(await files.index());
+    shared.set(key, index);
     return index;
   }
 
@@ -577,6 +649,22 @@ export class RegistryClient {
       return Promise.reject(redactError(error, secrets));
     }
   }
+}
+
+/**
+ * The warning of a run that could not reach a registry and took the index kiln's cache holds,
+ * older than INDEX_FRESH_MS: which registry, why, and how old the index is (what it lists may
+ * have changed since; a pinned version's digest is checked as always).
+ */
+function staleIndexWarning(
+  error: KilnError,
+  fetchedAt: number,
+  secrets: ReadonlySet<string>,
+): string {
+  const shown = redactError(error, [...secrets]);
+  const minutes = Math.max(0, Math.round((Date.now() - fetchedAt) / 60_000));
+  const age = minutes < 120 ? `${minutes} minutes` : `${Math.round(minutes / 60)} hours`;
+  return `${shown.message} (${shown.detail ?? "no answer"}) - using its index from kiln's cache, fetched ${age} ago; its newest versions may have changed since`;
 }
 
 /** Is an index fetched at `fetchedAt` recent enough to use without asking the registry? */

@@ -324,6 +324,11 @@ const SHARED: RenderScope = { isolated: false };
 export class TemplateEngine implements TemplateRenderer {
   readonly limits: EngineLimits;
   private shared: Scope | undefined;
+  /**
+   * A fresh environment of the current instance that no render has used yet, made ahead of
+   * time (`prepareIsolated`) for the next isolated render: the same as one made when it starts.
+   */
+  private spare: MiniJinjaEnvironment | undefined;
   /** The loaded minijinja-js instance (one WASM instance); replaced after a trap. */
   private module: MiniJinjaModule | undefined;
   /** `renderAll` calls answered with one conversion of the context (for tests, diagnostics). */
@@ -358,9 +363,23 @@ export class TemplateEngine implements TemplateRenderer {
 
   /** The shared scope, or a fresh one for an isolated render (the caller frees it). */
   private open(scope: RenderScope): Scope {
-    if (scope.isolated) return { env: this.newEnvironment(), compiled: new Map() };
+    if (scope.isolated) {
+      // used once, by this render alone, and freed after it, as a new one would be
+      const env = this.spare ?? this.newEnvironment();
+      this.spare = undefined;
+      return { env, compiled: new Map() };
+    }
     this.shared ??= { env: this.newEnvironment(), compiled: new Map() };
     return this.shared;
+  }
+
+  /**
+   * Loads the WASM instance and makes the environment the next isolated render will use, so
+   * that render does not wait for either: a worker that renders only strangers' items (the
+   * CLI's) does this while its caller is still reading the item.
+   */
+  prepareIsolated(): void {
+    this.spare ??= this.newEnvironment();
   }
 
   /** Frees an isolated scope's environment; the shared one stays. */
@@ -523,6 +542,7 @@ export class TemplateEngine implements TemplateRenderer {
   private discard(): void {
     this.module = undefined;
     this.shared = undefined;
+    this.spare = undefined;
   }
 }
 

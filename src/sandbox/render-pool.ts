@@ -73,6 +73,11 @@ export interface RenderPoolOptions {
   slowMs: number;
   /** Items every worker loads once (the registry), so jobs for them carry only an index. */
   preloadedItems: readonly RegistryItem[];
+  /**
+   * Workers compile the engine for a short life (src/node/fast-start.ts): a one-shot CLI run's
+   * pool, never the service's.
+   */
+  fastStart?: boolean;
 }
 
 /** The engine's own bound on fuel (larger values make every render run out). */
@@ -481,6 +486,7 @@ export class RenderPool {
       recycleBytes: this.options.recycleBytes,
       maxOutputBytes: this.options.maxOutputBytes,
       progress: progressBuffer(),
+      fastStart: this.options.fastStart === true,
     };
     const worker = new Worker(this.file.entry, {
       eval: this.file.eval,

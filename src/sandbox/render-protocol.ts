@@ -12,6 +12,8 @@ export interface WorkerData {
   recycleBytes: number;
   /** Refuse answers whose JSON, encoded as UTF-8, would exceed this many bytes. */
   maxOutputBytes: number;
+  /** Set the engine's fast-start flags as the worker starts (the CLI's one-shot workers). */
+  fastStart: boolean;
   /**
    * Shared with the pool (an Int32Array over it): cell PROGRESS_JOB holds the id of the job
    * the worker runs now, PROGRESS_STARTED_* its start (Date.now(), split in two 32-bit halves),

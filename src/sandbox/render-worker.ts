@@ -17,6 +17,7 @@ import { renderItem, type TemplateRenderer } from "../core/render-item.ts";
 import { parseRenderRequest } from "../core/render-request.ts";
 import { FrameworkError } from "../core/wire-errors.ts";
 import { engineForced } from "../node/builtin-renderer.ts";
+import { preferFastStart } from "../node/fast-start.ts";
 import { builtinFor, parseLocatedItem } from "../node/resolve-reference.ts";
 import { type EngineLimits, TemplateEngine } from "../node/template-engine.ts";
 import { itemMetaAnswer } from "./item-meta-answer.ts";
@@ -38,6 +39,8 @@ import {
 const data = workerData as WorkerData;
 const port = parentPort;
 if (!port) throw new Error("render-worker.ts must run as a worker thread");
+// a one-shot CLI run's worker: set now that this thread has started, before the engine loads
+if (data.fastStart) preferFastStart();
 
 let engine = new TemplateEngine(data.engineLimits satisfies Partial<EngineLimits>);
 /** What renders a job: the compiled path for built-ins, the current engine for the rest. */
@@ -50,9 +53,24 @@ function currentRenderer(): TemplateRenderer {
 
 // A way to collect garbage on demand, used only after a render that left this worker large:
 // dropping the engine and collecting gives a memory bomb's WASM pages back without the cost
-// of a new worker. (The flag only exposes `gc` to contexts created after it is set.)
-setFlagsFromString("--expose-gc");
-const collectGarbage = runInNewContext("gc") as () => void;
+// of a new worker. The flag only exposes `gc` to contexts created after it is set, so it is set
+// for the one context that hands `gc` over, and then set back: V8 flags are the process's, and
+// while one differs from the start's V8 rejects the code caches made under the others - every
+// worker started after it would compile Node's own modules from source (see
+// src/node/fast-start.ts). Made on first use: a new V8 context costs milliseconds of every
+// worker's start, and most workers (each CLI render of a registry item) never collect.
+let gcFunction: (() => void) | undefined;
+function collectGarbage(): void {
+  if (gcFunction === undefined) {
+    setFlagsFromString("--expose-gc");
+    try {
+      gcFunction = runInNewContext("gc") as () => void;
+    } finally {
+      setFlagsFromString("--no-expose-gc");
+    }
+  }
+  gcFunction();
+}
 // The configured registry's items are trusted: they render in the engine's shared
 // environment. Items that come with a job (URLs, files) render isolated (see RenderScope).
 const preloaded: readonly RegistryItem[] = data.preloadedItems.map(trustAsCatalogueItem);
@@ -236,9 +254,16 @@ port.on("message", (requests: WorkerRequest[]) => {
   if (!draining) void drain();
 });
 
-/** Builds the engine's WASM instance now, so that a request does not pay for it. */
+/**
+ * Builds the engine's WASM instance now, so that a request does not pay for it: with the
+ * shared environment and a first render in it where trusted items (the service's catalogue)
+ * will render there; in a worker without them (the CLI's, which renders only items from
+ * registries, URLs and files, each in an environment of its own) with the environment its
+ * first render will use instead, since a shared one would never be used.
+ */
 function warmUp(): void {
-  engine.render("warm-up", "{{ name }}", { name: "kiln" });
+  if (preloaded.length === 0) engine.prepareIsolated();
+  else engine.render("warm-up", "{{ name }}", { name: "kiln" });
 }
 
 warmUp();

@@ -22,7 +22,7 @@ import { searchResult } from "../core/registry-search.ts";
 import { parseRenderRequest, type RenderRequest } from "../core/render-request.ts";
 import { FrameworkError, MESSAGES } from "../core/wire-errors.ts";
 import type { FetchLimits, FetchOptions } from "../node/fetch-url.ts";
-import { RegistryClient } from "../node/registry-client.ts";
+import { RegistryClient, type SharedIndexes } from "../node/registry-client.ts";
 import { searchSources } from "../node/registry-search.ts";
 import { builtinFor, type Located, locateReference } from "../node/resolve-reference.ts";
 import { readVersion } from "../node/version.ts";
@@ -59,6 +59,8 @@ export interface Services {
   registries: Map<string, RegistryConfig>;
   /** Starting, ready or draining: GET /api/ready's answer and the drain's connection closing. */
   readiness: Readiness;
+  /** Their indexes, kept across requests for a while (see index-cache.ts); none: fetched each time. */
+  registryIndexes: SharedIndexes | undefined;
 }
 
 export class RequestContext {
@@ -226,8 +228,10 @@ function locate(reference: string, ctx: RequestContext, services: Services): Pro
 function registryClient(ctx: RequestContext, services: Services): RegistryClient {
   return new RegistryClient(services.cwd, {
     registries: services.registries,
-    // the service writes no file, kiln's cache included: each request asks the registry
+    // the service writes no file, kiln's cache included: an item is fetched for each request,
+    // an index at most once per freshness period (kept in memory)
     cache: false,
+    ...(services.registryIndexes === undefined ? {} : { sharedIndexes: services.registryIndexes }),
     fetchOptions: {
       checkTarget: services.checkTarget,
       acquire: services.acquireRegistryFetch,

@@ -43,6 +43,9 @@ export function serverOptions(settings: ServiceSettings): ServerOptions {
     metrics: settings.metrics,
     // JSON for a log collector, text for a person at a terminal, as the common loggers choose
     requestLog: settings.logFormat ?? (process.stdout.isTTY ? "text" : "json"),
+    ...(settings.indexFreshnessMs === undefined
+      ? {}
+      : { indexFreshnessMs: settings.indexFreshnessMs }),
   };
 }
 

@@ -12,6 +12,7 @@ import type { Registry } from "../core/registry.ts";
 import type { RegistryConfig } from "../core/registry-config.ts";
 import {
   DEFAULT_BIND,
+  DEFAULT_INDEX_FRESHNESS_S,
   DEFAULT_PORT,
   DEFAULT_RENDER_CACHE_BYTES,
   type LogFormat,
@@ -34,6 +35,7 @@ import {
   IdleCollector,
   type IdleCollectorOptions,
 } from "./idle-collector.ts";
+import { serviceIndexCache } from "./index-cache.ts";
 import { Readiness } from "./lifecycle.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import {
@@ -91,6 +93,8 @@ export interface ServerOptions {
   render?: Partial<Omit<RenderPoolOptions, "preloadedItems">>;
   /** Bytes kept of answers to repeated render requests (see render-cache.ts); 0: none. */
   renderCacheBytes?: number;
+  /** How long a fetched registry index is used before it is fetched again; 0: not kept. */
+  indexFreshnessMs?: number;
   timeouts?: Partial<ServerTimeouts>;
   /** When the HTTP thread's heap is collected after a burst (see idle-collector.ts). */
   idleCollector?: Partial<IdleCollectorOptions>;
@@ -338,6 +342,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     heavyBodies: new BytesInFlight(),
     registries: options.registries ?? new Map(),
     readiness: options.readiness ?? new Readiness(),
+    registryIndexes: serviceIndexCache(
+      options.indexFreshnessMs ?? DEFAULT_INDEX_FRESHNESS_S * 1000,
+    ),
   };
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;

@@ -318,6 +318,70 @@ describe("a registry's index in the cache", { skip, timeout }, () => {
     ).components.map((entry) => `${entry.name} ${entry.source.version}`);
     assert.deepEqual(versions.sort(), ["a 1.2.0", "b 1.2.0", "c 1.3.0"]);
   });
+
+  it("older than 10 minutes, is used with a warning when the registry does not answer; an answer that is an error is still one", async () => {
+    const cache = tempDir();
+    const dir = project();
+    const text = readFileSync(join(dir, "kiln.toml"), "utf8");
+    // the port comes from a variable: the cache knows a registry by its URL as written
+    write(
+      dir,
+      "kiln.toml",
+      `${text}\n[registries]\n"@acme" = "http://127.0.0.1:\${ACME_PORT}/open/acme/{name}.json"\n`,
+    );
+    const port = nginx.origin.split(":").at(-1) as string;
+    const first = await run(
+      ["add", "@acme/redis", "--name", "a", "--image", "redis:7"],
+      dir,
+      cache,
+      {
+        ACME_PORT: port,
+      },
+    );
+    assert.equal(first.status, 0, first.stderr);
+    // the cached index made an hour old
+    const registries = join(cache, "kiln", "registries");
+    const [key] = readdirSync(registries);
+    const entryPath = join(registries, key as string, "index");
+    const entry = JSON.parse(readFileSync(entryPath, "utf8")) as { fetchedAt: number };
+    writeFileSync(entryPath, JSON.stringify({ ...entry, fetchedAt: Date.now() - 3_600_000 }));
+    const down = await countingServer();
+    down.close();
+    const downPort = down.origin.split(":").at(-1) as string;
+    const stale = await run(
+      ["add", "@acme/redis", "--name", "b", "--image", "redis:7"],
+      dir,
+      cache,
+      {
+        ACME_PORT: downPort,
+      },
+    );
+    assert.equal(stale.status, 0, stale.stderr);
+    assert.match(
+      stale.stderr,
+      /^warning: failed to fetch its index from @acme at http:\/\/127\.0\.0\.1:\*\*\*\/open\/acme\/registry\.json \(the connection was refused \(ECONNREFUSED\)\) - using its index from kiln's cache, fetched 60 minutes ago; its newest versions may have changed since\n/,
+    );
+    assert.match(stale.stdout, /added redis\/b/);
+    // a registry that answers with an error is not down: no cached index stands in for it
+    const answering = await countingServer();
+    try {
+      const refused = await run(
+        ["add", "@acme/redis", "--name", "c", "--image", "redis:7"],
+        dir,
+        cache,
+        {
+          ACME_PORT: answering.origin.split(":").at(-1) as string,
+        },
+      );
+      assert.equal(refused.status, 1);
+      assert.match(
+        refused.stderr,
+        /^error: failed to fetch its index from @acme .*\n {2}HTTP status 404\n$/,
+      );
+    } finally {
+      answering.close();
+    }
+  });
 });
 
 describe("--offline", { skip, timeout }, () => {

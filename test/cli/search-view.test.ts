@@ -386,4 +386,20 @@ describe("kiln list @acme", { skip }, () => {
     assert.equal(badNamespace.status, 2);
     assert.match(badNamespace.stderr, /^error: `@Acme` is not a registry/);
   });
+
+  it("takes --offline as the other registry commands do: the index from kiln's cache, or an error naming what is not cached", async () => {
+    const dir = configured();
+    const cache = { XDG_CACHE_HOME: tempDir() };
+    const online = await run(["list", "@acme"], dir, cache);
+    assert.equal(online.status, 0, online.stderr);
+    const offline = await run(["list", "@acme", "--offline"], dir, cache);
+    assert.equal(offline.status, 0, offline.stderr);
+    assert.equal(offline.stdout, online.stdout);
+    const cold = await run(["list", "@acme", "--offline"], dir);
+    assert.equal(cold.status, 1);
+    assert.match(
+      cold.stderr,
+      /^error: the index of @acme is not in kiln's cache \(.*\) - run without --offline once to fetch it\n$/,
+    );
+  });
 });

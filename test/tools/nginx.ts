@@ -3,9 +3,11 @@
 // It serves one folder three ways: `/open/` to anyone, `/token/` only with
 // `Authorization: Bearer <token>`, `/basic/` only with HTTP basic authentication (a password
 // file made with `openssl passwd -apr1`), and `/away/<path>` answers the bearer token with a redirect
-// to `redirectTo` + `<path>` (another origin, for the header-dropping test). As a load balancer
-// (startLoadBalancer), it proxies /api/ to a set of `kiln serve` replicas and logs, per request,
-// which replicas it tried and what they answered.
+// to `redirectTo` + `<path>` (another origin, for the header-dropping test). With `logRequests`
+// it writes an access log, one `<method> <uri> <status>` line per request, that `requests()`
+// reads (how many times a file was asked for). As a load balancer (startLoadBalancer), it
+// proxies /api/ to a set of `kiln serve` replicas and logs, per request, which replicas it tried
+// and what they answered.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, Socket } from "node:net";
@@ -32,6 +34,8 @@ export function nginxSkip(): string | false {
 export interface TestNginx {
   /** `http://127.0.0.1:<port>` */
   origin: string;
+  /** The requests served so far, `GET /open/r/registry.json 200` (empty without `logRequests`). */
+  requests(): string[];
   stop(): Promise<void>;
 }
 
@@ -45,6 +49,8 @@ export interface NginxOptions {
   password: string;
   /** Where /away/<path> redirects to (an origin, no final `/`). */
   redirectTo?: string;
+  /** Keep an access log for `requests()`. */
+  logRequests?: boolean;
 }
 
 /** A port nobody listens on now (asked of the system, then released). */
@@ -95,7 +101,12 @@ function configText(dir: string, port: number, options: NginxOptions): string {
       return 302 ${options.redirectTo}/$1;
     }`;
   return `${httpPreamble(dir)}
-  access_log off;
+  ${
+    options.logRequests
+      ? `log_format kiln '$request_method $request_uri $status';
+  access_log ${join(dir, "access.log")} kiln;`
+      : "access_log off;"
+  }
   server {
     listen 127.0.0.1:${port};
     location /open/ { alias ${options.root}/; }
@@ -166,6 +177,13 @@ async function runNginx(dir: string, port: number, config: string): Promise<Test
   await waitForPort(port, child, () => stderr);
   return {
     origin: `http://127.0.0.1:${port}`,
+    requests: () => {
+      const log = join(dir, "access.log");
+      if (!existsSync(log)) return [];
+      return readFileSync(log, "utf8")
+        .split("\n")
+        .filter((line) => line !== "");
+    },
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -15,6 +15,7 @@ import {
   sameComponent,
   serializeLock,
 } from "../../core/project/lock-format.ts";
+import { isRegistryReference } from "../../core/registry-config.ts";
 import { lockEntry, readLock, refuseNewerLock } from "../../node/lock-on-disk.ts";
 import { isFolderInsideProject, readProject } from "../../node/project-config.ts";
 import { ProjectFiles } from "../../node/project-files.ts";
@@ -31,7 +32,7 @@ import { fieldValues, labelValues } from "../fields.ts";
 import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { ComponentRenderer } from "../render-component.ts";
+import { ComponentRenderer, startWorkerEarly } from "../render-component.ts";
 import { doneCounts, reportDryRun, reportSteps } from "../report.ts";
 import {
   componentAddress,
@@ -76,6 +77,8 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const fields = fieldValues(parsed);
   const labels = labelValues(parsed);
 
+  // a registry's item renders in the worker: it starts while the project and the item are read
+  if (isRegistryReference(reference)) startWorkerEarly();
   const cwd = process.cwd();
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
   recoverInterruptedRun(cwd, output);
@@ -98,7 +101,11 @@ export async function run(argv: string[], output: Output): Promise<number> {
   // built-ins render here; items from files and URLs in a worker, within time and memory limits
   // a registry's item is checked against the digest the lock records for its version; the
   // item's dependencies the project lacks render with it, for the same write
-  const renderer = new ComponentRenderer(cwd, { lock });
+  const renderer = new ComponentRenderer(cwd, {
+    lock,
+    // an unpinned add whose registry does not answer takes the index kiln's cache holds
+    warn: (message) => output.warning(message),
+  });
   let plan: DependencyPlan<RenderedComponent>;
   try {
     plan = await renderWithDependencies(

@@ -27,7 +27,9 @@ async function listRegistry(namespace: string, json: boolean, output: Output): P
   const { findProjectRoot } = await import("../project-root.ts");
   const { printResults } = await import("./search.ts");
   const cwd = process.cwd();
-  const client = new RegistryClient(findProjectRoot(cwd) ?? cwd);
+  const client = new RegistryClient(findProjectRoot(cwd) ?? cwd, {
+    warn: (message) => output.warning(message),
+  });
   const results = await registryResults(client, namespace);
   if (json) output.line(JSON.stringify({ items: results.map(searchResult) }, null, 2));
   else printResults(results, output);

@@ -62,7 +62,10 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed, args } = parseCommand(argv, SEARCH);
   const query = args[0] ?? "";
   const registry = stringOption(parsed, "registry");
-  const client = new RegistryClient(process.cwd());
+  // a registry that does not answer is searched in the index kiln's cache holds, with a warning
+  const client = new RegistryClient(process.cwd(), {
+    warn: (message) => output.warning(message),
+  });
   const answer = await searchSources(client, query, registry);
   reportFailures(answer, output);
   if (flag(parsed, "json")) {

@@ -145,6 +145,10 @@ export function serviceSettings(
   if (cache !== undefined) {
     settings.renderCacheBytes = integer("render cache", cache, 0, 4096) * 1024 * 1024;
   }
+  const freshness = read("index-freshness");
+  if (freshness !== undefined) {
+    settings.indexFreshnessMs = integer("index freshness", freshness, 0, 86_400) * 1000;
+  }
   const configFile = stringOption(parsed, "config");
   if (configFile !== undefined) settings.configFile = resolve(configFile);
   const workers = read("workers");

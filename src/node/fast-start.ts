@@ -7,8 +7,16 @@
 // halves the module's compile time; each function is still validated before it first runs,
 // and the module is MiniJinja's own binary from node_modules, never user input).
 // The flags are read when the module is compiled, which happens at the first render, so
-// commands set them before rendering. `kiln serve` does not: a long-running server wants the
-// optimised code.
+// commands set them before the engine is loaded (src/node/builtin-renderer.ts), and the CLI's
+// render worker sets them itself as it starts (src/sandbox/render-worker.ts). `kiln serve`
+// does not: a long-running server wants the optimised code.
+//
+// Not before a worker starts: flags changed at run time change V8's flag hash, and V8 then
+// rejects every code cache made under the old one - also the one Node compiles its own modules
+// from in a new worker thread, which then compiles them from source: about 30 ms more CPU for
+// each worker started after the change (measured: a pool's start and one render of a registry
+// item, 117 ms of CPU with the flags set before the worker started, 75 ms with the worker
+// setting them after its start, 87 ms with no flags).
 import { setFlagsFromString } from "node:v8";
 
 let done = false;
