@@ -32,6 +32,7 @@ import type { RenderPool } from "../sandbox/render-pool.ts";
 import { isJsonContentType, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { type BytesInFlight, declaredLength, holdHeavy, LARGE_BODY_BYTES } from "./heavy-bodies.ts";
+import { type PackagedKilnItems, packagedItemFor } from "./packaged-kiln-items.ts";
 import { RenderCache, renderReply } from "./render-cache.ts";
 import { constant, JSON_TYPE, json, type Reply, text } from "./reply.ts";
 
@@ -54,6 +55,8 @@ export interface Services {
   heavyBodies: BytesInFlight;
   /** The service's own registries (`kiln serve --config`), never a caller's. */
   registries: Map<string, RegistryConfig>;
+  /** `@kiln`'s packaged items, preloaded in the render workers like the built-ins. */
+  packagedKiln: PackagedKilnItems;
 }
 
 export class RequestContext {
@@ -198,9 +201,13 @@ function requiredQuery(query: URLSearchParams, key: string): string {
  */
 function locate(reference: string, ctx: RequestContext, services: Services): Promise<Located> {
   if (isRegistryReference(reference)) {
+    // one of `@kiln`'s packaged items, byte for byte, is the preloaded (trusted) one
     return registryClient(ctx, services)
       .itemBytes(reference)
-      .then(({ bytes }) => ({ bytes, origin: reference }), forTheService);
+      .then(({ bytes, source }): Located => {
+        const item = packagedItemFor(source, services.packagedKiln);
+        return item ? { item } : { bytes, origin: reference };
+      }, forTheService);
   }
   return locateReference(reference, {
     registry: services.catalogue.registry(),

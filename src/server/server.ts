@@ -38,6 +38,7 @@ import {
   type OutboundLimits,
   refuseOwnAddress,
 } from "./outbound.ts";
+import { readPackagedKilnItems } from "./packaged-kiln-items.ts";
 import { RenderCache } from "./render-cache.ts";
 import { empty, type Reply } from "./reply.ts";
 import { matchRoute } from "./routes.ts";
@@ -244,7 +245,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   } catch (error) {
     log(`kiln: warning: ${errorMessage(error)}`);
   }
-  const pool = new RenderPool({ ...DEFAULT_POOL_OPTIONS, ...options.render, preloadedItems });
+  const packagedKiln = readPackagedKilnItems(log);
+  const pool = new RenderPool({
+    ...DEFAULT_POOL_OPTIONS,
+    ...options.render,
+    preloadedItems,
+    packagedItems: [...packagedKiln.values()],
+  });
   const renderCache = new RenderCache({
     maxBytes: options.renderCacheBytes ?? DEFAULT_RENDER_CACHE_BYTES,
   });
@@ -261,6 +268,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     heavyBodies: new BytesInFlight(),
     registries: options.registries ?? new Map(),
+    packagedKiln,
   };
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;
