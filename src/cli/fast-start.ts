@@ -6,16 +6,21 @@
 // their first call, it need not validate all of them up front either (--wasm-lazy-validation
 // halves the module's compile time; each function is still validated before it first runs,
 // and the module is MiniJinja's own binary from node_modules, never user input).
-// The flags are read when the module is compiled, which happens at the first render, so
-// commands set them before rendering. `kiln serve` does not: a long-running server wants the
-// optimised code.
-import { setFlagsFromString } from "node:v8";
+// The flags are read when the module is compiled, which happens at the first render that needs
+// the engine, so commands set them just before the engine (or the worker, which inherits them)
+// is loaded: a run that renders only built-ins on the compiled path never loads the engine, and
+// never loads node:v8 either (about 2 ms of `kiln add`, for the heap and serialisation modules it
+// brings). `kiln serve` does not set them: a long-running server wants the optimised code.
+import { createRequire } from "node:module";
 
 let done = false;
 
 export function preferFastStart(): void {
   if (done) return;
   done = true;
+  const { setFlagsFromString } = createRequire(import.meta.url)(
+    "node:v8",
+  ) as typeof import("node:v8");
   setFlagsFromString("--liftoff-only");
   setFlagsFromString("--wasm-lazy-validation");
 }

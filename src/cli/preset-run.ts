@@ -21,7 +21,6 @@ import {
 import { builtinPreset, loadPreset } from "../node/builtin-presets.ts";
 import { isUrl } from "../node/fetch-url.ts";
 import { type PresetDependencies, presetDependencies } from "./add-dependencies.ts";
-import { preferFastStart } from "./fast-start.ts";
 import { ComponentRenderer, RenderStopped, type ResolvedRender } from "./render-component.ts";
 
 /**
@@ -103,7 +102,6 @@ async function withPreset<T>(
   ) => Promise<T>,
 ): Promise<{ preset: Preset; rendered: T }> {
   const preset = await loadPreset(reference, { cwd });
-  preferFastStart();
   const renderer = new ComponentRenderer(cwd);
   try {
     const options = {

@@ -297,8 +297,7 @@ export class ComponentRenderer {
 
   /** A built-in item, in this thread. */
   renderBuiltin(item: RegistryItem, input: RenderInput): RenderResult {
-    preferFastStart();
-    this.engine ??= builtinRenderer();
+    this.engine ??= builtinRenderer(preferFastStart);
     return renderItem(this.engine, item, input);
   }
 

@@ -11,11 +11,19 @@ export function engineForced(): boolean {
   return process.env.KILN_ENGINE === "sandbox";
 }
 
-/** A renderer for trusted (built-in) renders: compiled where it can be, the engine otherwise. */
-export function builtinRenderer(): TemplateRenderer {
-  if (engineForced()) return new TemplateEngine();
+/**
+ * A renderer for trusted (built-in) renders: compiled where it can be, the engine otherwise.
+ * `beforeEngine` runs once, just before the engine is loaded (the CLI sets V8's start-up flags
+ * for it then).
+ */
+export function builtinRenderer(beforeEngine: () => void = () => undefined): TemplateRenderer {
+  if (engineForced()) {
+    beforeEngine();
+    return new TemplateEngine();
+  }
   let engine: TemplateEngine | undefined;
   const loaded = () => {
+    if (engine === undefined) beforeEngine();
     engine ??= new TemplateEngine();
     return engine;
   };
