@@ -30,11 +30,7 @@ import { builtinRegistry } from "../node/builtin-registry.ts";
 import { builtinRenderer } from "../node/builtin-renderer.ts";
 import { isUrl } from "../node/fetch-url.ts";
 import { isPackagedKilnSource } from "../node/packaged-kiln.ts";
-import {
-  RegistryClient,
-  type RegistryResolution,
-  recordedDigests,
-} from "../node/registry-client.ts";
+import type { RegistryClient, RegistryResolution } from "../node/registry-client.ts";
 import { builtinFor, resolveReference } from "../node/resolve-reference.ts";
 import { DEFAULT_ENGINE_LIMITS } from "../node/template-engine.ts";
 import type { RenderPool, RenderPoolOptions } from "../sandbox/render-pool.ts";
@@ -155,7 +151,7 @@ export class ComponentRenderer {
   /** Built-ins' renderer: compiled templates, the engine loaded only when one needs it. */
   private engine: TemplateRenderer | undefined;
   private pool: Promise<RenderPool> | undefined;
-  private registryClient: RegistryClient | undefined;
+  private registryClient: Promise<RegistryClient> | undefined;
   /** The run's URL references: each fetched once, all within the run's bounds. */
   readonly fetches = new RunFetches();
 
@@ -164,11 +160,16 @@ export class ComponentRenderer {
     this.options = options;
   }
 
-  /** The run's namespaced registries (`@acme/redis`), read when a reference first names one. */
-  get registries(): RegistryClient {
-    this.registryClient ??= new RegistryClient(this.cwd, {
-      digests: recordedDigests(this.options.lock),
-    });
+  /**
+   * The run's namespaced registries (`@acme/redis`): the client, with what it brings (fetching,
+   * the cache, the user's configuration), is loaded when a reference first names one, so a run
+   * of built-ins never loads it.
+   */
+  registries(): Promise<RegistryClient> {
+    this.registryClient ??= import("../node/registry-client.ts").then(
+      ({ RegistryClient, recordedDigests }) =>
+        new RegistryClient(this.cwd, { digests: recordedDigests(this.options.lock) }),
+    );
     return this.registryClient;
   }
 
@@ -228,7 +229,7 @@ export class ComponentRenderer {
    * byte for byte, is marked trusted, to render in this thread on the compiled path.
    */
   async resolveRegistryItem(reference: string): Promise<RegistryResolution> {
-    const resolution = await this.registries.resolve(reference);
+    const resolution = await (await this.registries()).resolve(reference);
     if (isPackagedKilnSource(resolution.source)) trustAsCatalogueItem(resolution.item);
     return resolution;
   }

@@ -100,7 +100,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     const builtinItem = renderer.builtin(reference);
     const item = builtinItem ?? (await renderer.item(reference));
     const version = isRegistryReference(reference)
-      ? (await renderer.registries.resolve(reference)).source.version
+      ? (await renderer.resolveRegistryItem(reference)).source.version
       : null;
     const fields = fieldViews(item);
     const files = item.files.map((file) => file.path);
