@@ -23,7 +23,8 @@ export function help(): string {
 (@kiln/aws-server, @acme/redis, @acme/redis@1.2.0), a URL or a registry-item JSON file. Prints
 the item's fields, the paths of the files it writes, and those files rendered with the item's
 own examples and defaults, named after the item, in namespace \`${DEFAULT_NAMESPACE}\`. An item
-that is not built-in renders in kiln's sandbox, as \`kiln add\` renders it.`,
+that is neither built-in nor one of @kiln's as the package ships it renders in kiln's sandbox,
+as \`kiln add\` renders it.`,
     examples: [
       "kiln view k8s/deployment",
       "kiln view @kiln/aws-server",
