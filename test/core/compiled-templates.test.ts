@@ -10,7 +10,9 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import {
+  COMPILED_KILN_TEMPLATES_PATH,
   COMPILED_TEMPLATES_PATH,
+  compiledKilnTemplatesModule,
   compiledTemplatesModule,
   compileTemplate,
   PACKAGED_KILN_DIGESTS_PATH,
@@ -99,6 +101,10 @@ function exampleInput(item: RegistryItem): RenderInput {
 describe("the compiled templates", () => {
   test("the generated module is current (run `npm run templates` after changing a template)", async () => {
     assert.equal(readFileSync(COMPILED_TEMPLATES_PATH, "utf8"), await compiledTemplatesModule());
+    assert.equal(
+      readFileSync(COMPILED_KILN_TEMPLATES_PATH, "utf8"),
+      await compiledKilnTemplatesModule(),
+    );
   });
 
   test("the packaged @kiln digests are current (run `npm run templates` after changing registries/kiln)", () => {
@@ -106,9 +112,11 @@ describe("the compiled templates", () => {
     assert.ok(kilnItems.length >= 6, `${kilnItems.length} @kiln items`);
   });
 
-  test("every built-in's and every @kiln item's templates are compiled", () => {
-    const module = readFileSync(COMPILED_TEMPLATES_PATH, "utf8");
+  test("every built-in's and every @kiln item's templates are compiled, each set in its own module", () => {
+    const builtins = readFileSync(COMPILED_TEMPLATES_PATH, "utf8");
+    const kiln = readFileSync(COMPILED_KILN_TEMPLATES_PATH, "utf8");
     for (const item of items) {
+      const module = kilnItems.includes(item) ? kiln : builtins;
       for (const { source } of templatesOf(item)) {
         assert.ok(module.includes(`templates.set(${JSON.stringify(source)}, `), referenceOf(item));
       }
@@ -132,8 +140,10 @@ describe("the compiled templates", () => {
   });
 
   test("the generated code holds template text only as string literals and never evaluates", () => {
-    const module = readFileSync(COMPILED_TEMPLATES_PATH, "utf8");
-    assert.equal(/\beval\b|new Function|Function\(|require\(|import\(/.test(module), false);
+    for (const path of [COMPILED_TEMPLATES_PATH, COMPILED_KILN_TEMPLATES_PATH]) {
+      const module = readFileSync(path, "utf8");
+      assert.equal(/\beval\b|new Function|Function\(|require\(|import\(/.test(module), false);
+    }
   });
 });
 
