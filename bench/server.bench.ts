@@ -20,8 +20,10 @@
 // BENCH_INVENTORY_REPEATS sequential requests), the inventory's render time from 100 to 50,000
 // hosts (a second service with limits raised so 50,000 hosts fit: body, fuel, deadline,
 // engine memory; the defaults stay as they are for the goal above), the longest event-loop
-// delay of the thread that serves HTTP while all of this ran, and its resident memory after a
-// quiet period against before the benchmark. The service reports the last two itself when
+// delay of the thread that serves HTTP while all of this ran, its resident memory at start
+// against the same service with KILN_ENGINE=sandbox (every render in the engine, as before the
+// compiled templates), and its resident memory after a quiet period against before the
+// benchmark. The service reports the last two itself when
 // started with KILN_DIAGNOSTICS=1 (src/server/diagnostics.ts: one line on stderr per SIGUSR2),
 // so the API has nothing extra for them.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -78,11 +80,16 @@ interface Started {
   diagnostics: () => Promise<DiagnosticsReport>;
 }
 
-async function start(args: string[], diagnose = false): Promise<Started> {
+async function start(
+  args: string[],
+  diagnose = false,
+  extraEnv: Record<string, string> = {},
+): Promise<Started> {
+  const env = { ...process.env, ...extraEnv };
   const child = spawn(process.execPath, args, {
     cwd: REPO,
     stdio: ["ignore", "pipe", diagnose ? "pipe" : "inherit"],
-    env: diagnose ? { ...process.env, [DIAGNOSTICS_ENV]: "1" } : process.env,
+    env: diagnose ? { ...env, [DIAGNOSTICS_ENV]: "1" } : env,
   });
   const waiting: ((report: DiagnosticsReport) => void)[] = [];
   if (diagnose) {
@@ -244,6 +251,19 @@ const QUIET_MS = Number(process.env.BENCH_QUIET_MS ?? 12_000);
 await sleep(1_000);
 const before = await kiln.diagnostics();
 await ceiling.diagnostics(); // its histogram, too, starts now
+// The same service rendering everything in the engine (KILN_ENGINE=sandbox), as every service
+// did before the compiled templates: its resident memory at start, after the same settle, is
+// what the service's own must not exceed. Stopped at once, before any load.
+const engineOnly = await start(
+  FROM_SOURCE
+    ? ["--import", "tsx", "src/main.ts", "serve", "--port", "0"]
+    : [compiled, "serve", "--port", "0"],
+  true,
+  { KILN_ENGINE: "sandbox" },
+);
+await sleep(1_000);
+const engineOnlyAtStart = await engineOnly.diagnostics();
+engineOnly.child.kill("SIGTERM");
 
 const scratch = mkdtempSync(join(tmpdir(), "kiln-bench-"));
 const sameBytes = new Map<string, Started>();
@@ -468,6 +488,11 @@ try {
   const quiet = await kiln.diagnostics();
   const grown = quiet.rssBytes / before.rssBytes;
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+  goals.push([
+    "RSS at start no larger than the engine-only service's (KILN_ENGINE=sandbox, as before the compiled templates)",
+    `${mib(before.rssBytes)} (engine-only: ${mib(engineOnlyAtStart.rssBytes)})`,
+    before.rssBytes <= engineOnlyAtStart.rssBytes,
+  ]);
   goals.push([
     `RSS after the benchmark and ${QUIET_MS / 1000} s quiet within ${MEMORY_GOAL}x of before`,
     `${mib(before.rssBytes)} -> ${mib(during.rssBytes)} (end of load) -> ${mib(quiet.rssBytes)}: ${grown.toFixed(2)}x`,
