@@ -15,7 +15,7 @@
 // and the ratio is taken within that pair; the table shows medians over the rounds.
 // Bounded: 2 x BENCH_SECONDS per target and round, plus a short warm-up.
 //
-// Then issue 14's goals, each printed with its measure and PASS or MISS: unique deployment
+// Then the goals, each printed with its measure and PASS or MISS: unique deployment
 // renders (ratio and p99, from the table), a 10,000-host inventory through the API (median of
 // BENCH_INVENTORY_REPEATS sequential requests), the inventory's render time from 100 to 50,000
 // hosts (a second service with limits raised so 50,000 hosts fit: body, fuel, deadline,
@@ -183,6 +183,8 @@ const UNIQUE_GOAL = 0.5;
 const UNIQUE_P99_MS = 5;
 const INVENTORY_API = "inventory of 10,000 hosts through the API";
 const INVENTORY_GOAL_MS = 150;
+/** The stricter goal once built-ins render from templates compiled ahead of time. */
+const COMPILED_INVENTORY_GOAL_MS = 60;
 const INVENTORY_REPEATS = Number(process.env.BENCH_INVENTORY_REPEATS ?? 7);
 /** Renders of a 2,000-host inventory that warm the curve's service up before it is measured. */
 const CURVE_WARM_UP = 20;
@@ -195,8 +197,8 @@ const MEMORY_GOAL = 1.2;
  * The service for the inventory curve: the compiled service (argv[1]) with the limits raised
  * so that 50,000 hosts fit (a 4 MB body, about 9 M fuel), and its diagnostics on.
  */
-const CURVE_SERVICE = `import(require("node:url").pathToFileURL(process.argv[1]).href.replace(/main\\.js$/, "server.js")).then(async ({ startServer }) => {
-  const { startDiagnostics } = await import(require("node:url").pathToFileURL(process.argv[1]).href.replace(/main\\.js$/, "diagnostics.js"));
+const CURVE_SERVICE = `import(require("node:url").pathToFileURL(process.argv[1]).href.replace(/cli\\/main\\.js$/, "server/server.js")).then(async ({ startServer }) => {
+  const { startDiagnostics } = await import(require("node:url").pathToFileURL(process.argv[1]).href.replace(/cli\\/main\\.js$/, "server/diagnostics.js"));
   const server = await startServer({ port: 0, maxBodyBytes: 16 * 1024 * 1024, render: { fuel: 2 ** 31, deadlineMs: 60_000, engineMemoryBytes: 512 * 1024 * 1024, heapMb: 512, recycleBytes: 1024 * 1024 * 1024 } });
   console.log("curve service listening on " + server.url);
   startDiagnostics(process.env, (line) => process.stderr.write(line));
@@ -406,7 +408,7 @@ try {
     );
   }
 
-  // Issue 14's goals.
+  // The goals (a 10,000-host inventory has two: 150 ms, and 60 ms with the compiled path).
   const goals: [goal: string, measured: string, met: boolean | undefined][] = [];
   const unique = rows.find(([name]) => name === UNIQUE_DEPLOYMENTS);
   if (unique) {
@@ -428,6 +430,11 @@ try {
       `${INVENTORY_API} <= ${INVENTORY_GOAL_MS} ms`,
       `${ms.toFixed(0)} ms (median of ${INVENTORY_REPEATS})`,
       ms <= INVENTORY_GOAL_MS,
+    ]);
+    goals.push([
+      `${INVENTORY_API} <= ${COMPILED_INVENTORY_GOAL_MS} ms (the goal with built-ins compiled ahead of time)`,
+      `${ms.toFixed(0)} ms (median of ${INVENTORY_REPEATS})`,
+      ms <= COMPILED_INVENTORY_GOAL_MS,
     ]);
   }
   // The HTTP thread's longest delay over everything above, on the service the goals are for.
@@ -498,7 +505,7 @@ try {
     `${mib(before.rssBytes)} -> ${mib(during.rssBytes)} (end of load) -> ${mib(quiet.rssBytes)}: ${grown.toFixed(2)}x`,
     grown <= MEMORY_GOAL,
   ]);
-  console.log("\n| goal (issue 14) | measured | verdict |");
+  console.log("\n| goal | measured | verdict |");
   console.log("|---|---|---|");
   for (const [goal, measured, met] of goals)
     console.log(
