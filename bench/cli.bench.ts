@@ -20,7 +20,10 @@
 // - `add @acme/redis` of a registry's item with kiln's cache warm (the registry served by a
 //   server of this script, closed before the timed runs: a run that asked the network would
 //   fail) <= 1.1x `add k8s/deployment`: that row's ratio is to the built-in add, not to
-//   `node -e 0`.
+//   `node -e 0`;
+// - `add @kiln/aws-server`, one of the @kiln items shipped in the package, rendered on the
+//   compiled path in kiln's own thread: reported beside the built-in add (its ratio is to that
+//   row), with no goal of its own.
 //
 // The runs are interleaved (one of each case per round), so a burst of load on the machine
 // hits all cases alike instead of skewing one of them. Bounded: at most KILN_BENCH_ROUNDS
@@ -214,6 +217,22 @@ const cases: Case[] = [
     prepare: () => project,
   },
   {
+    label: "kiln add @kiln/aws-server",
+    args: [
+      BIN,
+      "add",
+      "@kiln/aws-server",
+      "--name",
+      "web",
+      "--set",
+      "region=eu-central-1",
+      "--set",
+      "size=t3.micro",
+      "--force",
+    ],
+    prepare: () => project,
+  },
+  {
     label: "kiln add @acme/redis (warm cache)",
     args: REGISTRY_ADD,
     env: benchEnv,
@@ -336,6 +355,7 @@ const goals: Record<string, { ratio: number; covers?: string }[]> = {
 /** The rows measured against another row than `node -e 0`. */
 const baseOf: Record<string, string> = {
   "kiln add @acme/redis (warm cache)": "kiln add k8s/deployment",
+  "kiln add @kiln/aws-server": "kiln add k8s/deployment",
 };
 console.log(`\n${rounds} runs each, median wall-clock time, node ${process.version}\n`);
 console.log("| command | median | ratio | CPU (user+sys) | CPU ratio | goal | |");

@@ -1,7 +1,13 @@
 // Compiles the built-in components' templates (file bodies and output paths) ahead of time into
 // src/core/registry/compiled-templates.cjs: one plain JavaScript function per template over the
 // render context, calling kiln's filters and src/core/template-runtime.ts directly, so a CLI run
-// renders built-ins without loading the WASM engine. The generator parses each template into a
+// renders built-ins without loading the WASM engine. The items of `@kiln` (registries/kiln/,
+// every item its registry.json lists, read as `kiln registry build` reads it) ship inside the
+// package too and are compiled the same way, into compiled-kiln-templates.cjs beside it (a
+// file of its own, so that a run of built-ins does not parse them); the digest of each one's
+// published file goes into src/core/registry/packaged-kiln-digests.json, so that only those
+// exact bytes, read from the package, are trusted to render on the compiled path
+// (src/node/packaged-kiln.ts). The generator parses each template into a
 // tree and writes code from it; every piece of template text reaches the code as a string
 // literal written by JSON.stringify, so the generated code never evaluates template text or
 // values. It supports what the catalogue uses and refuses anything else here, at build time,
@@ -10,13 +16,36 @@
 // Hand-written: no library parses Jinja into a tree that keeps MiniJinja's whitespace control
 // and scoping (the engine parses inside WASM and exposes no tree).
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { referenceOf } from "../src/core/item.ts";
+import { type RegistryItem, referenceOf } from "../src/core/item.ts";
 import { BUILTIN_REGISTRY_DIR, builtinRegistry } from "../src/node/builtin-registry.ts";
+import {
+  COMPILED_KILN_TEMPLATES_FILE,
+  COMPILED_TEMPLATES_FILE,
+} from "../src/node/node-libraries.ts";
+import { PACKAGED_KILN_DIGESTS_FILE } from "../src/node/packaged-kiln.ts";
+import { itemDigest, readRegistrySource } from "../src/node/registry-build.ts";
 
 /** Where the generated module lives (beside the catalogue it was compiled from). */
-export const COMPILED_TEMPLATES_PATH = join(BUILTIN_REGISTRY_DIR, "compiled-templates.cjs");
+export const COMPILED_TEMPLATES_PATH = join(BUILTIN_REGISTRY_DIR, COMPILED_TEMPLATES_FILE);
+
+/** Where `@kiln`'s compiled templates live, beside the built-ins'. */
+export const COMPILED_KILN_TEMPLATES_PATH = join(
+  BUILTIN_REGISTRY_DIR,
+  COMPILED_KILN_TEMPLATES_FILE,
+);
+
+/** Where the digests of `@kiln`'s published item files go (beside the compiled templates). */
+export const PACKAGED_KILN_DIGESTS_PATH = join(BUILTIN_REGISTRY_DIR, PACKAGED_KILN_DIGESTS_FILE);
+
+/** The source folder of `@kiln`, kiln's own registry (built into dist/registries/kiln/). */
+export const KILN_REGISTRY_SOURCE = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "registries",
+  "kiln",
+);
 
 /** Rust's whitespace (MiniJinja's `-` whitespace control) at a text's end or start. */
 const TRAILING_SPACE =
@@ -187,6 +216,7 @@ type Expr =
   | { type: "map"; entries: [string, Expr][] }
   | { type: "attr"; target: Expr; name: string; line: number }
   | { type: "slice"; target: Expr; start: number | undefined; stop: number | undefined }
+  | { type: "index"; target: Expr; key: Expr; line: number }
   | { type: "call"; callee: string; args: Expr[]; line: number }
   | { type: "filter"; target: Expr; name: string; args: Expr[]; line: number }
   | { type: "test"; target: Expr; name: string; negated: boolean; line: number }
@@ -502,6 +532,17 @@ class Parser {
     return args;
   }
 
+  /** After `[`: a slice (`[:4]`, `[-3:]`, `[1:2]`) rather than an index (`[key]`, `[0]`)? */
+  private isSliceAhead(): boolean {
+    let offset = 0;
+    if (this.isOp(":")) return true;
+    const sign = this.peek(offset);
+    if (sign?.kind === "op" && sign.value === "-") offset++;
+    if (this.peek(offset)?.kind !== "number") return false;
+    const after = this.peek(offset + 1);
+    return after?.kind === "op" && after.value === ":";
+  }
+
   private postfix(start: Expr): Expr {
     let value = start;
     for (;;) {
@@ -523,6 +564,12 @@ class Parser {
           this.at++;
           return sign * Number(token.value);
         };
+        if (!this.isSliceAhead()) {
+          const key = this.expression();
+          this.expectOp("]");
+          value = { type: "index", target: value, key, line };
+          continue;
+        }
         const start = bound();
         if (!this.isOp(":")) this.fail("an index (only constant slices are supported)");
         this.at++;
@@ -799,6 +846,8 @@ class Generator {
         }
         return `rt.attribute(${this.expr(expr.target, frames)}, ${JSON.stringify(expr.name)})`;
       }
+      case "index":
+        return `rt.item(${this.expr(expr.target, frames)}, ${this.expr(expr.key, frames)})`;
       case "slice":
         return `rt.slice(${this.expr(expr.target, frames)}, ${expr.start ?? "undefined"}, ${expr.stop ?? "undefined"})`;
       case "call": {
@@ -858,12 +907,37 @@ export function compileTemplate(
   return `function (ctx) {\n${new Generator(name).template(nodes)}}`;
 }
 
-/** The module's text: every built-in template (each distinct source once), keyed by source. */
-export async function compiledTemplatesModule(): Promise<string> {
+/** `@kiln`'s items as its build publishes them: each with its pinned reference and digest. */
+export function packagedKilnItems(): { pinned: string; digest: string; item: RegistryItem }[] {
+  return readRegistrySource(KILN_REGISTRY_SOURCE, "registries/kiln").items.map(
+    ({ item, version, text }) => ({
+      pinned: `@kiln/${item.name}@${version}`,
+      digest: itemDigest(text),
+      item,
+    }),
+  );
+}
+
+/**
+ * The text of packaged-kiln-digests.json: each `@kiln` item's pinned reference and the digest
+ * of its published file, in reference order.
+ */
+export function packagedKilnDigestsText(): string {
+  const entries = packagedKilnItems()
+    .map(({ pinned, digest }) => [pinned, digest] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `${JSON.stringify(Object.fromEntries(entries), null, 2)}\n`;
+}
+
+/** The items whose templates one generated module holds, each with the name its errors use. */
+type NamedItems = readonly { label: string; item: RegistryItem }[];
+
+/** A generated module's text: every template of `named` (each distinct source once), by source. */
+async function templatesModule(named: NamedItems, whose: string): Promise<string> {
   const { KILN_FILTERS } = await import("../src/core/filters.ts");
   const kilnFilters = new Set(Object.keys(KILN_FILTERS));
   const compiled = new Map<string, string>();
-  for (const item of builtinRegistry().items) {
+  for (const { label, item } of named) {
     item.files.forEach((file, index) => {
       for (const [part, source] of [
         ["path", file.path],
@@ -872,7 +946,7 @@ export async function compiledTemplatesModule(): Promise<string> {
         if (compiled.has(source)) continue;
         compiled.set(
           source,
-          compileTemplate(source, `${referenceOf(item)} files[${index}].${part}`, kilnFilters),
+          compileTemplate(source, `${label} files[${index}].${part}`, kilnFilters),
         );
       }
     });
@@ -880,7 +954,7 @@ export async function compiledTemplatesModule(): Promise<string> {
   const entries = [...compiled].map(
     ([source, code]) => `templates.set(${JSON.stringify(source)}, ${code});`,
   );
-  return `// Generated by scripts/compile-templates.ts (npm run templates) from the built-in components'
+  return `// Generated by scripts/compile-templates.ts (npm run templates) from ${whose}
 // templates; do not edit. See src/core/template-runtime.ts. Exports a function of the runtime
 // helpers that returns the compiled templates, keyed by their exact source text.
 "use strict";
@@ -892,7 +966,23 @@ return templates;
 `;
 }
 
+/** The built-ins' module: every built-in template, keyed by source. */
+export function compiledTemplatesModule(): Promise<string> {
+  const named = builtinRegistry().items.map((item) => ({ label: referenceOf(item), item }));
+  return templatesModule(named, "the built-in components'");
+}
+
+/** `@kiln`'s module: every template of its packaged items, keyed by source. */
+export function compiledKilnTemplatesModule(): Promise<string> {
+  const named = packagedKilnItems().map(({ pinned, item }) => ({ label: pinned, item }));
+  return templatesModule(named, "@kiln's (registries/kiln/)");
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(COMPILED_TEMPLATES_PATH, await compiledTemplatesModule());
-  console.log(`wrote ${COMPILED_TEMPLATES_PATH}`);
+  writeFileSync(COMPILED_KILN_TEMPLATES_PATH, await compiledKilnTemplatesModule());
+  writeFileSync(PACKAGED_KILN_DIGESTS_PATH, packagedKilnDigestsText());
+  console.log(
+    `wrote ${COMPILED_TEMPLATES_PATH}, ${COMPILED_KILN_TEMPLATES_PATH} and ${PACKAGED_KILN_DIGESTS_PATH}`,
+  );
 }

@@ -62,7 +62,7 @@ export async function newerVersionOf(
   if (source.type !== "registry") return undefined;
   let newest: string;
   try {
-    newest = await renderer.registries.newestVersion(source.registry, source.item);
+    newest = await (await renderer.registries()).newestVersion(source.registry, source.item);
   } catch {
     return undefined;
   }

@@ -1,7 +1,9 @@
 // Where the CLI renders a component. Built-in components (kiln's own templates) render here, in
 // this thread, exactly as before: their start-up time is what `kiln add` is measured by, so
-// nothing of the following is loaded for them. Anything else - a registry item from a file or
-// a URL, which anyone may have written - renders in a worker thread with a wall-clock deadline
+// nothing of the following is loaded for them. So do the items of `@kiln` shipped in this
+// package, byte for byte (src/node/packaged-kiln.ts decides by where the bytes came from and
+// their digest): they are kiln's own templates too. Anything else - a registry item from a file,
+// a URL or a registry, which anyone may have written - renders in a worker thread with a wall-clock deadline
 // and a heap limit, because the engine's fuel does not count everything a template can make it
 // do (a filter's argument is converted into JS objects outside any fuel count: a list doubled
 // 30 times and passed to `yaml` ran for 90 s and 4 GB). Only a separate thread can be stopped
@@ -15,14 +17,20 @@ import type { DependencyRequest } from "../core/dependencies.ts";
 import { errorMessage, KilnError } from "../core/errors.ts";
 import { type RegistryItem, referenceOf } from "../core/item.ts";
 import type { Lock, LockedComponent, RegistryLockSource } from "../core/project/lock-format.ts";
-import { isRegistryReference, registryReferenceText } from "../core/registry-config.ts";
+import { isCatalogueItem, trustAsCatalogueItem } from "../core/registry.ts";
+import {
+  isRegistryReference,
+  KILN_NAMESPACE,
+  registryReferenceText,
+} from "../core/registry-config.ts";
 import { type RenderResult, renderItem, type TemplateRenderer } from "../core/render-item.ts";
 import { FIELD_SHORTCUTS } from "../core/shortcuts.ts";
 import { undeclaredFieldWarnings } from "../core/validate.ts";
 import { builtinRegistry } from "../node/builtin-registry.ts";
 import { builtinRenderer } from "../node/builtin-renderer.ts";
 import { isUrl } from "../node/fetch-url.ts";
-import { RegistryClient, recordedDigests } from "../node/registry-client.ts";
+import { isPackagedKilnSource } from "../node/packaged-kiln.ts";
+import type { RegistryClient, RegistryResolution } from "../node/registry-client.ts";
 import { builtinFor, resolveReference } from "../node/resolve-reference.ts";
 import { DEFAULT_ENGINE_LIMITS } from "../node/template-engine.ts";
 import type { RenderPool, RenderPoolOptions } from "../sandbox/render-pool.ts";
@@ -165,7 +173,7 @@ export class ComponentRenderer {
   /** Built-ins' renderer: compiled templates, the engine loaded only when one needs it. */
   private engine: TemplateRenderer | undefined;
   private pool: Promise<RenderPool> | undefined;
-  private registryClient: RegistryClient | undefined;
+  private registryClient: Promise<RegistryClient> | undefined;
   /** The run's URL references: each fetched once, all within the run's bounds. */
   readonly fetches = new RunFetches();
 
@@ -174,12 +182,19 @@ export class ComponentRenderer {
     this.options = options;
   }
 
-  /** The run's namespaced registries (`@acme/redis`), read when a reference first names one. */
-  get registries(): RegistryClient {
-    this.registryClient ??= new RegistryClient(this.cwd, {
-      digests: recordedDigests(this.options.lock),
-      ...(this.options.warn === undefined ? {} : { warn: this.options.warn }),
-    });
+  /**
+   * The run's namespaced registries (`@acme/redis`): the client, with what it brings (fetching,
+   * the cache, the user's configuration), is loaded when a reference first names one, so a run
+   * of built-ins never loads it.
+   */
+  registries(): Promise<RegistryClient> {
+    this.registryClient ??= import("../node/registry-client.ts").then(
+      ({ RegistryClient, recordedDigests }) =>
+        new RegistryClient(this.cwd, {
+          digests: recordedDigests(this.options.lock),
+          ...(this.options.warn === undefined ? {} : { warn: this.options.warn }),
+        }),
+    );
     return this.registryClient;
   }
 
@@ -214,22 +229,33 @@ export class ComponentRenderer {
     const builtin = this.builtin(reference);
     if (builtin) return { ...this.renderBuiltin(builtin, input), item: builtin, builtin: true };
     // the worker starts (a thread, Node's internals, the engine's WASM) while this thread reads
-    // and checks the item: the two overlap instead of one waiting for the other
-    this.startedPool().catch(() => undefined);
+    // and checks the item: the two overlap instead of one waiting for the other. `@kiln`'s
+    // packaged items render here: for them it waits until an item turns out not to be one.
+    if (!reference.startsWith(`${KILN_NAMESPACE}/`)) this.startedPool().catch(() => undefined);
     if (isRegistryReference(reference)) {
-      const { item, source } = await this.registries.resolve(reference);
-      const rendered = await this.renderIsolated(item, input, label);
+      const { item, source } = await this.resolveRegistryItem(reference);
+      const rendered = await this.renderResolved(item, input, label);
       return { ...rendered, item, builtin: false, registry: source };
     }
     const item = await this.item(reference);
     return { ...(await this.renderIsolated(item, input, label)), item, builtin: false };
   }
 
+  /**
+   * A registry's item, resolved and verified once per run; one of `@kiln`'s packaged items,
+   * byte for byte, is marked trusted, to render in this thread on the compiled path.
+   */
+  async resolveRegistryItem(reference: string): Promise<RegistryResolution> {
+    const resolution = await (await this.registries()).resolve(reference);
+    if (isPackagedKilnSource(resolution.source)) trustAsCatalogueItem(resolution.item);
+    return resolution;
+  }
+
   /** The registry item `reference` gives (a URL's fetched once per run), not rendered. */
   async item(reference: string): Promise<RegistryItem> {
     const builtin = this.builtin(reference);
     if (builtin) return builtin;
-    if (isRegistryReference(reference)) return (await this.registries.resolve(reference)).item;
+    if (isRegistryReference(reference)) return (await this.resolveRegistryItem(reference)).item;
     return isUrl(reference)
       ? await this.fetches.item(reference)
       : await resolveReference(reference, { cwd: this.cwd });
@@ -267,9 +293,10 @@ export class ComponentRenderer {
     };
     let rendered: RenderResult;
     try {
-      rendered = builtin
-        ? this.renderBuiltin(standIn, input)
-        : await this.renderIsolated(standIn, input, label);
+      rendered =
+        builtin || isCatalogueItem(item)
+          ? this.renderBuiltin(standIn, input)
+          : await this.renderIsolated(standIn, input, label);
     } catch (error) {
       throw namingDependencyTemplates(error, templates);
     }
@@ -290,6 +317,15 @@ export class ComponentRenderer {
   renderBuiltin(item: RegistryItem, input: RenderInput): RenderResult {
     this.engine ??= builtinRenderer();
     return renderItem(this.engine, item, input);
+  }
+
+  /**
+   * An item this run resolved: a trusted one (a built-in, a packaged `@kiln` item) here, any
+   * other in the worker.
+   */
+  renderResolved(item: RegistryItem, input: RenderInput, label: string): Promise<RenderResult> {
+    if (isCatalogueItem(item)) return Promise.resolve(this.renderBuiltin(item, input));
+    return this.renderIsolated(item, input, label);
   }
 
   /** Any other item, in the worker, within UNTRUSTED_RENDER_LIMITS. */

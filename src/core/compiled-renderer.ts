@@ -16,12 +16,18 @@ import {
 
 const SHARED: RenderScope = { isolated: false };
 
-/** The compiled templates by source text, read once (none when the file cannot be read). */
-let compiledTemplates: ReadonlyMap<string, CompiledTemplate> | undefined;
+/** The built-ins' compiled templates by source text, read once (none when unreadable). */
+let builtinTemplates: ReadonlyMap<string, CompiledTemplate> | undefined;
+/** `@kiln`'s, read the first time a trusted render names a template the built-ins lack. */
+let kilnTemplates: ReadonlyMap<string, CompiledTemplate> | undefined;
 
-function compiledTable(): ReadonlyMap<string, CompiledTemplate> {
-  compiledTemplates ??= lazyLibraries().compiledTemplates(TEMPLATE_RUNTIME);
-  return compiledTemplates;
+/** The compiled template of `source`: the built-ins' first, then `@kiln`'s. */
+function compiledTemplate(source: string): CompiledTemplate | undefined {
+  builtinTemplates ??= lazyLibraries().compiledTemplates(TEMPLATE_RUNTIME, "builtins");
+  const builtin = builtinTemplates.get(source);
+  if (builtin !== undefined) return builtin;
+  kilnTemplates ??= lazyLibraries().compiledTemplates(TEMPLATE_RUNTIME, "kiln-registry");
+  return kilnTemplates.get(source);
 }
 
 /**
@@ -33,10 +39,9 @@ export function renderCompiled(
   context: Record<string, unknown>,
   fuel: number,
 ): string[] | undefined {
-  const table = compiledTable();
   const functions: CompiledTemplate[] = [];
   for (const { source } of templates) {
-    const compiled = table.get(source);
+    const compiled = compiledTemplate(source);
     if (compiled === undefined) return undefined;
     functions.push(compiled);
   }

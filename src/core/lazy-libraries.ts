@@ -42,13 +42,20 @@ export interface LazyLibraries {
    */
   precompiledValidators(formats: SchemaFormatDefinitions): PrecompiledValidators;
   /**
-   * The built-in templates compiled ahead of time, by source text, calling `runtime`; none when
-   * they cannot be read (every template then renders in the engine).
+   * The templates compiled ahead of time, by source text, calling `runtime`: the built-ins', or
+   * `@kiln`'s (a module of its own, read only when one of its items renders); none when they
+   * cannot be read (every such template then renders in the engine).
    */
-  compiledTemplates(runtime: object): ReadonlyMap<string, CompiledTemplate>;
+  compiledTemplates(
+    runtime: object,
+    set: CompiledTemplateSet,
+  ): ReadonlyMap<string, CompiledTemplate>;
   /** A random UUID from a cryptographically secure generator. */
   randomUUID(): string;
 }
+
+/** Which generated module of compiled templates: the built-ins', or `@kiln`'s. */
+export type CompiledTemplateSet = "builtins" | "kiln-registry";
 
 /**
  * A built-in template compiled ahead of time: the context, as src/core/template-runtime.ts's

@@ -176,10 +176,24 @@ export function equal(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** `needle in haystack`. */
+/** `needle in haystack`: a substring, a list's item, a map's key. */
 export function contains(haystack: unknown, needle: unknown): boolean {
   if (typeof haystack === "string" && typeof needle === "string") return haystack.includes(needle);
   if (Array.isArray(haystack)) return haystack.some((item) => equal(item, needle));
+  if (haystack instanceof Map && typeof needle === "string") return haystack.has(needle);
+  return fallback();
+}
+
+/**
+ * `value[key]`: a map's entry by a string key, or a list's item by a whole number from 0,
+ * undefined past its end. Anything else (a negative index, a string's character, a key of
+ * another type, an undefined value) is left to the engine.
+ */
+export function item(value: unknown, key: unknown): unknown {
+  if (value instanceof Map && typeof key === "string") return value.get(key);
+  if (Array.isArray(value) && Number.isSafeInteger(key) && (key as number) >= 0) {
+    return value[key as number];
+  }
   return fallback();
 }
 
@@ -337,6 +351,7 @@ export const TEMPLATE_RUNTIME = {
   equal,
   contains,
   attribute,
+  item,
   slice,
   iterable,
   unpack,

@@ -18,7 +18,12 @@ import {
 } from "../core/project/preset-manifest.ts";
 import { type RenderOne, renderUntilError, runFiles } from "../core/project/render-components.ts";
 import type { Registry } from "../core/registry.ts";
-import { type RenderedFile, type RenderResult, renderItem } from "../core/render-item.ts";
+import {
+  type RenderedFile,
+  type RenderResult,
+  renderItem,
+  type TemplateRenderer,
+} from "../core/render-item.ts";
 import { builtinRegistry } from "./builtin-registry.ts";
 import {
   DEFAULT_FETCH_LIMITS,
@@ -28,7 +33,6 @@ import {
   isUrl,
 } from "./fetch-url.ts";
 import { builtinFor, readLocalFile, resolveReference } from "./resolve-reference.ts";
-import type { TemplateEngine } from "./template-engine.ts";
 
 export const BUILTIN_PRESETS_DIR = join(
   dirname(fileURLToPath(import.meta.url)),
@@ -127,7 +131,8 @@ export async function loadPreset(
 }
 
 export interface RenderPresetOptions {
-  engine: TemplateEngine;
+  /** The engine, or any renderer with its semantics (the compiled path's). */
+  engine: TemplateRenderer;
   registry?: Registry;
   cwd?: string;
   fetchLimits?: FetchLimits;

@@ -17,13 +17,19 @@
 // each worker started after the change (measured: a pool's start and one render of a registry
 // item, 117 ms of CPU with the flags set before the worker started, 75 ms with the worker
 // setting them after its start, 87 ms with no flags).
-import { setFlagsFromString } from "node:v8";
+// node:v8 itself is required here, when the engine is about to load: a run that renders only
+// built-ins on the compiled path never loads it (about 2 ms of `kiln add`, for the heap and
+// serialisation modules it brings).
+import { createRequire } from "node:module";
 
 let done = false;
 
 export function preferFastStart(): void {
   if (done) return;
   done = true;
+  const { setFlagsFromString } = createRequire(import.meta.url)(
+    "node:v8",
+  ) as typeof import("node:v8");
   setFlagsFromString("--liftoff-only");
   setFlagsFromString("--wasm-lazy-validation");
 }

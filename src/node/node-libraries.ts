@@ -17,6 +17,8 @@ import { BUILTIN_REGISTRY_DIR } from "./builtin-registry.ts";
 const requireHere = createRequire(import.meta.url);
 /** The built-in templates compiled ahead of time (scripts/compile-templates.ts), beside them. */
 export const COMPILED_TEMPLATES_FILE = "compiled-templates.cjs";
+/** `@kiln`'s templates compiled ahead of time, beside the built-ins'. */
+export const COMPILED_KILN_TEMPLATES_FILE = "compiled-kiln-templates.cjs";
 
 provideLazyLibraries({
   yaml: () => requireHere("yaml") as typeof import("yaml"),
@@ -35,9 +37,10 @@ provideLazyLibraries({
       return {};
     }
   },
-  compiledTemplates: (runtime) => {
+  compiledTemplates: (runtime, set) => {
+    const file = set === "builtins" ? COMPILED_TEMPLATES_FILE : COMPILED_KILN_TEMPLATES_FILE;
     try {
-      const templatesWith = requireHere(join(BUILTIN_REGISTRY_DIR, COMPILED_TEMPLATES_FILE)) as (
+      const templatesWith = requireHere(join(BUILTIN_REGISTRY_DIR, file)) as (
         runtime: object,
       ) => ReadonlyMap<string, CompiledTemplate>;
       return templatesWith(runtime);

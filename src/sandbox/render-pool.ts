@@ -78,6 +78,11 @@ export interface RenderPoolOptions {
    * pool, never the service's.
    */
   fastStart?: boolean;
+  /**
+   * Trusted items outside the registry (`@kiln`'s packaged ones), loaded and rendered as its
+   * items are; no reference in a request body names them, only the item itself does.
+   */
+  packagedItems: readonly RegistryItem[];
 }
 
 /** The engine's own bound on fuel (larger values make every render run out). */
@@ -87,7 +92,7 @@ function shuttingDown(): KilnError {
   return new KilnError("internal", "the service is shutting down");
 }
 
-export const DEFAULT_POOL_OPTIONS: Omit<RenderPoolOptions, "preloadedItems"> = {
+export const DEFAULT_POOL_OPTIONS: Omit<RenderPoolOptions, "preloadedItems" | "packagedItems"> = {
   size: Math.max(1, availableParallelism()),
   deadlineMs: DEFAULT_RENDER_DEADLINE_MS,
   fuel: DEFAULT_RENDER_FUEL,
@@ -223,7 +228,7 @@ export class RenderPool {
   observeRender: ((seconds: number, failed: boolean) => void) | undefined;
 
   constructor(options: Partial<RenderPoolOptions> = {}) {
-    this.options = { ...DEFAULT_POOL_OPTIONS, preloadedItems: [], ...options };
+    this.options = { ...DEFAULT_POOL_OPTIONS, preloadedItems: [], packagedItems: [], ...options };
     if (!(this.options.fuel >= 1 && this.options.fuel <= MAX_FUEL)) {
       throw new RangeError(`render fuel must be between 1 and ${MAX_FUEL}`);
     }
@@ -233,7 +238,12 @@ export class RenderPool {
     if (!(this.options.pipeline >= 1 && this.options.pipeline < CLAIM_CELLS)) {
       throw new RangeError(`render pipeline must be between 1 and ${CLAIM_CELLS - 1}`);
     }
-    this.preloadedIndex = new Map(this.options.preloadedItems.map((item, index) => [item, index]));
+    this.preloadedIndex = new Map(
+      [...this.options.preloadedItems, ...this.options.packagedItems].map((item, index) => [
+        item,
+        index,
+      ]),
+    );
     for (let index = 0; index < this.options.size; index++) this.spawn(false);
     if (this.options.spare) this.spawn(true);
   }
@@ -482,7 +492,8 @@ export class RenderPool {
     if (this.closed) return;
     const workerData: WorkerData = {
       engineLimits: { fuel: this.options.fuel, memoryBytes: this.options.engineMemoryBytes },
-      preloadedItems: [...this.options.preloadedItems],
+      preloadedItems: [...this.options.preloadedItems, ...this.options.packagedItems],
+      namedItemCount: this.options.preloadedItems.length,
       recycleBytes: this.options.recycleBytes,
       maxOutputBytes: this.options.maxOutputBytes,
       progress: progressBuffer(),

@@ -6,8 +6,16 @@ import type { EngineLimits } from "../node/template-engine.ts";
 
 export interface WorkerData {
   engineLimits: Partial<EngineLimits>;
-  /** Items every worker holds (the built-in registry), so a job names them by index. */
+  /**
+   * Items every worker holds and trusts, so a job names them by index: the built-in registry,
+   * then `@kiln`'s packaged items.
+   */
   preloadedItems: RegistryItem[];
+  /**
+   * How many of `preloadedItems`, from the first, a request's reference may name (the
+   * registry's); the others are reached only through the item a caller resolved.
+   */
+  namedItemCount: number;
   /** Ask to be replaced once WASM memory plus JS heap exceed this many bytes. */
   recycleBytes: number;
   /** Refuse answers whose JSON, encoded as UTF-8, would exceed this many bytes. */

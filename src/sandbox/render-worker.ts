@@ -71,11 +71,15 @@ function collectGarbage(): void {
   }
   gcFunction();
 }
-// The configured registry's items are trusted: they render in the engine's shared
-// environment. Items that come with a job (URLs, files) render isolated (see RenderScope).
+// The configured registry's items (and `@kiln`'s packaged ones after them) are trusted: they
+// render on the compiled path or in the engine's shared environment. Items that come with a job
+// (URLs, files, other registries') render isolated (see RenderScope).
 const preloaded: readonly RegistryItem[] = data.preloadedItems.map(trustAsCatalogueItem);
-/** The preloaded items as a registry, to resolve a `request` job's reference as the pool would. */
-const preloadedRegistry = new Registry([...preloaded]);
+/**
+ * The registry's items, to resolve a `request` job's reference as the pool would: a bare name
+ * never names a packaged `@kiln` item.
+ */
+const preloadedRegistry = new Registry(preloaded.slice(0, data.namedItemCount));
 let rendersSinceCheck = 0;
 
 /** The item a job names: preloaded (trusted), sent whole, or parsed here from its bytes. */

@@ -33,6 +33,7 @@ import { isJsonContentType, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { type BytesInFlight, declaredLength, holdHeavy, LARGE_BODY_BYTES } from "./heavy-bodies.ts";
 import type { Readiness } from "./lifecycle.ts";
+import { type PackagedKilnItems, packagedItemFor } from "./packaged-kiln-items.ts";
 import { RenderCache, renderReply } from "./render-cache.ts";
 import { constant, JSON_TYPE, json, type Reply, text } from "./reply.ts";
 
@@ -61,6 +62,8 @@ export interface Services {
   readiness: Readiness;
   /** Their indexes, kept across requests for a while (see index-cache.ts); none: fetched each time. */
   registryIndexes: SharedIndexes | undefined;
+  /** `@kiln`'s packaged items, preloaded in the render workers like the built-ins. */
+  packagedKiln: PackagedKilnItems;
 }
 
 export class RequestContext {
@@ -205,9 +208,13 @@ function requiredQuery(query: URLSearchParams, key: string): string {
  */
 function locate(reference: string, ctx: RequestContext, services: Services): Promise<Located> {
   if (isRegistryReference(reference)) {
+    // one of `@kiln`'s packaged items, byte for byte, is the preloaded (trusted) one
     return registryClient(ctx, services)
       .itemBytes(reference)
-      .then(({ bytes }) => ({ bytes, origin: reference }), forTheService);
+      .then(({ bytes, source }): Located => {
+        const item = packagedItemFor(source, services.packagedKiln);
+        return item ? { item } : { bytes, origin: reference };
+      }, forTheService);
   }
   return locateReference(reference, {
     registry: services.catalogue.registry(),

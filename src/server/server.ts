@@ -44,6 +44,7 @@ import {
   type OutboundLimits,
   refuseOwnAddress,
 } from "./outbound.ts";
+import { readPackagedKilnItems } from "./packaged-kiln-items.ts";
 import { RenderCache } from "./render-cache.ts";
 import { empty, type Reply } from "./reply.ts";
 import type { RequestLog } from "./request-log.ts";
@@ -312,7 +313,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   } catch (error) {
     log(`kiln: warning: ${errorMessage(error)}`);
   }
-  const pool = new RenderPool({ ...DEFAULT_POOL_OPTIONS, ...options.render, preloadedItems });
+  const packagedKiln = readPackagedKilnItems(log);
+  const pool = new RenderPool({
+    ...DEFAULT_POOL_OPTIONS,
+    ...options.render,
+    preloadedItems,
+    packagedItems: [...packagedKiln.values()],
+  });
   const renderCache = new RenderCache({
     maxBytes: options.renderCacheBytes ?? DEFAULT_RENDER_CACHE_BYTES,
   });
@@ -345,6 +352,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     registryIndexes: serviceIndexCache(
       options.indexFreshnessMs ?? DEFAULT_INDEX_FRESHNESS_S * 1000,
     ),
+    packagedKiln,
   };
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;

@@ -13,8 +13,8 @@ import { toItemView } from "../../src/core/item.ts";
 import { Registry } from "../../src/core/registry.ts";
 import { renderItem } from "../../src/core/render-item.ts";
 import { BUILTIN_REGISTRY_DIR, loadComponentFolder } from "../../src/node/builtin-registry.ts";
+import { builtinRenderer } from "../../src/node/builtin-renderer.ts";
 import { resolveReference } from "../../src/node/resolve-reference.ts";
-import { TemplateEngine } from "../../src/node/template-engine.ts";
 import {
   hclJsonLiteral,
   parseHcl,
@@ -33,7 +33,9 @@ const registry = new Registry(
     .filter((reference) => reference.startsWith("infra/"))
     .map((reference) => loadComponentFolder(join(BUILTIN_REGISTRY_DIR, reference), reference)),
 );
-const engine = new TemplateEngine();
+// the renderer kiln itself renders built-ins with: the compiled templates, or the sandboxed
+// engine under KILN_ENGINE=sandbox (CI runs these suites both ways)
+const engine = builtinRenderer();
 
 interface Provider {
   reference: string;

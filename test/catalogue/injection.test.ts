@@ -20,8 +20,8 @@ import { parseDocument } from "yaml";
 import { KilnError } from "../../src/core/errors.ts";
 import { tfIdentifier } from "../../src/core/filters.ts";
 import { type RenderedFile, renderItem } from "../../src/core/render-item.ts";
+import { builtinRenderer } from "../../src/node/builtin-renderer.ts";
 import { resolveReference } from "../../src/node/resolve-reference.ts";
-import { TemplateEngine } from "../../src/node/template-engine.ts";
 import {
   type AnsibleInventoryList,
   ansibleInventoryListAll,
@@ -31,7 +31,9 @@ import {
 import { hclJsonLiteral, parseTerraform } from "../tools/hcl.ts";
 import { validateK8sManifest } from "../tools/k8s-schema.ts";
 
-const engine = new TemplateEngine();
+// the renderer kiln itself renders built-ins with: the compiled templates, or the sandboxed
+// engine under KILN_ENGINE=sandbox (CI runs these suites both ways)
+const engine = builtinRenderer();
 const json = (value: unknown) => JSON.stringify(value);
 
 /** The two exploits this file was written for. */

@@ -10,8 +10,8 @@ import { toItemView } from "../../src/core/item.ts";
 import { Registry } from "../../src/core/registry.ts";
 import { renderItem } from "../../src/core/render-item.ts";
 import { BUILTIN_REGISTRY_DIR, loadComponentFolder } from "../../src/node/builtin-registry.ts";
+import { builtinRenderer } from "../../src/node/builtin-renderer.ts";
 import { resolveReference } from "../../src/node/resolve-reference.ts";
-import { TemplateEngine } from "../../src/node/template-engine.ts";
 import { k8sManifestErrors, validateK8sManifest } from "../tools/k8s-schema.ts";
 
 // Only this file's part of the catalogue is loaded (in registry order), so these tests do not
@@ -24,7 +24,9 @@ const registry = new Registry(
     .filter((reference) => reference.startsWith("k8s/"))
     .map((reference) => loadComponentFolder(join(BUILTIN_REGISTRY_DIR, reference), reference)),
 );
-const engine = new TemplateEngine();
+// the renderer kiln itself renders built-ins with: the compiled templates, or the sandboxed
+// engine under KILN_ENGINE=sandbox (CI runs these suites both ways)
+const engine = builtinRenderer();
 
 interface Input {
   fields?: Record<string, string>;

@@ -13,7 +13,7 @@ import {
   type RenderedPresetFile,
   renderPreset,
 } from "../../src/node/builtin-presets.ts";
-import { TemplateEngine } from "../../src/node/template-engine.ts";
+import { builtinRenderer } from "../../src/node/builtin-renderer.ts";
 import { ansibleInventoryGraph, ansibleSkip, ansibleSyntaxCheckAll } from "../tools/ansible.ts";
 import {
   parseTerraform,
@@ -23,7 +23,9 @@ import {
 } from "../tools/hcl.ts";
 import { validateK8sManifest } from "../tools/k8s-schema.ts";
 
-const engine = new TemplateEngine();
+// the renderer kiln itself renders built-ins with: the compiled templates, or the sandboxed
+// engine under KILN_ENGINE=sandbox (CI runs these suites both ways)
+const engine = builtinRenderer();
 const PLAYBOOK_COMPONENTS = ["automation/playbook", "automation/site", "automation/k8s-bootstrap"];
 
 /**

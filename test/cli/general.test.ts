@@ -190,13 +190,17 @@ describe("the bundle starts lean", () => {
     ]);
   });
 
-  it("kiln add and kiln setup load their file and the built-ins' compiled templates (setup also the built-ins' compiled JSON-shape validators)", () => {
+  it("kiln add and kiln setup load their file and the built-ins' compiled templates (setup also the built-ins' compiled JSON-shape validators; add @kiln/x also @kiln's compiled templates)", () => {
     const project = tempDir();
     kiln(["init"], project);
     assert.deepEqual(
       loadedFiles(["add", "k8s/deployment", "--name", "w", "--image", "x"], project),
       ["dist/cli/main.js", "dist/core/registry/compiled-templates.cjs"],
     );
+    // @kiln's compiled templates are a module of their own, loaded only for an @kiln item
+    const aws = ["--name", "w", "--set", "region=eu-central-1", "--set", "size=t3.micro"];
+    const forKiln = loadedFiles(["add", "@kiln/aws-server", ...aws], project);
+    assert.ok(forKiln.includes("dist/core/registry/compiled-kiln-templates.cjs"), `${forKiln}`);
     // the shapes of JSON-valued fields (hosts, plays, ...) are checked by validators compiled
     // ahead of time, loaded only when a component has such a field: never ajv itself
     assert.deepEqual(loadedFiles(["setup", "multi-tier-platform", "--dry-run"]), [

@@ -1,10 +1,17 @@
-// The CLI renders built-ins from templates compiled ahead of time; `KILN_ENGINE=sandbox` renders
-// them with the WASM engine. A whole project set up both ways comes out byte for byte the same:
-// every vendored file and kiln.lock (its hashes and compressed bases) alike.
+// The CLI renders built-ins, and the `@kiln` items shipped in the package, from templates
+// compiled ahead of time; `KILN_ENGINE=sandbox` renders them with the WASM engine. A whole
+// project set up both ways comes out byte for byte the same: every vendored file and kiln.lock
+// (its hashes and compressed bases) alike. A packaged `@kiln` item renders in kiln's own thread
+// (no worker started, as Node's own `NODE_DEBUG=worker` log shows); the same item with other
+// bytes in the package, or its bytes added as a file, renders in the sandbox's worker.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { builtinPresets } from "../../src/node/builtin-presets.ts";
-import { cleanUp, ensureBuilt, kiln, tempDir, tree } from "./helpers.ts";
+import { BIN, cleanEnv, cleanUp, ensureBuilt, kiln, REPO, tempDir, tree } from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -92,5 +99,76 @@ describe("the compiled path and the engine write the same project", () => {
     const engine = kiln(refused, dir, { KILN_ENGINE: "sandbox" });
     assert.notEqual(compiled.status, 0);
     assert.deepEqual(compiled, engine);
+  });
+});
+
+/** `kiln <args>` in `cwd` with Node's worker log on: the run, and whether it started a worker. */
+function runLoggingWorkers(args: string[], cwd: string, bin = BIN) {
+  const run = spawnSync(process.execPath, [bin, ...args], {
+    cwd,
+    env: cleanEnv({ NODE_DEBUG: "worker" }),
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, run.stderr);
+  return { run, startedWorker: /^WORKER \d+: .*create new worker/m.test(run.stderr) };
+}
+
+const AWS_VALUES = ["--name", "web", "--set", "region=eu-central-1", "--set", "size=t3.micro"];
+
+describe("@kiln's packaged items render like the built-ins", () => {
+  it("kiln add @kiln/aws-server renders in kiln's own thread, writing what the engine writes", () => {
+    const steps = [["init"], ["add", "@kiln/aws-server", ...AWS_VALUES, "--set", "count=2"]];
+    const compiled = projectMadeWith("", steps);
+    assert.deepEqual(compiled, projectMadeWith("sandbox", steps));
+    const dir = tempDir();
+    kiln(["init"], dir);
+    const { startedWorker } = runLoggingWorkers(["add", "@kiln/aws-server", ...AWS_VALUES], dir);
+    assert.equal(startedWorker, false, "no worker thread for a packaged @kiln item");
+  });
+
+  it("the same item with other bytes in the package, or added as a file, renders in the sandbox", () => {
+    // a copy of the built package whose aws-server file (and its index entry) says something else
+    const root = tempDir();
+    cpSync(join(REPO, "dist"), join(root, "dist"), { recursive: true });
+    cpSync(join(REPO, "package.json"), join(root, "package.json"));
+    symlinkSync(join(REPO, "node_modules"), join(root, "node_modules"));
+    const kilnDir = join(root, "dist", "registries", "kiln");
+    const original = readFileSync(join(kilnDir, "aws-server@1.0.0.json"), "utf8");
+    const changed = original.replace("AWS EC2 servers", "AWS EC2 servers (changed)");
+    assert.notEqual(changed, original);
+    for (const file of ["aws-server.json", "aws-server@1.0.0.json"]) {
+      writeFileSync(join(kilnDir, file), changed);
+    }
+    const digest = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
+    const index = readFileSync(join(kilnDir, "registry.json"), "utf8");
+    writeFileSync(join(kilnDir, "registry.json"), index.replace(digest(original), digest(changed)));
+    const bin = join(root, "dist", "cli", "main.js");
+    const changedDir = tempDir();
+    kiln(["init"], changedDir);
+    const viaChanged = runLoggingWorkers(
+      ["add", "@kiln/aws-server", ...AWS_VALUES],
+      changedDir,
+      bin,
+    );
+    assert.equal(viaChanged.startedWorker, true, "changed bytes render in the sandbox's worker");
+    const fileDir = tempDir();
+    kiln(["init"], fileDir);
+    const file = join(REPO, "dist", "registries", "kiln", "aws-server.json");
+    const viaFile = runLoggingWorkers(["add", file, ...AWS_VALUES], fileDir);
+    assert.equal(
+      viaFile.startedWorker,
+      true,
+      "a file with the packaged bytes renders in the worker",
+    );
+    // the same files either way: only where they were rendered differs
+    const packagedDir = tempDir();
+    kiln(["init"], packagedDir);
+    kiln(["add", "@kiln/aws-server", ...AWS_VALUES], packagedDir);
+    const files = (dir: string) => {
+      const all = tree(dir);
+      return Object.fromEntries(Object.entries(all).filter(([path]) => path.endsWith(".tf")));
+    };
+    assert.deepEqual(files(changedDir), files(packagedDir));
+    assert.deepEqual(files(fileDir), files(packagedDir));
   });
 });

@@ -1,7 +1,8 @@
 // What a command loads, and how. A one-shot command's time over `node -e 0` is largely what it
 // loads, so the modules that a command renders and writes without stay unloaded: the global Web
-// Crypto object (a module of its own; the hashing kiln.lock needs comes from node:crypto) and the
-// fs promise API (only a component or preset read from a local file needs it). And a command's
+// Crypto object (a module of its own; the hashing kiln.lock needs comes from node:crypto), the
+// fs promise API (only a component or preset read from a local file needs it) and node:v8 (its
+// flags tune the engine's WASM, which built-ins rendered on the compiled path never load). And a command's
 // bundle file is compiled from the V8 code cache the build wrote beside it, when the cache was
 // made from its bytes. Read from the process's own lists at exit, for the real binary. And the MCP
 // SDK is in the bundle file only `kiln mcp` loads.
@@ -60,13 +61,15 @@ describe("Node modules a rendering command loads", () => {
     ],
   ];
   for (const [label, prepare] of cases) {
-    it(`${label} loads neither Web Crypto nor the fs promise API, only node:crypto's hashing`, () => {
+    it(`${label} loads neither Web Crypto, the fs promise API nor node:v8 (no engine to tune), only node:crypto's hashing`, () => {
       const { args, cwd } = prepare();
       const loaded = loadedBy(args, cwd).modules;
       // the probe sees what the command does load: node:crypto, for kiln.lock's hashes
       assert.ok(loaded.includes("NativeModule crypto"), "node:crypto is loaded");
       assert.ok(!loaded.includes("NativeModule internal/crypto/webcrypto"), "Web Crypto is not");
       assert.ok(!loaded.includes("NativeModule fs/promises"), "fs/promises is not");
+      // V8's start-up flags are for the engine's WASM, which the compiled path never loads
+      assert.ok(!loaded.includes("NativeModule v8"), "node:v8 is not");
     });
   }
 });

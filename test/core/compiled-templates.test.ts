@@ -1,16 +1,23 @@
-// The built-in templates compiled ahead of time (src/core/registry/compiled-templates.cjs) render
-// exactly what the sandboxed engine renders: the same bytes for every file, the same errors
-// (kind and message), for every built-in with its examples, defaults, every preset's values and
-// generated inputs (fast-check, seeded: the same inputs every run). The compiler refuses what
-// it does not support, naming the template and line, and the generated file is current.
+// The built-in and `@kiln` templates compiled ahead of time (src/core/registry/
+// compiled-templates.cjs) render exactly what the sandboxed engine renders: the same bytes for
+// every file, the same errors (kind and message), for every built-in and every item of `@kiln`
+// (registries/kiln/, as its build publishes it) with its examples, defaults, every preset's
+// values and generated inputs (fast-check, seeded: the same inputs every run). The compiler
+// refuses what it does not support, naming the template and line, and the generated files (the
+// module and the packaged `@kiln` digests) are current.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import {
+  COMPILED_KILN_TEMPLATES_PATH,
   COMPILED_TEMPLATES_PATH,
+  compiledKilnTemplatesModule,
   compiledTemplatesModule,
   compileTemplate,
+  PACKAGED_KILN_DIGESTS_PATH,
+  packagedKilnDigestsText,
+  packagedKilnItems,
 } from "../../scripts/compile-templates.ts";
 import { CompiledRenderer, renderCompiled } from "../../src/core/compiled-renderer.ts";
 import { buildContext, type RenderInput } from "../../src/core/context.ts";
@@ -18,6 +25,7 @@ import { KilnError } from "../../src/core/errors.ts";
 import { KILN_FILTERS } from "../../src/core/filters.ts";
 import { type RegistryItem, referenceOf } from "../../src/core/item.ts";
 import { componentInput } from "../../src/core/project/render-components.ts";
+import { trustAsCatalogueItem } from "../../src/core/registry.ts";
 import { renderItem } from "../../src/core/render-item.ts";
 import { builtinPresets } from "../../src/node/builtin-presets.ts";
 import { builtinRegistry } from "../../src/node/builtin-registry.ts";
@@ -26,7 +34,9 @@ import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../../src/node/template-e
 
 const engine = new TemplateEngine();
 const FUEL = DEFAULT_ENGINE_LIMITS.fuel;
-const items = builtinRegistry().items;
+/** `@kiln`'s items, trusted as the CLI and the service trust the packaged ones. */
+const kilnItems = packagedKilnItems().map(({ item }) => trustAsCatalogueItem(item));
+const items = [...builtinRegistry().items, ...kilnItems];
 
 /** An item's templates as renderItem passes them: each file's path, then its content. */
 function templatesOf(item: RegistryItem) {
@@ -91,11 +101,22 @@ function exampleInput(item: RegistryItem): RenderInput {
 describe("the compiled templates", () => {
   test("the generated module is current (run `npm run templates` after changing a template)", async () => {
     assert.equal(readFileSync(COMPILED_TEMPLATES_PATH, "utf8"), await compiledTemplatesModule());
+    assert.equal(
+      readFileSync(COMPILED_KILN_TEMPLATES_PATH, "utf8"),
+      await compiledKilnTemplatesModule(),
+    );
   });
 
-  test("every built-in's templates are compiled", () => {
-    const module = readFileSync(COMPILED_TEMPLATES_PATH, "utf8");
+  test("the packaged @kiln digests are current (run `npm run templates` after changing registries/kiln)", () => {
+    assert.equal(readFileSync(PACKAGED_KILN_DIGESTS_PATH, "utf8"), packagedKilnDigestsText());
+    assert.ok(kilnItems.length >= 6, `${kilnItems.length} @kiln items`);
+  });
+
+  test("every built-in's and every @kiln item's templates are compiled, each set in its own module", () => {
+    const builtins = readFileSync(COMPILED_TEMPLATES_PATH, "utf8");
+    const kiln = readFileSync(COMPILED_KILN_TEMPLATES_PATH, "utf8");
     for (const item of items) {
+      const module = kilnItems.includes(item) ? kiln : builtins;
       for (const { source } of templatesOf(item)) {
         assert.ok(module.includes(`templates.set(${JSON.stringify(source)}, `), referenceOf(item));
       }
@@ -109,7 +130,7 @@ describe("the compiled templates", () => {
       ["{{ a | upper }}", /t line 1: the filter `upper`$/],
       ["{{ a is odd }}", /t line 1: the test `odd`$/],
       ["\n\n{{ a + 1 }}", /t line 3: arithmetic$/],
-      ["{{ a[0] }}", /t line 1: an index/],
+      ["{{ a[1::2] }}", /t line 1: a slice step$/],
       ["{% for x in y %}{{ loop.index }}{% endfor %}", /t line 1: `loop.index`$/],
       ["{{ range(3) }}", /t line 1: a call of `range`/],
     ];
@@ -119,19 +140,33 @@ describe("the compiled templates", () => {
   });
 
   test("the generated code holds template text only as string literals and never evaluates", () => {
-    const module = readFileSync(COMPILED_TEMPLATES_PATH, "utf8");
-    assert.equal(/\beval\b|new Function|Function\(|require\(|import\(/.test(module), false);
+    for (const path of [COMPILED_TEMPLATES_PATH, COMPILED_KILN_TEMPLATES_PATH]) {
+      const module = readFileSync(path, "utf8");
+      assert.equal(/\beval\b|new Function|Function\(|require\(|import\(/.test(module), false);
+    }
   });
 });
 
 describe("the compiled path renders exactly what the engine renders", () => {
-  test("every built-in with its examples and defaults, on the compiled path", () => {
+  test("every built-in and @kiln item with its examples and defaults, on the compiled path", () => {
     for (const item of items) {
       assert.equal(assertSameRender(item, exampleInput(item)), "compiled", referenceOf(item));
       const bare: RenderInput = { name: "x", defaultNamespace: "d" };
       assertSameRender(item, bare);
       for (const profile of ["cm", "ansible"] as const) {
         assertSameRender(item, { ...exampleInput(item), automationProfile: profile });
+      }
+      // every option a field offers, each on the compiled path (`@kiln`'s images look them up)
+      for (const field of item.fields) {
+        for (const option of field.options ?? []) {
+          const input = exampleInput(item);
+          const withOption = { ...input, fields: { ...input.fields, [field.name]: option.value } };
+          assert.equal(
+            assertSameRender(item, withOption),
+            "compiled",
+            `${field.name}=${option.value}`,
+          );
+        }
       }
     }
   });

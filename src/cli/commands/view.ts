@@ -1,8 +1,9 @@
 // kiln view: what an item is before you add it - its fields (format, required, default,
 // description, example), the files it writes, and the files it renders with its own examples
 // and defaults. Writes nothing. Any reference `kiln add` takes: a built-in, @kiln, a
-// registry's item, a URL or a file; an item that is not built-in renders in the sandboxed
-// worker, as every stranger's item does (src/cli/render-component.ts).
+// registry's item, a URL or a file; an item that is neither built-in nor one of `@kiln`'s
+// packaged items renders in the sandboxed worker, as every stranger's item does
+// (src/cli/render-component.ts).
 import { DEFAULT_NAMESPACE } from "../../core/config.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { exampleValues, type RegistryItem, referenceOf } from "../../core/item.ts";
@@ -22,7 +23,8 @@ export function help(): string {
 (@kiln/aws-server, @acme/redis, @acme/redis@1.2.0), a URL or a registry-item JSON file. Prints
 the item's fields, the paths of the files it writes, and those files rendered with the item's
 own examples and defaults, named after the item, in namespace \`${DEFAULT_NAMESPACE}\`. An item
-that is not built-in renders in kiln's sandbox, as \`kiln add\` renders it.`,
+that is neither built-in nor one of @kiln's as the package ships it renders in kiln's sandbox,
+as \`kiln add\` renders it.`,
     examples: [
       "kiln view k8s/deployment",
       "kiln view @kiln/aws-server",
@@ -58,19 +60,19 @@ function fieldViews(item: RegistryItem): FieldView[] {
   }));
 }
 
-/** Renders `item` with its examples and defaults: here for a built-in, else in the worker. */
+/**
+ * Renders `item` with its examples and defaults: here for a built-in or a packaged `@kiln` item,
+ * else in the worker.
+ */
 async function renderExample(
   renderer: ComponentRenderer,
   item: RegistryItem,
-  builtin: boolean,
   label: string,
 ): Promise<ExampleView> {
   const values = exampleValues(item, true);
   const input = { name: item.name, fields: values, defaultNamespace: DEFAULT_NAMESPACE };
   try {
-    const rendered = builtin
-      ? renderer.renderBuiltin(item, input)
-      : await renderer.renderIsolated(item, input, label);
+    const rendered = await renderer.renderResolved(item, input, label);
     return { values, files: rendered.files.map(({ path, content }) => ({ path, content })) };
   } catch (error) {
     return { values, error: errorMessage(error) };
@@ -99,11 +101,11 @@ export async function run(argv: string[], output: Output): Promise<number> {
     const builtinItem = renderer.builtin(reference);
     const item = builtinItem ?? (await renderer.item(reference));
     const version = isRegistryReference(reference)
-      ? (await renderer.registries.resolve(reference)).source.version
+      ? (await renderer.resolveRegistryItem(reference)).source.version
       : null;
     const fields = fieldViews(item);
     const files = item.files.map((file) => file.path);
-    const example = await renderExample(renderer, item, builtinItem !== undefined, typed);
+    const example = await renderExample(renderer, item, typed);
     if (flag(parsed, "json")) {
       const view = {
         reference: builtinItem ? referenceOf(item) : typed,

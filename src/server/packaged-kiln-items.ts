@@ -1,0 +1,64 @@
+// The items of `@kiln` shipped in this package, read once when the service starts, for its render
+// workers to hold preloaded and trusted like the built-ins: a render of one of them runs on the
+// compiled path in the workers' shared environment instead of in an isolated worker of its own.
+// Only the files whose bytes have the digest recorded when the templates were compiled are read
+// (src/node/packaged-kiln.ts); a request for `@kiln/<item>` is answered with the preloaded item
+// only when the bytes the registry client read for it have that same digest.
+import { join } from "node:path";
+import { errorMessage } from "../core/errors.ts";
+import { parseRegistryItemText, type RegistryItem } from "../core/item.ts";
+import type { RegistryLockSource } from "../core/project/lock-format.ts";
+import { parseRegistryReference, registryReferenceText } from "../core/registry-config.ts";
+import { itemFileNames } from "../core/registry-source.ts";
+import { isPackagedKilnSource, packagedKilnDigests } from "../node/packaged-kiln.ts";
+import { readRegularFileBytes } from "../node/read-regular-file.ts";
+import { sha256Digest } from "../node/registry-cache.ts";
+import { KILN_REGISTRY_DIR } from "../node/registry-client.ts";
+import { MAX_LOCAL_FILE_BYTES } from "../node/resolve-reference.ts";
+
+/** Pinned reference (`@kiln/aws-server@1.0.0`) -> the packaged item, parsed. */
+export type PackagedKilnItems = ReadonlyMap<string, RegistryItem>;
+
+/**
+ * Reads every packaged `@kiln` item whose file has its recorded digest; one that is missing or
+ * changed is left out (it then renders as a stranger's would), with a warning through `log`.
+ */
+export function readPackagedKilnItems(log: (message: string) => void): PackagedKilnItems {
+  const items = new Map<string, RegistryItem>();
+  for (const [pinned, digest] of packagedKilnDigests()) {
+    const reference = parseRegistryReference(pinned);
+    if (reference?.version === undefined) continue;
+    const file = itemFileNames(reference.item, reference.version).pinned;
+    try {
+      const bytes = readRegularFileBytes(
+        join(KILN_REGISTRY_DIR, file),
+        `${pinned}'s file`,
+        MAX_LOCAL_FILE_BYTES,
+      );
+      if (bytes === undefined || sha256Digest(bytes) !== digest) {
+        log(`kiln: warning: ${pinned} is not in this installation as it was built`);
+        continue;
+      }
+      // decoded as the registry client decodes what it read, so both give the same item
+      items.set(pinned, parseRegistryItemText(new TextDecoder().decode(bytes), pinned));
+    } catch (error) {
+      log(`kiln: warning: ${pinned} could not be read: ${errorMessage(error)}`);
+    }
+  }
+  return items;
+}
+
+/** The preloaded item of a registry resolution, when it is a packaged `@kiln` item's bytes. */
+export function packagedItemFor(
+  source: RegistryLockSource,
+  items: PackagedKilnItems,
+): RegistryItem | undefined {
+  if (!isPackagedKilnSource(source)) return undefined;
+  return items.get(
+    registryReferenceText({
+      namespace: source.registry,
+      item: source.item,
+      version: source.version,
+    }),
+  );
+}
