@@ -148,17 +148,27 @@ async function startPool(): Promise<RenderPool> {
   return pool;
 }
 
+/**
+ * Whether `reference` is in `@kiln`, whose packaged items render in this thread (when their
+ * bytes are the package's: see resolveRegistryItem), so no worker is started for it up front.
+ */
+function namesPackagedKiln(reference: string): boolean {
+  return reference.startsWith(`${KILN_NAMESPACE}/`);
+}
+
 /** The worker startWorkerEarly started, until the run's renderer takes it. */
 let earlyPool: Promise<RenderPool> | undefined;
 
 /**
- * Starts the render worker now, for a run that will render an item that is not built-in (a
- * registry's `@ns/item`, which never names a built-in): the thread, Node's internals in it and
- * the engine start while this thread reads kiln.toml, kiln.lock and the item, instead of after.
- * The run's first ComponentRenderer takes it; a run that stops before one does ends with the
- * process (the CLI exits explicitly: src/main.ts).
+ * Starts the render worker now, for a run whose `reference` will render in it (a registry's
+ * `@ns/item`, which never names a built-in; not `@kiln`'s packaged items, which render in this
+ * thread): the thread, Node's internals in it and the engine start while this thread reads
+ * kiln.toml, kiln.lock and the item, instead of after. The run's first ComponentRenderer takes
+ * it; a run that stops before one does ends with the process (the CLI exits explicitly:
+ * src/main.ts).
  */
-export function startWorkerEarly(): void {
+export function startWorkerEarly(reference: string): void {
+  if (!isRegistryReference(reference) || namesPackagedKiln(reference)) return;
   earlyPool ??= startPool();
   earlyPool.catch(() => undefined);
 }
@@ -231,7 +241,7 @@ export class ComponentRenderer {
     // the worker starts (a thread, Node's internals, the engine's WASM) while this thread reads
     // and checks the item: the two overlap instead of one waiting for the other. `@kiln`'s
     // packaged items render here: for them it waits until an item turns out not to be one.
-    if (!reference.startsWith(`${KILN_NAMESPACE}/`)) this.startedPool().catch(() => undefined);
+    if (!namesPackagedKiln(reference)) this.startedPool().catch(() => undefined);
     if (isRegistryReference(reference)) {
       const { item, source } = await this.resolveRegistryItem(reference);
       const rendered = await this.renderResolved(item, input, label);

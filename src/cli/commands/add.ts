@@ -15,7 +15,6 @@ import {
   sameComponent,
   serializeLock,
 } from "../../core/project/lock-format.ts";
-import { isRegistryReference } from "../../core/registry-config.ts";
 import { lockEntry, readLock, refuseNewerLock } from "../../node/lock-on-disk.ts";
 import { isFolderInsideProject, readProject } from "../../node/project-config.ts";
 import { ProjectFiles } from "../../node/project-files.ts";
@@ -78,7 +77,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const labels = labelValues(parsed);
 
   // a registry's item renders in the worker: it starts while the project and the item are read
-  if (isRegistryReference(reference)) startWorkerEarly();
+  startWorkerEarly(reference);
   const cwd = process.cwd();
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
   recoverInterruptedRun(cwd, output);
