@@ -20,8 +20,9 @@ import { MAX_LOCAL_FILE_BYTES } from "../node/resolve-reference.ts";
 export type PackagedKilnItems = ReadonlyMap<string, RegistryItem>;
 
 /**
- * Reads every packaged `@kiln` item whose file has its recorded digest; one that is missing or
- * changed is left out (it then renders as a stranger's would), with a warning through `log`.
+ * Reads every packaged `@kiln` item whose file has its recorded digest; one that is changed is
+ * left out (it then renders as a stranger's would), with a warning through `log`; one that is
+ * missing is left out silently (the registry is not built beside this code).
  */
 export function readPackagedKilnItems(log: (message: string) => void): PackagedKilnItems {
   const items = new Map<string, RegistryItem>();
@@ -35,7 +36,10 @@ export function readPackagedKilnItems(log: (message: string) => void): PackagedK
         `${pinned}'s file`,
         MAX_LOCAL_FILE_BYTES,
       );
-      if (bytes === undefined || sha256Digest(bytes) !== digest) {
+      // not built here (kiln run from its sources, before `npm run build`): nothing to preload,
+      // and a request for the item gets the registry client's own error, as on the CLI
+      if (bytes === undefined) continue;
+      if (sha256Digest(bytes) !== digest) {
         log(`kiln: warning: ${pinned} is not in this installation as it was built`);
         continue;
       }
