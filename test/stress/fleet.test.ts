@@ -245,7 +245,7 @@ class Replica {
    * two records of one process agree, so the log can stand in for the counters of a process that
    * has exited.
    */
-  async scrape(): Promise<Counts> {
+  async scrape(phase: string): Promise<Counts> {
     const life = this.life as Life;
     const id = `scrape-${this.name.replace(" ", "-")}-${++this.scrapes}`;
     const answer = await raw(this.url, { path: "/metrics", headers: { "x-request-id": id } });
@@ -257,7 +257,7 @@ class Replica {
     assert.deepEqual(
       plain(loggedCounts(loggedRequests(life.server.stdout))),
       plain(metered),
-      `${this.name}: its /metrics and its request log count different answers`,
+      `${phase}, ${this.name}: its /metrics and its request log count different answers`,
     );
     return metered;
   }
@@ -421,7 +421,7 @@ async function closePhase(name: string, replicas: Replica[], firstLives: number[
     let metered: Counts = new Map();
     for (const { life, ended } of lives) {
       if (ended !== undefined) continue;
-      const now = await replica.scrape();
+      const now = await replica.scrape(name);
       metered = combined(metered, combined(now, life.scraped, -1));
       life.scraped = now;
     }
@@ -543,7 +543,8 @@ test("three replicas behind nginx: a rolling restart, a kill -9 and a slow repli
       assert.equal(answer.status, 200, `${call.path} ${call.body}: ${answer.body}`);
       expected.set(call, `${answer.status} ${answer.body}`);
     }
-    for (const replica of replicas) (replica.life as Life).scraped = await replica.scrape();
+    for (const replica of replicas)
+      (replica.life as Life).scraped = await replica.scrape("before the load");
 
     /** Runs `fault` under load as phase `name`, then pauses the load and scrapes every replica. */
     const phase = async (name: string, fault: () => Promise<void>) => {
