@@ -622,6 +622,9 @@ test("three replicas behind nginx: a rolling restart, a kill -9 and a slow repli
         "200s counted": phaseTallies.reduce((sum, tally) => sum + answers(tally.counted, "200"), 0),
         "503s counted": phaseTallies.reduce((sum, tally) => sum + answers(tally.counted, "503"), 0),
         "tries unanswered": retries.filter((attempt) => !replicaAnswered(attempt)).length,
+        "nginx's statuses for them": [
+          ...new Set(retries.filter((attempt) => !replicaAnswered(attempt)).map((a) => a.status)),
+        ].join(" "),
       });
     }
     console.log(`fleet: ${CLIENTS} clients, 3 replicas (${REPLICA_ARGS.join(" ")})`);
