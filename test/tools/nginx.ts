@@ -6,8 +6,9 @@
 // to `redirectTo` + `<path>` (another origin, for the header-dropping test). With `logRequests`
 // it writes an access log, one `<method> <uri> <status>` line per request, that `requests()`
 // reads (how many times a file was asked for). As a load balancer (startLoadBalancer), it
-// proxies /api/ to a set of `kiln serve` replicas and logs, per request, which replicas it tried
-// and what they answered.
+// proxies /api/ to a set of `kiln serve` replicas and logs, per request, the client's
+// `X-Request-Id` (nginx passes it on to the replicas), which replicas it tried and what each
+// answered.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, Socket } from "node:net";
@@ -196,7 +197,11 @@ async function runNginx(dir: string, port: number, config: string): Promise<Test
 }
 
 export interface LoadBalancer extends TestNginx {
-  /** The access log so far: one line per request, as `logLine` below writes it. */
+  /**
+   * The access log so far, one line per request as loadBalancerConfig's `fleet` format writes
+   * it: `<X-Request-Id> <method> <path> <status> "<replicas tried>" "<what each answered>"`
+   * (a replica that could not be reached or cut the connection shows as nginx's own 502).
+   */
   accessLog(): string;
 }
 
@@ -212,7 +217,7 @@ function loadBalancerConfig(dir: string, port: number, upstreamPorts: number[], 
     .map((upstream) => `server 127.0.0.1:${upstream} max_fails=1 fail_timeout=1s;`)
     .join("\n    ");
   return `${httpPreamble(dir)}
-  log_format fleet '$http_x_phase $request_method $uri $status "$upstream_addr" "$upstream_status"';
+  log_format fleet '$http_x_request_id $request_method $uri $status "$upstream_addr" "$upstream_status"';
   access_log ${join(dir, "logs", "access.log")} fleet;
   upstream kiln {
     ${servers}
