@@ -3,6 +3,7 @@
 // all-or-nothing writes; only where its lines go differs. Besides the text, the run keeps what
 // a writing command reported as data: each file of its run with its action and content, and
 // each file it removed.
+import type { CommandRun, RunFailure, RunFile } from "../core/command-run.ts";
 import { errorMessage } from "../core/errors.ts";
 import { isUsageError } from "./args.ts";
 import { exitCodeFor } from "./exit.ts";
@@ -11,33 +12,6 @@ import { Output } from "./output.ts";
 /** What a command's `run` is: the arguments after its name, and where it prints. */
 interface RunnableCommand {
   run(argv: string[], output: Output): Promise<number>;
-}
-
-/** One file of a writing command's run (with --dry-run: what it would do). */
-export interface RunFile {
-  /** From the project root. */
-  path: string;
-  action: "new" | "overwrite" | "unchanged";
-  content: string;
-}
-
-/** Why a command failed: the error's kind (`usage` for a wrong call), message and detail. */
-export interface RunFailure {
-  kind: string;
-  message: string;
-  detail?: string;
-}
-
-export interface CapturedRun {
-  /** The exit status the CLI would have: 0, 1 (failed), 2 (usage). */
-  status: number;
-  stdout: string;
-  stderr: string;
-  failure?: RunFailure;
-  /** The files the run wrote or would write; kiln's own bookkeeping (kiln.lock) left out. */
-  files: RunFile[];
-  /** The files the run removed, from the project root. */
-  removed: string[];
 }
 
 /** The kind and words of a thrown error, as the CLI would print them. */
@@ -52,7 +26,7 @@ function failureOf(error: unknown): RunFailure {
 }
 
 /** Runs `command` with `argv`, keeping its output; never throws what the command throws. */
-export async function runCaptured(command: RunnableCommand, argv: string[]): Promise<CapturedRun> {
+export async function runCaptured(command: RunnableCommand, argv: string[]): Promise<CommandRun> {
   const printed = { 1: [] as string[], 2: [] as string[] };
   const output = new Output((fd, text) => printed[fd].push(text));
   const files: RunFile[] = [];

@@ -6,8 +6,9 @@
 // left. The server ends when stdin closes, after the call under way has finished.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { CommandRun } from "../core/command-run.ts";
 import { readVersion } from "../node/version.ts";
-import type { CommandRun, McpHost } from "./command-host.ts";
+import type { McpHost } from "./command-host.ts";
 import { registerResources } from "./resources.ts";
 import { registerCatalogueTools } from "./tools/catalogue-tools.ts";
 import { registerProjectTools } from "./tools/project-tools.ts";

@@ -4,7 +4,7 @@
 // carrying kiln's message, detail and kind, never a protocol error: the agent reads why and
 // what to do, as a person reads `error: ...`.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { CommandRun, RunFailure } from "./command-host.ts";
+import type { CommandRun, RunFailure } from "../core/command-run.ts";
 
 /** A tool's data answer: the object, and its JSON as text. */
 export function dataAnswer(data: Record<string, unknown>): CallToolResult {

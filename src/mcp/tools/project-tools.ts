@@ -4,8 +4,9 @@
 // rules and refusals as the real write and stops before it).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import type { CommandRun } from "../../core/command-run.ts";
 import { CHECK_ANSWER, DIFF_ANSWER, PLAN_ANSWER, STATUS_ANSWER } from "../answer-schemas.ts";
-import type { CommandRun, McpHost } from "../command-host.ts";
+import type { McpHost } from "../command-host.ts";
 import {
   dataAnswer,
   failureAnswer,

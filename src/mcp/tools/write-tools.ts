@@ -6,8 +6,9 @@
 // asks for markers or names the side to take.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import type { CommandRun } from "../../core/command-run.ts";
 import { REMOVE_ANSWER, UPDATE_ANSWER, WRITE_ANSWER } from "../answer-schemas.ts";
-import type { CommandRun, McpHost } from "../command-host.ts";
+import type { McpHost } from "../command-host.ts";
 import {
   dataAnswer,
   failureAnswer,
