@@ -14,6 +14,7 @@ import { useItems } from "./hooks/use-items.ts";
 import { usePersistentProject } from "./hooks/use-persistent-project.ts";
 import { useRenders } from "./hooks/use-renders.ts";
 import { useToasts } from "./hooks/use-toasts.ts";
+import { LanguageContext, useLanguageState, useT } from "./i18n/i18n.ts";
 import { findConflicts } from "./model/conflicts.ts";
 import { renderProjectFiles, ZipRefused, zipFileName } from "./model/files.ts";
 import {
@@ -50,14 +51,15 @@ type View = "build" | "checks" | "graph";
 
 /**
  * The dashboard and, once per browser, the first-visit guide beside it (outside the screens, so
- * it stays open from the home page into the builder).
+ * it stays open from the home page into the builder), in the language chosen.
  */
 export function App(): JSX.Element {
+  const language = useLanguageState();
   return (
-    <>
+    <LanguageContext.Provider value={language}>
       <Dashboard />
       <Tour />
-    </>
+    </LanguageContext.Provider>
   );
 }
 
