@@ -54,7 +54,7 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
     await context.close();
   });
 
-  it("an emptied required field says so under the field in French", async () => {
+  it("an emptied required field says so under the field in French; the French menu fits 360 px", async () => {
     const { context, page, errors } = await dashboard.newPage({ locale: "fr-FR" });
     await page.waitForSelector('[data-testid="preset-k8s-web-app"]');
     await openPreset(page, "k8s-web-app");
@@ -75,6 +75,24 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
       await page.textContent('[data-testid="field-error-replicas"]'),
       "doit être un nombre entier de 0 à 2\u202f147\u202f483\u202f647, écrit en chiffres – reçu three",
     );
+    // the longer French words fit a phone's menu: the switch is in it, nothing cut or overflowing
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.click('[data-testid="menu-button"]');
+    await page.waitForSelector('[data-testid="topbar-menu"] [data-testid="language-switch"]');
+    const fit = await page.evaluate(() => {
+      const menu = document.querySelector('[data-testid="topbar-menu"]') as HTMLElement;
+      const cut = [...menu.querySelectorAll("button")].filter(
+        (button) => button.scrollWidth > button.clientWidth,
+      );
+      return {
+        pageOverflows: document.documentElement.scrollWidth > window.innerWidth,
+        menuRight: menu.getBoundingClientRect().right,
+        cut: cut.map((button) => button.textContent),
+      };
+    });
+    assert.deepEqual(fit.cut, []);
+    assert.equal(fit.pageOverflows, false);
+    assert.ok(fit.menuRight <= 360, `the menu ends at ${fit.menuRight}px`);
     assert.deepEqual(errors, []);
     await context.close();
   });
