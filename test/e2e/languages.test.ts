@@ -21,6 +21,7 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
     const { context, page, errors } = await dashboard.newPage({ locale: "fr-FR" });
     await page.waitForSelector('[data-testid="language-switch"]');
     assert.equal(await page.getAttribute("html", "lang"), "fr");
+    assert.equal(await page.title(), "tableau de bord kiln");
     assert.equal(await page.getAttribute('[data-testid="language-fr"]', "aria-pressed"), "true");
     assert.equal(
       await page.getAttribute('[data-testid="theme-dark"]', "title"),

@@ -88,8 +88,11 @@ export function currentLanguage(): Language {
   return isLanguage(language) ? language : "en";
 }
 
+/** `<html lang>` and the window's title follow the language shown. */
 function showLanguage(language: Language): void {
-  if (typeof document !== "undefined") document.documentElement.lang = language;
+  if (typeof document === "undefined") return;
+  document.documentElement.lang = language;
+  document.title = translate("document.title");
 }
 
 /** The message of `key` in the current language, `{{name}}`s filled from `values`. */
@@ -100,7 +103,7 @@ export function translate(key: MessageKey, values?: MessageValues): string {
 /** Switches the interface to `language` and remembers the choice across reloads. */
 export function chooseLanguage(language: Language): void {
   void i18n.changeLanguage(language);
-  showLanguage(language);
+  showLanguage(currentLanguage());
   try {
     localStorage.setItem(STORAGE_KEY, language);
   } catch {
