@@ -8,7 +8,7 @@
 import type { JSX } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { errorMessage } from "../../../src/core/errors.ts";
-import { type MessageKey, useT } from "../i18n/i18n.ts";
+import { type MessageKey, useLanguage, useT } from "../i18n/i18n.ts";
 import { drawioXml } from "../model/drawio.ts";
 import {
   buildGraph,
@@ -115,9 +115,11 @@ export function GraphView(props: {
   onSelect: (index: number) => void;
 }): JSX.Element {
   const t = useT();
+  // the nodes' details and the links' words are in the interface's language
+  const { language } = useLanguage();
   const graph = useMemo(
     () => buildGraph(props.components, props.namespace),
-    [props.components, props.namespace],
+    [props.components, props.namespace, language],
   );
   const [placed, setPlaced] = useState<{ graph: Graph; layout: GraphLayout } | undefined>();
   const [error, setError] = useState("");
