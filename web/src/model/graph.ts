@@ -18,7 +18,7 @@ import {
   type ServerFact,
 } from "../../../src/core/project/facts.ts";
 import type { StageId } from "../../../src/core/vocabulary.ts";
-import { translate } from "../i18n/i18n.ts";
+import { type MessageKey, translate } from "../i18n/i18n.ts";
 
 export type NodeKind =
   | "group"
@@ -42,12 +42,12 @@ export interface GraphLane {
 }
 
 /** The lanes in stage order; a graph holds only those with nodes. */
-const LANES: readonly GraphLane[] = [
-  { id: "provision", title: "Provision" },
-  { id: "inventory", title: "Inventory" },
-  { id: "configure", title: "Configure" },
-  { id: "deploy", title: "Deploy" },
-  { id: "other", title: "Other" },
+const LANES: readonly { id: StageId; title: MessageKey }[] = [
+  { id: "provision", title: "stage.provision" },
+  { id: "inventory", title: "stage.inventory" },
+  { id: "configure", title: "stage.configure" },
+  { id: "deploy", title: "stage.deploy" },
+  { id: "other", title: "graph.kind.other" },
 ];
 
 export interface GraphNode {
@@ -141,7 +141,11 @@ class GraphBuilder {
     const nodes = [...this.nodes.values()];
     const used = new Set(nodes.map((node) => node.lane));
     return {
-      lanes: LANES.filter((lane) => used.has(lane.id)),
+      // titled in the interface's language, on screen and in the draw.io file alike
+      lanes: LANES.filter((lane) => used.has(lane.id)).map((lane) => ({
+        id: lane.id,
+        title: translate(lane.title),
+      })),
       nodes,
       edges: [...this.edges.values()].filter(
         (e) => this.nodes.has(e.source) && this.nodes.has(e.target),

@@ -18,7 +18,6 @@ import {
   traceFrom,
 } from "../model/graph.ts";
 import { type GraphLayout, LANE_TITLE_HEIGHT, layoutGraph } from "../model/graph-layout.ts";
-import type { StageId } from "../model/project.ts";
 import { download } from "./common.tsx";
 
 const KIND_LABEL: Record<NodeKind, MessageKey> = {
@@ -35,18 +34,6 @@ const KIND_LABEL: Record<NodeKind, MessageKey> = {
   ingress: "graph.kind.ingress",
   other: "graph.kind.other",
   missing: "graph.kind.missing",
-};
-
-/**
- * A lane's title on screen, in the interface's language: the stage's title, `Other` for the
- * lane of components of no stage (the draw.io file keeps the model's English titles).
- */
-const LANE_TITLE: Record<StageId, MessageKey> = {
-  provision: "stage.provision",
-  inventory: "stage.inventory",
-  configure: "stage.configure",
-  deploy: "stage.deploy",
-  other: "graph.kind.other",
 };
 
 /** How the graph sits in the viewport: canvas pixels = graph units × scale, then shifted. */
@@ -310,7 +297,7 @@ function Canvas(props: {
                 <g key={lane.id} class={`lane lane-${lane.id}`} data-testid="graph-lane">
                   <rect x={box.x} y={box.y} width={box.width} height={box.height} rx="10" />
                   <text x={box.x + 12} y={box.y + LANE_TITLE_HEIGHT - 8} class="lane-title">
-                    {t(LANE_TITLE[lane.id])}
+                    {lane.title}
                   </text>
                 </g>
               );
