@@ -1,9 +1,11 @@
 // Refreshes the dashboard's screenshots in docs/ (`npm run screenshots`): builds the dashboard,
 // starts `kiln serve --ui` and headless Chromium through the e2e harness, opens the
 // web-and-database template and photographs the editor in the light and the dark theme, the
-// architecture view, a required field's error under the field and the Commands export, at
-// 1440x900, and the editor on a phone (390x844: the builder's columns as panel tabs, the top
-// bar's actions in its menu). Needs /usr/bin/chromium.
+// architecture view, a required field's error under the field (in English, and in French for a
+// browser preferring French) and the Commands export, at 1440x900, and the editor on a phone
+// (390x844: the builder's columns as panel tabs, the top bar's actions in its menu). Names given
+// after `--` take only the shots whose file names contain them (`npm run screenshots --
+// french`). Needs /usr/bin/chromium.
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -19,6 +21,8 @@ interface Shot {
   arrange: (page: Page) => Promise<void>;
   /** The window, when not 1440x900. */
   viewport?: { width: number; height: number };
+  /** The browser's language, when not en-US. */
+  locale?: string;
 }
 
 /** The template's inventory in the editor: components by stage, a structured editor, a preview. */
@@ -70,7 +74,14 @@ const SHOTS: Shot[] = [
   },
   { file: "docs/dashboard-field-error.png", theme: "light", arrange: fieldError },
   { file: "docs/dashboard-commands.png", theme: "light", arrange: commands },
+  { file: "docs/dashboard-french.png", theme: "light", locale: "fr-FR", arrange: fieldError },
 ];
+
+/** The shots asked for on the command line, or every shot. */
+function chosenShots(names: readonly string[]): Shot[] {
+  if (names.length === 0) return SHOTS;
+  return SHOTS.filter((shot) => names.some((name) => shot.file.includes(name)));
+}
 
 function buildDashboard(): void {
   const build = spawnSync(process.execPath, ["scripts/build-web.mjs"], {
@@ -84,10 +95,11 @@ async function main(): Promise<void> {
   buildDashboard();
   const dashboard = await startDashboard();
   try {
-    for (const shot of SHOTS) {
+    for (const shot of chosenShots(process.argv.slice(2))) {
       const { context, page } = await dashboard.newPage({
         colorScheme: shot.theme,
         ...(shot.viewport ? { viewport: shot.viewport } : {}),
+        ...(shot.locale ? { locale: shot.locale } : {}),
       });
       await page.click(`[data-testid="preset-${PRESET}"]`);
       await page.waitForSelector('[data-testid="builder"]');

@@ -49,6 +49,8 @@ export interface Dashboard {
     colorScheme?: "light" | "dark";
     tour?: boolean;
     viewport?: { width: number; height: number };
+    /** The browser's language (navigator.languages); en-US unless a test says otherwise. */
+    locale?: string;
   }): Promise<{
     context: BrowserContext;
     page: Page;
@@ -132,6 +134,8 @@ export async function startDashboard(setup: ServeSetup = {}): Promise<Dashboard>
         acceptDownloads: true,
         viewport: options.viewport ?? { width: 1440, height: 900 },
         colorScheme: options.colorScheme ?? "light",
+        // the dashboard speaks the browser's language: every suite reads English unless it asks
+        locale: options.locale ?? "en-US",
       });
       // the guide a first visit shows would sit over what other tests click and read
       if (!options.tour) {

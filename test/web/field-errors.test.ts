@@ -2,6 +2,7 @@
 // message under it and the preview's summary, from the core's structured problem.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { chooseLanguage } from "../../web/src/i18n/i18n.ts";
 import {
   fieldErrorMessage,
   fieldErrorSummary,
@@ -61,5 +62,39 @@ describe("a refused field in the form's words", () => {
       }),
       "must be a DNS label - got nothing",
     );
+  });
+
+  it("in French the words are French, with French number formats; other rules keep the core's words", () => {
+    chooseLanguage("fr");
+    try {
+      const missing = {
+        field: "image",
+        path: "",
+        rule: "missing",
+        expected: "is required",
+      } as const;
+      assert.equal(fieldErrorMessage(missing), "«\u00a0Image\u00a0» est obligatoire");
+      const bounds = {
+        field: "replicas",
+        path: "",
+        rule: "invalid",
+        expected: "must be a whole number from 0 to 2147483647, written in digits",
+        got: "",
+      } as const;
+      assert.equal(
+        fieldErrorSummary(bounds),
+        "Replicas\u00a0: doit être un nombre entier de 0 à 2\u202f147\u202f483\u202f647, écrit en chiffres – reçu rien",
+      );
+      const dns = {
+        field: "name",
+        path: "[0].host",
+        rule: "invalid",
+        expected: "must be a DNS label",
+        got: "A_B",
+      } as const;
+      assert.equal(fieldErrorMessage(dns), "À [0].host\u00a0: must be a DNS label – reçu A_B");
+    } finally {
+      chooseLanguage("en");
+    }
   });
 });

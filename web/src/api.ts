@@ -9,6 +9,7 @@ import type { PresetComponent, PresetSummary } from "../../src/core/project/pres
 import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
 import type { SearchResult } from "../../src/core/registry-search.ts";
 import type { AutomationProfile } from "../../src/core/vocabulary.ts";
+import { translate } from "./i18n/i18n.ts";
 import type { ItemRecords, LockSources } from "./model/files.ts";
 import { type CatalogueMeta, itemRecords } from "./model/project-lock.ts";
 
@@ -159,7 +160,7 @@ export function render(request: RenderRequest): Promise<RenderResult> {
     })
     .catch((error: unknown): RenderResult => {
       cache.delete(key);
-      return { ok: false, error: `the service did not answer (${errorMessage(error)})` };
+      return { ok: false, error: translate("api.noAnswer", { reason: errorMessage(error) }) };
     });
   if (cache.size > 500) cache.delete(cache.keys().next().value as string);
   cache.set(key, promise);

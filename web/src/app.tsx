@@ -14,6 +14,7 @@ import { useItems } from "./hooks/use-items.ts";
 import { usePersistentProject } from "./hooks/use-persistent-project.ts";
 import { useRenders } from "./hooks/use-renders.ts";
 import { useToasts } from "./hooks/use-toasts.ts";
+import { LanguageContext, translate, useLanguageState, useT } from "./i18n/i18n.ts";
 import { findConflicts } from "./model/conflicts.ts";
 import { renderProjectFiles, ZipRefused, zipFileName } from "./model/files.ts";
 import {
@@ -50,18 +51,25 @@ type View = "build" | "checks" | "graph";
 
 /**
  * The dashboard and, once per browser, the first-visit guide beside it (outside the screens, so
- * it stays open from the home page into the builder).
+ * it stays open from the home page into the builder), in the language chosen.
  */
 export function App(): JSX.Element {
+  const language = useLanguageState();
   return (
-    <>
+    <LanguageContext.Provider value={language}>
       <Dashboard />
       <Tour />
-    </>
+    </LanguageContext.Provider>
   );
 }
 
+/** A component as messages name it: its reference and its name in quotes of the language. */
+function componentWords(component: { reference: string; name: string }): string {
+  return translate("app.componentWords", { reference: component.reference, name: component.name });
+}
+
 function Dashboard(): JSX.Element {
+  const t = useT();
   const { restored, project, setProject, selected, setSelected, saveState } =
     usePersistentProject();
   const { registry, registryError, presets, presetsError, config } = useCatalogue();
@@ -140,8 +148,8 @@ function Dashboard(): JSX.Element {
     }));
     const neighbour = project.components[index + 1] ?? project.components[index - 1];
     setSelected(neighbour?.id);
-    toast(`Removed ${component.reference} “${component.name}”.`, "info", {
-      label: "Undo",
+    toast(t("app.removed", { component: componentWords(component) }), "info", {
+      label: t("app.undo"),
       run: () => {
         update((current) => {
           const components = [...current.components];
@@ -168,7 +176,7 @@ function Dashboard(): JSX.Element {
       // does not render (or a service that does not answer) is a passing message
       if (error instanceof ZipRefused) setZipProblem({ refused: error.files });
       else if (isKilnError(error)) setZipProblem({ message: error.message });
-      else toast(`Cannot build the zip: ${errorMessage(error)}`, "error");
+      else toast(t("app.zipFailed", { reason: errorMessage(error) }), "error");
     } finally {
       setDownloading(false);
     }
@@ -191,7 +199,7 @@ function Dashboard(): JSX.Element {
             try {
               open(projectFromPreset(await api.preset(name)));
             } catch (error) {
-              setHomeError(`Could not open template ${name}: ${errorMessage(error)}`);
+              setHomeError(t("app.presetFailed", { name, reason: errorMessage(error) }));
             } finally {
               setHomeBusy(undefined);
             }
@@ -206,7 +214,7 @@ function Dashboard(): JSX.Element {
                 open(projectFromPreset(first.text));
               } catch (error) {
                 setHomeError(
-                  `${first.name} is not a valid preset manifest: ${errorMessage(error)}`,
+                  t("app.notAPreset", { file: first.name, reason: errorMessage(error) }),
                 );
               }
               return;
@@ -226,7 +234,7 @@ function Dashboard(): JSX.Element {
               );
               open(projectFromPreset(preset));
             } catch (error) {
-              setHomeError(`Cannot open ${lock.name}: ${errorMessage(error)}`);
+              setHomeError(t("app.lockFailed", { file: lock.name, reason: errorMessage(error) }));
             } finally {
               setHomeBusy(undefined);
             }
@@ -249,7 +257,7 @@ function Dashboard(): JSX.Element {
                 );
                 open(projectFromPreset(preset));
               } catch (error) {
-                setHomeError(`Cannot open ${lock.name}: ${errorMessage(error)}`);
+                setHomeError(t("app.lockFailed", { file: lock.name, reason: errorMessage(error) }));
               } finally {
                 setHomeBusy(undefined);
               }
@@ -292,7 +300,7 @@ function Dashboard(): JSX.Element {
               data-testid="show-commands"
               onClick={() => setShowCommands(true)}
             >
-              Commands
+              {t("app.commands")}
             </button>
             <button
               type="button"
@@ -302,7 +310,7 @@ function Dashboard(): JSX.Element {
                 download(presetFileName(project), presetText(project), "application/json")
               }
             >
-              Download preset
+              {t("app.downloadPreset")}
             </button>
             <button
               type="button"
@@ -311,7 +319,7 @@ function Dashboard(): JSX.Element {
               disabled={downloading || project.components.length === 0}
               onClick={downloadZip}
             >
-              {downloading ? "Building…" : "Download zip"}
+              {downloading ? t("app.building") : t("app.downloadZip")}
             </button>
           </>
         }
@@ -328,7 +336,7 @@ function Dashboard(): JSX.Element {
         <aside class="sidebar">
           <div class="project-settings card">
             <label class="field compact">
-              <span class="field-label">project</span>
+              <span class="field-label">{t("settings.project")}</span>
               <TextInput
                 value={settings.name ?? ""}
                 placeholder={config?.defaultProjectName ?? "kiln-project"}
@@ -343,7 +351,7 @@ function Dashboard(): JSX.Element {
             </label>
             <div class="grid-2 settings-pair">
               <label class="field compact">
-                <span class="field-label">namespace</span>
+                <span class="field-label">{t("settings.namespace")}</span>
                 <TextInput
                   value={settings.namespace}
                   mono
@@ -353,7 +361,7 @@ function Dashboard(): JSX.Element {
                 />
               </label>
               <label class="field compact">
-                <span class="field-label">output folder</span>
+                <span class="field-label">{t("settings.outputDir")}</span>
                 <TextInput
                   value={settings.outputDir}
                   mono
@@ -364,7 +372,7 @@ function Dashboard(): JSX.Element {
               </label>
             </div>
             <label class="field compact">
-              <span class="field-label">automation names</span>
+              <span class="field-label">{t("settings.automationNames")}</span>
               <select
                 class="input"
                 data-testid="automation-profile"
@@ -380,12 +388,12 @@ function Dashboard(): JSX.Element {
               </select>
               <span class="help">
                 {settings.automationProfile === "ansible"
-                  ? "The names Ansible reads."
-                  : "The names of kiln's specification."}
+                  ? t("settings.ansibleNames")
+                  : t("settings.cmNames")}
               </span>
             </label>
           </div>
-          <nav class="stages-nav" aria-label="Components">
+          <nav class="stages-nav" aria-label={t("app.components")}>
             {STAGES.map((stage) => {
               const members = project.components
                 .map((c, i) => ({ c, i }))
@@ -398,7 +406,7 @@ function Dashboard(): JSX.Element {
                     class="link-button add-url"
                     onClick={() => setAdding("other")}
                   >
-                    + Add from a URL or file
+                    + {t("app.addFromUrl")}
                   </button>
                 );
               }
@@ -406,17 +414,19 @@ function Dashboard(): JSX.Element {
                 <section key={stage.id} class="stage" data-testid={`stage-${stage.id}`}>
                   <header class="stage-head">
                     <div>
-                      <h3>{stage.title}</h3>
-                      <span class="muted small">{stage.hint}</span>
+                      <h3>{t(stage.title)}</h3>
+                      <span class="muted small">{t(stage.hint)}</span>
                     </div>
                     <IconButton
                       icon="+"
-                      title={`Add to ${stage.title}`}
+                      title={t("app.addTo", { stage: t(stage.title) })}
                       testId={`add-${stage.id}`}
                       onClick={() => setAdding(stage.id)}
                     />
                   </header>
-                  {members.length === 0 && <p class="muted small stage-empty">Nothing yet</p>}
+                  {members.length === 0 && (
+                    <p class="muted small stage-empty">{t("app.nothingYet")}</p>
+                  )}
                   <ul>
                     {members.map(({ c, i }) => {
                       const own = errorsOf(i);
@@ -441,7 +451,10 @@ function Dashboard(): JSX.Element {
                             <span class="component-name">{c.name}</span>
                             <span class="component-ref mono">{c.reference.split("/").pop()}</span>
                             {severity && (
-                              <span class={`badge ${severity}`} title={`${own.length} finding(s)`}>
+                              <span
+                                class={`badge ${severity}`}
+                                title={t("app.findings", { count: own.length })}
+                              >
                                 {own.length}
                               </span>
                             )}
@@ -464,7 +477,7 @@ function Dashboard(): JSX.Element {
               class={view === "build" ? "active" : ""}
               onClick={() => setView("build")}
             >
-              Edit
+              {t("app.tabEdit")}
             </button>
             <button
               type="button"
@@ -474,7 +487,7 @@ function Dashboard(): JSX.Element {
               data-testid="tab-checks"
               onClick={() => setView("checks")}
             >
-              Checks
+              {t("app.tabChecks")}
               {counts.errors > 0 && <span class="badge error">{counts.errors}</span>}
               {counts.warnings > 0 && <span class="badge warning">{counts.warnings}</span>}
               {findings.length === 0 && <span class="badge ok">✓</span>}
@@ -487,11 +500,12 @@ function Dashboard(): JSX.Element {
               data-testid="tab-graph"
               onClick={() => setView("graph")}
             >
-              Architecture
+              {t("app.tabArchitecture")}
             </button>
             <span class="tabs-spacer" />
             <span class="muted small">
-              {project.components.length} components · {settings.outputDir}/
+              {t("app.componentCount", { count: project.components.length })} · {settings.outputDir}
+              /
             </span>
           </div>
           {zipProblem && (
@@ -499,7 +513,7 @@ function Dashboard(): JSX.Element {
           )}
           {saveState !== "saved" && <NotSavedNotice state={saveState} />}
           {registryError && (
-            <p class="render-error">Could not load the registry: {registryError}</p>
+            <p class="render-error">{t("app.registryFailed", { reason: registryError })}</p>
           )}
           {view === "build" && component && (
             <div class="edit-split">
@@ -527,18 +541,20 @@ function Dashboard(): JSX.Element {
                 conflicts={editConflicts}
                 conflictName={(i) => {
                   const other = project.components[i];
-                  return other ? `${other.reference} “${other.name}”` : "another component";
+                  return other ? componentWords(other) : t("app.anotherComponent");
                 }}
               />
             </div>
           )}
           {view === "build" && !component && (
             <div class="empty-state">
-              <h2>{project.components.length === 0 ? "An empty project" : "Pick a component"}</h2>
+              <h2>
+                {project.components.length === 0 ? t("app.emptyProject") : t("app.pickComponent")}
+              </h2>
               <p class="muted">
                 {project.components.length === 0
-                  ? "Add components stage by stage: provision servers, describe the inventory, configure them, deploy to the cluster."
-                  : "Choose a component on the left to edit it and preview its files."}
+                  ? t("app.emptyProjectHint")
+                  : t("app.pickComponentHint")}
               </p>
               <div class="empty-actions">
                 {STAGES.slice(0, 4).map((stage) => (
@@ -548,7 +564,7 @@ function Dashboard(): JSX.Element {
                     class="button"
                     onClick={() => setAdding(stage.id)}
                   >
-                    + {stage.title}
+                    + {t(stage.title)}
                   </button>
                 ))}
               </div>
@@ -564,7 +580,7 @@ function Dashboard(): JSX.Element {
               }}
               onFix={(add) => {
                 const added = addComponents(add);
-                toast(`Added ${added.map((c) => `${c.reference} “${c.name}”`).join(", ")}.`);
+                toast(t("app.added", { components: added.map(componentWords).join(", ") }));
               }}
             />
           )}
@@ -610,7 +626,7 @@ function Dashboard(): JSX.Element {
               ),
             }));
             setIniFor(undefined);
-            toast("Inventory imported.");
+            toast(t("app.inventoryImported"));
           }}
         />
       )}

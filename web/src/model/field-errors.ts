@@ -1,22 +1,38 @@
-// Every word the dashboard says about a refused field value, in one place so that the interface
-// can be translated from here: the field's label as the form shows it, the message under the
-// field and the preview's short summary. They are built from the core's structured problem
+// Every word the dashboard says about a refused field value: the field's label as the form
+// shows it, the message under the field and the preview's short summary, in the interface's
+// language (the catalogues' `fieldError.*` messages). They are built from the core's structured problem
 // (field, path inside its value, rule, what it takes, what it got: KilnError's `field`, the JSON
 // error body's `field`), never from the message, which names CLI flags and preset JSON.
 import type { FieldProblem } from "../../../src/core/errors.ts";
+import { translate } from "../i18n/i18n.ts";
 
 export type { FieldProblem };
 
-/** The words, each once. */
-export const FIELD_ERROR_WORDS = {
-  required: (label: string) => `${label} is required`,
-  invalid: (expected: string, got: string) => `${expected} - got ${got}`,
-  inside: (path: string, message: string) => `At ${path}: ${message}`,
-  summaryTitle: "This component does not render.",
-  summary: (label: string, message: string) => `${label}: ${message}`,
-  previewSummary: (summary: string) => `${summary}. The field is marked in the form.`,
-  emptyValue: "nothing",
-};
+/** The whole-number rule as the core words it, its bounds captured. */
+const WHOLE_NUMBER_RULE =
+  /^must be a whole number(?: from (-?\d+) to (-?\d+)| of at least (-?\d+)| of at most (-?\d+))?, written in digits( \(`-` in front when negative\))?$/;
+
+/**
+ * What the field takes, in the interface's language. The core words its rules in English for
+ * the CLI as well; the rules a form meets most (whole numbers and their bounds, `true` or
+ * `false`) are worded from the catalogue with the numbers formatted for the language, the
+ * others (DNS names, addresses, JSON shapes) keep the core's words, which quote code.
+ */
+function expectedWords(expected: string): string {
+  if (expected === "must be `true` or `false`") return translate("fieldError.boolean");
+  const whole = WHOLE_NUMBER_RULE.exec(expected);
+  if (!whole) return expected;
+  const [, from, to, atLeast, atMost, negative] = whole;
+  const rule =
+    from !== undefined && to !== undefined
+      ? translate("fieldError.wholeFromTo", { from: Number(from), to: Number(to) })
+      : atLeast !== undefined
+        ? translate("fieldError.wholeAtLeast", { min: Number(atLeast) })
+        : atMost !== undefined
+          ? translate("fieldError.wholeAtMost", { max: Number(atMost) })
+          : translate("fieldError.whole");
+  return negative === undefined ? rule : `${rule}${translate("fieldError.wholeNegative")}`;
+}
 
 /** A field's name as the form's words: `target_port` → `Target port`. */
 export function fieldLabel(name: string): string {
@@ -29,7 +45,7 @@ export function fieldLabel(name: string): string {
  * characters), `nothing` when empty.
  */
 function gotShown(got: string): string {
-  return got === "" ? FIELD_ERROR_WORDS.emptyValue : got;
+  return got === "" ? translate("fieldError.emptyValue") : got;
 }
 
 /**
@@ -38,12 +54,17 @@ function gotShown(got: string): string {
  * place inside a JSON value when the problem is there.
  */
 export function fieldErrorMessage(problem: FieldProblem): string {
-  if (problem.rule === "missing") return FIELD_ERROR_WORDS.required(fieldLabel(problem.field));
+  if (problem.rule === "missing") {
+    return translate("fieldError.required", { label: fieldLabel(problem.field) });
+  }
+  const expected = expectedWords(problem.expected);
   const message =
     problem.got === undefined
-      ? problem.expected
-      : FIELD_ERROR_WORDS.invalid(problem.expected, gotShown(problem.got));
-  return problem.path === "" ? message : FIELD_ERROR_WORDS.inside(problem.path, message);
+      ? expected
+      : translate("fieldError.invalid", { expected, got: gotShown(problem.got) });
+  return problem.path === ""
+    ? message
+    : translate("fieldError.inside", { path: problem.path, message });
 }
 
 /** The preview's one line: the field's label and the message (the required one says both). */
@@ -51,5 +72,5 @@ export function fieldErrorSummary(problem: FieldProblem): string {
   const message = fieldErrorMessage(problem);
   return problem.rule === "missing"
     ? message
-    : FIELD_ERROR_WORDS.summary(fieldLabel(problem.field), message);
+    : translate("fieldError.summary", { label: fieldLabel(problem.field), message });
 }

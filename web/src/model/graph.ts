@@ -18,6 +18,7 @@ import {
   type ServerFact,
 } from "../../../src/core/project/facts.ts";
 import type { StageId } from "../../../src/core/vocabulary.ts";
+import { type MessageKey, translate } from "../i18n/i18n.ts";
 
 export type NodeKind =
   | "group"
@@ -41,12 +42,12 @@ export interface GraphLane {
 }
 
 /** The lanes in stage order; a graph holds only those with nodes. */
-const LANES: readonly GraphLane[] = [
-  { id: "provision", title: "Provision" },
-  { id: "inventory", title: "Inventory" },
-  { id: "configure", title: "Configure" },
-  { id: "deploy", title: "Deploy" },
-  { id: "other", title: "Other" },
+const LANES: readonly { id: StageId; title: MessageKey }[] = [
+  { id: "provision", title: "stage.provision" },
+  { id: "inventory", title: "stage.inventory" },
+  { id: "configure", title: "stage.configure" },
+  { id: "deploy", title: "stage.deploy" },
+  { id: "other", title: "graph.kind.other" },
 ];
 
 export interface GraphNode {
@@ -140,7 +141,11 @@ class GraphBuilder {
     const nodes = [...this.nodes.values()];
     const used = new Set(nodes.map((node) => node.lane));
     return {
-      lanes: LANES.filter((lane) => used.has(lane.id)),
+      // titled in the interface's language, on screen and in the draw.io file alike
+      lanes: LANES.filter((lane) => used.has(lane.id)).map((lane) => ({
+        id: lane.id,
+        title: translate(lane.title),
+      })),
       nodes,
       edges: [...this.edges.values()].filter(
         (e) => this.nodes.has(e.source) && this.nodes.has(e.target),
@@ -159,7 +164,10 @@ function addGroups(graph: GraphBuilder, facts: ProjectFacts): void {
         kind: "group",
         lane: "inventory",
         label: group.name,
-        detail: hosts > 0 ? `group · ${hosts} host${hosts === 1 ? "" : "s"}` : "group",
+        detail:
+          hosts > 0
+            ? translate("graphModel.groupHosts", { count: hosts })
+            : translate("graphModel.group"),
         component: inventory.component,
       });
     }
@@ -170,7 +178,7 @@ function addGroups(graph: GraphBuilder, facts: ProjectFacts): void {
           kind: "group",
           lane: "inventory",
           label: child,
-          detail: "group",
+          detail: translate("graphModel.group"),
           component: inventory.component,
         });
         graph.edge(`group:${group.name}`, `group:${child}`, "child");
@@ -184,10 +192,20 @@ function addAutomation(graph: GraphBuilder, facts: ProjectFacts): Map<string, st
   const known = new Set(facts.knownGroups);
   const targetNode = (target: string) =>
     known.has(target)
-      ? graph.node({ id: `group:${target}`, kind: "group", label: target, detail: "group" })
+      ? graph.node({
+          id: `group:${target}`,
+          kind: "group",
+          label: target,
+          detail: translate("graphModel.group"),
+        })
       : facts.knownHosts.has(target)
         ? undefined // a host, which the checks accept too; the graph draws groups
-        : graph.missing(`group:${target}`, target, "unknown group", "inventory");
+        : graph.missing(
+            `group:${target}`,
+            target,
+            translate("graphModel.unknownGroup"),
+            "inventory",
+          );
   const edgeTo = (source: string, target: string, label: string) => {
     const id = targetNode(target);
     if (id !== undefined) graph.edge(source, id, label);
@@ -199,15 +217,22 @@ function addAutomation(graph: GraphBuilder, facts: ProjectFacts): Map<string, st
   for (const playbook of facts.playbooks) {
     const id = `c:${playbook.component}`;
     if (playbook.path !== undefined) playbookByPath.set(playbook.path, id);
-    for (const target of hostPatternTargets(playbook.target ?? "")) edgeTo(id, target, "runs on");
+    for (const target of hostPatternTargets(playbook.target ?? ""))
+      edgeTo(id, target, translate("graphModel.runsOn"));
     for (const play of playbook.plays) {
-      for (const target of hostPatternTargets(play.hosts ?? "")) edgeTo(id, target, "plays on");
+      for (const target of hostPatternTargets(play.hosts ?? ""))
+        edgeTo(id, target, translate("graphModel.playsOn"));
       for (const role of play.roles) {
         // the component vendoring it, as role-not-vendored counts them
         const vendor = facts.vendoredRoles.get(role)?.[0];
         const roleId =
           vendor === undefined
-            ? graph.missing(`role:${role}`, role, "role not vendored", "configure")
+            ? graph.missing(
+                `role:${role}`,
+                role,
+                translate("graphModel.roleNotVendored"),
+                "configure",
+              )
             : `c:${vendor}`;
         graph.edge(id, roleId, "role");
       }
@@ -225,19 +250,23 @@ function addComponents(graph: GraphBuilder, facts: ProjectFacts): void {
     const base = { id: `c:${component.index}`, label: component.name, component: component.index };
     switch (component.kind) {
       case "group-vars":
-        graph.node({ ...base, kind: "group-vars", detail: "group vars" });
+        graph.node({ ...base, kind: "group-vars", detail: translate("graphModel.groupVars") });
         break;
       case "playbook": {
         const target = playbooks.get(component.index)?.target;
         graph.node(
           target === undefined
-            ? { ...base, kind: "playbook", detail: "playbook" }
-            : { ...base, kind: "bootstrap", detail: `runs on ${target}` },
+            ? { ...base, kind: "playbook", detail: translate("graphModel.playbook") }
+            : {
+                ...base,
+                kind: "bootstrap",
+                detail: translate("graphModel.runsOnTarget", { target }),
+              },
         );
         break;
       }
       case "role":
-        graph.node({ ...base, kind: "role", detail: "role" });
+        graph.node({ ...base, kind: "role", detail: translate("graphModel.role") });
         break;
       case "config":
         graph.node({ ...base, kind: "config", detail: component.path ?? "config" });
@@ -246,7 +275,9 @@ function addComponents(graph: GraphBuilder, facts: ProjectFacts): void {
         graph.node({
           ...base,
           kind: "server",
-          detail: `servers × ${servers.get(component.index)?.count ?? "1"}`,
+          detail: translate("graphModel.servers", {
+            count: servers.get(component.index)?.count ?? "1",
+          }),
         });
         break;
       case "deployment":
@@ -282,14 +313,19 @@ function addEntryPoints(
       id,
       kind: "site",
       label: component?.name ?? "",
-      detail: "site",
+      detail: translate("graphModel.site"),
       component: site.component,
     });
     for (const entry of site.imports) {
       graph.edge(
         id,
         playbookByPath.get(entry.resolved) ??
-          graph.missing(`pb:${entry.resolved}`, entry.path, "playbook not written", "configure"),
+          graph.missing(
+            `pb:${entry.resolved}`,
+            entry.path,
+            translate("graphModel.playbookNotWritten"),
+            "configure",
+          ),
         "imports",
       );
     }
@@ -318,8 +354,13 @@ function addKubernetes(graph: GraphBuilder, facts: ProjectFacts): void {
       `c:${ingress.component}`,
       ingress.backend !== undefined
         ? `c:${ingress.backend}`
-        : graph.missing(`svc:${ingress.service}`, ingress.service, "service missing", "deploy"),
-      "routes to",
+        : graph.missing(
+            `svc:${ingress.service}`,
+            ingress.service,
+            translate("graphModel.serviceMissing"),
+            "deploy",
+          ),
+      translate("graphModel.routesTo"),
     );
   }
 }
@@ -351,7 +392,9 @@ function addProvisioning(graph: GraphBuilder, facts: ProjectFacts): void {
           .map((host) => host.name);
         if (hosts.length === 0) continue;
         const label =
-          hosts.length <= 2 ? `provisions ${hosts.join(", ")}` : `provisions ${hosts.length} hosts`;
+          hosts.length <= 2
+            ? translate("graphModel.provisionsNamed", { hosts: hosts.join(", ") })
+            : translate("graphModel.provisionsCount", { count: hosts.length });
         graph.edge(`c:${server.component}`, `group:${group.name}`, label);
       }
     }
@@ -373,7 +416,11 @@ function addConfiguredBy(graph: GraphBuilder, facts: ProjectFacts): void {
     if (provisions) continue;
     for (const playbook of facts.playbooks) {
       if (facts.components[playbook.component]?.name !== server.name) continue;
-      graph.edge(`c:${server.component}`, `c:${playbook.component}`, "configured by");
+      graph.edge(
+        `c:${server.component}`,
+        `c:${playbook.component}`,
+        translate("graphModel.configuredBy"),
+      );
     }
   }
 }
@@ -402,8 +449,13 @@ function addCluster(graph: GraphBuilder, facts: ProjectFacts): void {
   const groups = clusterGroups(facts);
   for (const deployment of facts.components.filter((c) => c.kind === "deployment")) {
     for (const group of groups) {
-      const id = graph.node({ id: `group:${group}`, kind: "group", label: group, detail: "group" });
-      graph.edge(`c:${deployment.index}`, id, "runs on");
+      const id = graph.node({
+        id: `group:${group}`,
+        kind: "group",
+        label: group,
+        detail: translate("graphModel.group"),
+      });
+      graph.edge(`c:${deployment.index}`, id, translate("graphModel.runsOn"));
     }
   }
 }

@@ -1,4 +1,5 @@
 import { errorMessage } from "../../../src/core/errors.ts";
+import { translate } from "../i18n/i18n.ts";
 // JSON-valued fields are strings that hold JSON. Editors change the parsed value and write it
 // back in the style the text already had (compact, `", "`-spaced on one line, or indented), so an
 // edit changes only what was edited and an untouched field stays byte-identical.
@@ -63,7 +64,7 @@ export function parseJsonArray(text: string | undefined): Parsed<unknown[]> {
   if (text === undefined || text.trim() === "") return { ok: true, value: [] };
   try {
     const value: unknown = JSON.parse(text);
-    if (!Array.isArray(value)) return { ok: false, error: "expected a JSON array `[...]`" };
+    if (!Array.isArray(value)) return { ok: false, error: translate("json.expectedArray") };
     return { ok: true, value };
   } catch (error) {
     return { ok: false, error: errorMessage(error) };
@@ -76,7 +77,7 @@ export function parseJsonObject(text: string | undefined): Parsed<Record<string,
   try {
     const value: unknown = JSON.parse(text);
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      return { ok: false, error: "expected a JSON object `{...}`" };
+      return { ok: false, error: translate("json.expectedObject") };
     }
     return { ok: true, value: value as Record<string, unknown> };
   } catch (error) {

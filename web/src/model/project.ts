@@ -17,6 +17,7 @@ import {
   serializePreset,
 } from "../../../src/core/project/preset-manifest.ts";
 import type { AutomationProfile } from "../../../src/core/vocabulary.ts";
+import type { MessageKey } from "../i18n/i18n.ts";
 
 /** A component of the preset manifest, with an id that stays while it is edited or moved. */
 export interface ProjectComponent extends PresetComponent {
@@ -113,12 +114,13 @@ export function blankProject(settings: ProjectSettings): Project {
 /** The dashboard stages; which component goes where is catalogue data (`kiln.stage`). */
 export type StageId = ItemMeta["stage"];
 
-export const STAGES: readonly { id: StageId; title: string; hint: string }[] = [
-  { id: "provision", title: "Provision", hint: "Cloud servers (Terraform)" },
-  { id: "inventory", title: "Inventory", hint: "Hosts, groups and group vars" },
-  { id: "configure", title: "Configure", hint: "Playbooks, site, roles, config, bootstrap" },
-  { id: "deploy", title: "Deploy", hint: "Kubernetes manifests" },
-  { id: "other", title: "From a URL or file", hint: "Any registry item" },
+/** The stages in order, each with the catalogue keys of its title and hint. */
+export const STAGES: readonly { id: StageId; title: MessageKey; hint: MessageKey }[] = [
+  { id: "provision", title: "stage.provision", hint: "stage.provisionHint" },
+  { id: "inventory", title: "stage.inventory", hint: "stage.inventoryHint" },
+  { id: "configure", title: "stage.configure", hint: "stage.configureHint" },
+  { id: "deploy", title: "stage.deploy", hint: "stage.deployHint" },
+  { id: "other", title: "stage.other", hint: "stage.otherHint" },
 ];
 
 /**

@@ -17,6 +17,7 @@ import {
   render,
   type SearchAnswer,
 } from "../api.ts";
+import { useT } from "../i18n/i18n.ts";
 import { type Conflict, findConflicts } from "../model/conflicts.ts";
 import {
   defaultComponentName,
@@ -26,7 +27,7 @@ import {
   type StageId,
   stageOf,
 } from "../model/project.ts";
-import { ErrorDetail, Modal, submitOnModEnter, TextInput } from "./common.tsx";
+import { ErrorDetail, InlineCode, Modal, submitOnModEnter, TextInput } from "./common.tsx";
 
 export interface AddDialogProps {
   stage: StageId;
@@ -40,6 +41,7 @@ export interface AddDialogProps {
 }
 
 export function AddDialog(props: AddDialogProps): JSX.Element {
+  const t = useT();
   const [stage, setStage] = useState<StageId>(props.stage);
   const [item, setItem] = useState<RegistryItemView | undefined>();
   const [ref, setRef] = useState("");
@@ -49,7 +51,7 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
   /** The reference of the search result chosen, which the component is added by. */
   const [found, setFound] = useState<string | undefined>();
   const items = props.registry.filter((entry) => stageOf(props.metaOf(entry.reference)) === stage);
-  const title = item ? `Add ${item.title || item.reference}` : "Add a component";
+  const title = item ? t("add.titleItem", { item: item.title || item.reference }) : t("add.title");
   const choose = async (reference: string) => {
     setRefError(undefined);
     try {
@@ -66,9 +68,9 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
         <>
           <TextInput
             value={query}
-            placeholder="Search every registry: name, title, description or category"
+            placeholder={t("add.searchPlaceholder")}
             testId="registry-search"
-            ariaLabel="Search every registry"
+            ariaLabel={t("add.searchLabel")}
             onChange={setQuery}
           />
           {query.trim() !== "" && (
@@ -88,7 +90,7 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
                 class={entry.id === stage ? "active" : ""}
                 onClick={() => setStage(entry.id)}
               >
-                {entry.title}
+                {t(entry.title)}
               </button>
             ))}
           </div>
@@ -110,15 +112,14 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
               }}
             >
               <p class="muted">
-                Any registry item: a URL to its JSON, or a path to a registry-item file on the
-                machine running <code>kiln serve</code>.
+                <InlineCode text={t("add.refHelp")} />
               </p>
               <div class="inline-form">
                 <TextInput
                   value={ref}
                   mono
                   autoFocus
-                  placeholder="https://example.com/registry/redis.json or ./items/redis.json"
+                  placeholder={t("add.refPlaceholder")}
                   testId="ref-input"
                   onChange={setRef}
                 />
@@ -127,7 +128,7 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
                   class="button primary"
                   disabled={ref.trim() === "" || loading}
                 >
-                  {loading ? "Loading…" : "Inspect"}
+                  {loading ? t("add.loading") : t("add.inspect")}
                 </button>
               </div>
               {refError && (
@@ -205,11 +206,12 @@ function SearchResults(props: {
     };
   }, [props.query]);
   const shownError = failure ?? props.error;
+  const t = useT();
   return (
     <div class="search-results" data-testid="search-results">
-      {!answer && !failure && <p class="muted small">Searching…</p>}
+      {!answer && !failure && <p class="muted small">{t("add.searching")}</p>}
       {answer && answer.results.length === 0 && (
-        <p class="muted">No item matches “{props.query}”.</p>
+        <p class="muted">{t("add.noMatch", { query: props.query })}</p>
       )}
       {answer && answer.results.length > 0 && (
         <ul class="result-list">
@@ -222,7 +224,7 @@ function SearchResults(props: {
                 onClick={() => props.onChoose(result.reference)}
               >
                 <span class="mono small result-registry">
-                  {result.registry === "builtin" ? "built-in" : result.registry}
+                  {result.registry === "builtin" ? t("add.builtin") : result.registry}
                 </span>
                 <span class="mono">{result.reference}</span>
                 <span class="mono muted small">{result.version ?? ""}</span>
@@ -234,7 +236,7 @@ function SearchResults(props: {
       )}
       {answer?.failures.map((entry) => (
         <p class="muted small" key={entry.registry} data-testid="search-failure">
-          {entry.registry} was not searched: {entry.message}
+          {t("add.notSearched", { registry: entry.registry, reason: entry.message })}
         </p>
       ))}
       {shownError && (
@@ -257,6 +259,7 @@ function ConfigureNew(props: {
   onBack: () => void;
   onAdd: AddDialogProps["onAdd"];
 }): JSX.Element {
+  const t = useT();
   const { item, project } = props;
   const [name, setName] = useState(() =>
     defaultComponentName(project, props.reference, item.name, props.stage),
@@ -298,7 +301,9 @@ function ConfigureNew(props: {
   const conflicts: Conflict[] = probe?.ok ? findConflicts(probe.files, others) : [];
   const label = (index: number) => {
     const component = project.components[index];
-    return component ? `${component.reference} “${component.name}”` : "another component";
+    return component
+      ? t("app.componentWords", { reference: component.reference, name: component.name })
+      : t("app.anotherComponent");
   };
   const blocked = name.trim() === "" || conflicts.length > 0;
   return (
@@ -317,7 +322,7 @@ function ConfigureNew(props: {
       <p class="muted">{item.description}</p>
       <label class="field">
         <span class="field-label">
-          name <span class="req">*</span>
+          {t("form.name")} <span class="req">*</span>
         </span>
         <TextInput value={name} mono autoFocus testId="new-name" onChange={setName} />
       </label>
@@ -329,18 +334,20 @@ function ConfigureNew(props: {
           <TextInput
             value={fields[field.name] ?? ""}
             mono
-            placeholder={field.example ? `e.g. ${field.example}` : (field.default ?? "")}
+            placeholder={
+              field.example ? t("form.example", { example: field.example }) : (field.default ?? "")
+            }
             onChange={(value) => setFields({ ...fields, [field.name]: value })}
           />
           {field.description && <span class="help">{field.description}</span>}
         </label>
       ))}
       <div class="will-write">
-        <div class="subhead">Will write</div>
+        <div class="subhead">{t("add.willWrite")}</div>
         {!probe && <p class="muted small">…</p>}
         {probe && !probe.ok && (
           <div class="muted small">
-            Paths appear once it renders: {probe.error}
+            {t("add.pathsLater", { reason: probe.error })}
             <ErrorDetail detail={probe.detail} />
           </div>
         )}
@@ -362,14 +369,13 @@ function ConfigureNew(props: {
       {conflicts.length > 0 && (
         <div class="conflicts" data-testid="conflict">
           <p class="conflict-title" role="alert">
-            Conflict: {conflicts.length === 1 ? "this path is" : "these paths are"} already written
-            by another component. Choose another name (or change the field that sets the path).
+            {t("add.conflict", { count: conflicts.length })}
           </p>
           {conflicts.map((conflict) => (
             <div class="side-by-side" key={conflict.path}>
               <div>
                 <div class="side-head">
-                  Existing · {label(conflict.existing)}
+                  {t("add.existing", { component: label(conflict.existing) })}
                   <code>{conflict.path}</code>
                 </div>
                 <pre
@@ -382,7 +388,10 @@ function ConfigureNew(props: {
               </div>
               <div>
                 <div class="side-head">
-                  New · {props.reference} “{name}”<code>{conflict.path}</code>
+                  {t("add.new", {
+                    component: t("app.componentWords", { reference: props.reference, name }),
+                  })}
+                  <code>{conflict.path}</code>
                 </div>
                 <pre
                   class="code small"
@@ -398,10 +407,10 @@ function ConfigureNew(props: {
       )}
       <footer class="modal-actions">
         <button type="button" class="button" onClick={props.onBack}>
-          Back
+          {t("tour.back")}
         </button>
         <button type="submit" class="button primary" disabled={blocked} data-testid="confirm-add">
-          Add component
+          {t("add.confirm")}
         </button>
       </footer>
     </form>

@@ -2,8 +2,15 @@
 // the names and values a message quotes in backticks show as code.
 import type { JSX } from "preact";
 import { CHECK_RULES } from "../../../src/core/project/checks/check-project.ts";
-import type { ComponentToAdd, Finding } from "../../../src/core/project/checks/rule.ts";
+import type { ComponentToAdd, Finding, Severity } from "../../../src/core/project/checks/rule.ts";
+import { type MessageKey, useT } from "../i18n/i18n.ts";
 import { InlineCode } from "./common.tsx";
+
+/** A severity as the interface words it (the rule ids and messages stay the CLI's). */
+const SEVERITY_WORD: Record<Severity, MessageKey> = {
+  error: "checks.severityError",
+  warning: "checks.severityWarning",
+};
 
 export function ChecksView(props: {
   findings: Finding[];
@@ -14,26 +21,27 @@ export function ChecksView(props: {
   const fixes = props.findings.flatMap((finding) => finding.fix?.add ?? []);
   const errors = props.findings.filter((finding) => finding.severity === "error").length;
   const warnings = props.findings.length - errors;
+  const t = useT();
   return (
     <section class="checks" data-testid="checks-view">
       <header class="checks-head">
         <div>
-          <h2>Checks</h2>
+          <h2>{t("app.tabChecks")}</h2>
           <p class="muted">
-            Rules across components, the same as <code>kiln check &lt;preset&gt;</code>.
-            {props.pending && " Updating…"}
+            <InlineCode text={t("checks.intro")} />
+            {props.pending && ` ${t("checks.updating")}`}
           </p>
         </div>
         <div class="check-summary">
           <span class={`pill ${errors ? "error" : "ok"}`}>
-            {errors} error{errors === 1 ? "" : "s"}
+            {t("checks.errors", { count: errors })}
           </span>
           <span class={`pill ${warnings ? "warning" : "ok"}`}>
-            {warnings} warning{warnings === 1 ? "" : "s"}
+            {t("checks.warnings", { count: warnings })}
           </span>
           {fixes.length > 1 && (
             <button type="button" class="button primary small" onClick={() => props.onFix(fixes)}>
-              Add all {fixes.length} missing roles
+              {t("checks.addAll", { count: fixes.length })}
             </button>
           )}
         </div>
@@ -41,7 +49,7 @@ export function ChecksView(props: {
       {props.findings.length === 0 && (
         <div class="all-clear">
           <div class="all-clear-mark">✓</div>
-          <p>No problems found across {CHECK_RULES.length} rules.</p>
+          <p>{t("checks.allClear", { count: CHECK_RULES.length })}</p>
         </div>
       )}
       <ul class="findings">
@@ -53,7 +61,7 @@ export function ChecksView(props: {
             data-rule={finding.rule}
           >
             <div class="finding-top">
-              <span class={`pill ${finding.severity}`}>{finding.severity}</span>
+              <span class={`pill ${finding.severity}`}>{t(SEVERITY_WORD[finding.severity])}</span>
               <code class="rule">{finding.rule}</code>
             </div>
             <p data-testid="finding-message">
@@ -67,7 +75,8 @@ export function ChecksView(props: {
                   class="link-button"
                   onClick={() => props.onSelect(component.index)}
                 >
-                  Edit {component.name} <span class="muted">({component.reference})</span>
+                  {t("checks.edit", { name: component.name })}{" "}
+                  <span class="muted">({component.reference})</span>
                 </button>
               ))}
               {finding.fix && (
@@ -85,7 +94,7 @@ export function ChecksView(props: {
         ))}
       </ul>
       <details class="rules">
-        <summary>All rules</summary>
+        <summary>{t("checks.allRules")}</summary>
         <table>
           <tbody>
             {CHECK_RULES.map((rule) => (
@@ -93,7 +102,7 @@ export function ChecksView(props: {
                 <td>
                   <code>{rule.id}</code>
                 </td>
-                <td>{rule.severity}</td>
+                <td>{t(SEVERITY_WORD[rule.severity])}</td>
                 <td>{rule.summary}</td>
               </tr>
             ))}

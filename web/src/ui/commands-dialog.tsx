@@ -2,19 +2,21 @@
 // zip's files, kiln.toml and kiln.lock), and the preset file with `kiln setup` when that is
 // shorter, each copyable (web/src/model/commands.ts writes them).
 import type { JSX } from "preact";
+import { useT } from "../i18n/i18n.ts";
 import { projectCommands } from "../model/commands.ts";
 import type { Project } from "../model/project.ts";
-import { CopyButton, Modal } from "./common.tsx";
+import { CopyButton, InlineCode, Modal } from "./common.tsx";
 
 /** One script under its heading, with its copy button. */
 function Script(props: { title: string; text: string; testId: string }): JSX.Element {
+  const t = useT();
   return (
     <>
       <div class="commands-head">
         <h3>{props.title}</h3>
         <CopyButton
           text={props.text}
-          label={`Copy: ${props.title}`}
+          label={t("commands.copy", { title: props.title })}
           testId={`copy-${props.testId}`}
         />
       </div>
@@ -31,35 +33,26 @@ function Script(props: { title: string; text: string; testId: string }): JSX.Ele
 }
 
 export function CommandsDialog(props: { project: Project; onClose: () => void }): JSX.Element {
+  const t = useT();
   const { commands, preset } = projectCommands(props.project);
   return (
-    <Modal
-      title="The same project as commands"
-      onClose={props.onClose}
-      testId="commands-dialog"
-      wide
-    >
+    <Modal title={t("commands.title")} onClose={props.onClose} testId="commands-dialog" wide>
       <p class="muted">
-        Run these in an empty folder to get exactly this project with the CLI: the same files,{" "}
-        <code>kiln.toml</code> and <code>kiln.lock</code> as <strong>Download zip</strong>.
+        <InlineCode text={t("commands.intro")} />
       </p>
       {commands !== undefined && (
-        <Script title="kiln init and kiln add" text={commands} testId="commands-text" />
+        <Script title={t("commands.initAndAdd")} text={commands} testId="commands-text" />
       )}
       {preset !== undefined && (
         <Script
-          title={
-            commands === undefined
-              ? "The preset file and kiln setup"
-              : "Shorter: the preset file and kiln setup"
-          }
+          title={commands === undefined ? t("commands.preset") : t("commands.presetShorter")}
           text={preset}
           testId="commands-preset"
         />
       )}
       <footer class="modal-actions">
         <button type="button" class="button" onClick={props.onClose}>
-          Close
+          {t("common.close")}
         </button>
       </footer>
     </Modal>

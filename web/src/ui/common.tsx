@@ -2,6 +2,7 @@
 // `code` in them, the Ctrl/Cmd+Enter shortcut.
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { useT } from "../i18n/i18n.ts";
 import { inlineCodeParts } from "../model/inline-code.ts";
 import { fromRows, type KvRow, toRows } from "../model/kv.ts";
 
@@ -83,6 +84,7 @@ export function KvEditor(props: {
   addLabel?: string;
   testId?: string;
 }): JSX.Element {
+  const t = useT();
   const [rows, setRows] = useState<KvRow[]>(() => toRows(props.value));
   const external = JSON.stringify(props.value);
   useEffect(() => {
@@ -99,19 +101,19 @@ export function KvEditor(props: {
           <TextInput
             value={row.key}
             mono
-            ariaLabel="key"
-            placeholder={props.keyPlaceholder ?? "key"}
+            ariaLabel={t("kv.key")}
+            placeholder={props.keyPlaceholder ?? t("kv.key")}
             onChange={(key) => commit(rows.map((r, i) => (i === index ? { ...r, key } : r)))}
           />
           <TextInput
             value={row.value}
             mono
-            ariaLabel="value"
-            placeholder={props.valuePlaceholder ?? "value"}
+            ariaLabel={t("kv.value")}
+            placeholder={props.valuePlaceholder ?? t("kv.value")}
             onChange={(value) => commit(rows.map((r, i) => (i === index ? { ...r, value } : r)))}
           />
           <IconButton
-            title="Remove"
+            title={t("common.remove")}
             onClick={() => commit(rows.filter((_, i) => i !== index))}
             icon="×"
           />
@@ -122,7 +124,7 @@ export function KvEditor(props: {
         class="link-button"
         onClick={() => setRows([...rows, { key: "", value: "", typed: false }])}
       >
-        + {props.addLabel ?? "Add variable"}
+        + {props.addLabel ?? t("kv.add")}
       </button>
     </div>
   );
@@ -191,6 +193,7 @@ export function Modal(props: {
   wide?: boolean;
   testId?: string;
 }): JSX.Element {
+  const t = useT();
   const dialog = useRef<HTMLDivElement>(null);
   // what had the focus before the dialog opened, read while rendering: a field in the dialog
   // may take the focus before this component's effects run
@@ -221,7 +224,7 @@ export function Modal(props: {
       >
         <header class="modal-header">
           <h2>{props.title}</h2>
-          <IconButton icon="×" title="Close" onClick={props.onClose} />
+          <IconButton icon="×" title={t("common.close")} onClick={props.onClose} />
         </header>
         <div class="modal-body">{props.children}</div>
       </div>
@@ -237,6 +240,7 @@ export interface Toast {
 }
 
 export function Toasts(props: { toasts: Toast[]; dismiss: (id: number) => void }): JSX.Element {
+  const t = useT();
   return (
     <div class="toasts" aria-live="polite">
       {props.toasts.map((toast) => (
@@ -254,7 +258,11 @@ export function Toasts(props: { toasts: Toast[]; dismiss: (id: number) => void }
               {toast.action.label}
             </button>
           )}
-          <IconButton icon="×" title="Dismiss" onClick={() => props.dismiss(toast.id)} />
+          <IconButton
+            icon="×"
+            title={t("common.dismiss")}
+            onClick={() => props.dismiss(toast.id)}
+          />
         </div>
       ))}
     </div>
@@ -313,6 +321,7 @@ export function submitOnModEnter(event: KeyboardEvent): void {
  * refuses (a page not served over https or localhost has no clipboard).
  */
 export function CopyButton(props: { text: string; label: string; testId: string }): JSX.Element {
+  const t = useT();
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   useEffect(() => {
     if (state === "idle") return;
@@ -339,7 +348,11 @@ export function CopyButton(props: { text: string; label: string; testId: string 
       data-testid={props.testId}
       onClick={copy}
     >
-      {state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : "Copy"}
+      {state === "copied"
+        ? t("copy.copied")
+        : state === "failed"
+          ? t("copy.failed")
+          : t("copy.copy")}
     </button>
   );
 }

@@ -6,11 +6,12 @@ import { useState } from "preact/hooks";
 import type { ItemMeta } from "../../../src/core/item.ts";
 import type { ProjectFacts } from "../../../src/core/project/facts.ts";
 import type { ApiFailure, FieldView, RegistryItemView } from "../api.ts";
+import { useT } from "../i18n/i18n.ts";
 import { type FieldProblem, fieldErrorMessage } from "../model/field-errors.ts";
 import { withKey } from "../model/json-style.ts";
 import { legacyPlayFields } from "../model/legacy-fields.ts";
 import type { ProjectComponent } from "../model/project.ts";
-import { ErrorDetail, IconButton, KvEditor, TextArea, TextInput } from "./common.tsx";
+import { ErrorDetail, IconButton, InlineCode, KvEditor, TextArea, TextInput } from "./common.tsx";
 import { JsonField } from "./editors/json-field.tsx";
 import { structuredKind } from "./editors/kind.ts";
 
@@ -52,6 +53,7 @@ export function ComponentForm(props: {
   /** Import an INI inventory into this field (the one with the inventory editor). */
   onImportIni: (field: string) => void;
 }): JSX.Element {
+  const t = useT();
   const { component, item } = props;
   const setField = (name: string, value: string | undefined) =>
     props.onChange({ ...component, fields: withKey(component.fields, name, value) });
@@ -79,7 +81,7 @@ export function ComponentForm(props: {
     ? undefined
     : problemOf(props.problem, "namespace");
   return (
-    <section class="form" data-testid="component-form" aria-label="Component">
+    <section class="form" data-testid="component-form" aria-label={t("form.label")}>
       <header class="form-head">
         <div>
           <div class="eyebrow mono">{component.reference}</div>
@@ -92,18 +94,18 @@ export function ComponentForm(props: {
           data-testid="remove-component"
           onClick={props.onRemove}
         >
-          Remove
+          {t("common.remove")}
         </button>
       </header>
       {props.itemError && (
         <div class="render-error" role="alert">
-          Could not load this component's fields: {props.itemError.error}
+          {t("form.itemFailed", { reason: props.itemError.error })}
           <ErrorDetail detail={props.itemError.detail} />
         </div>
       )}
       <label class="field">
         <span class="field-label">
-          name <span class="req">*</span>
+          {t("form.name")} <span class="req">*</span>
         </span>
         <TextInput
           value={component.name}
@@ -115,7 +117,7 @@ export function ComponentForm(props: {
         />
         <FieldError name="name" problem={problemOf(props.problem, "name")} />
         <span class="help">
-          The template's <code>name</code>; most paths are built from it.
+          <InlineCode text={t("form.nameHelp")} />
         </span>
       </label>
       {item?.fields.filter((field) => !legacy.has(field.name)).map(fieldEditor)}
@@ -125,21 +127,18 @@ export function ComponentForm(props: {
           data-testid="legacy-fields"
           open={[...legacy].some((name) => (component.fields[name] ?? "") !== "")}
         >
-          <summary>Legacy</summary>
-          <p class="help">
-            One play from these two fields, used only when the plays above are empty. New playbooks
-            describe their plays above.
-          </p>
+          <summary>{t("form.legacy")}</summary>
+          <p class="help">{t("form.legacyHelp")}</p>
           {item?.fields.filter((field) => legacy.has(field.name)).map(fieldEditor)}
         </details>
       )}
       {extra.map((name) => (
         <label class="field" key={name}>
           <span class="field-label">
-            {name} <span class="chip">undeclared</span>
+            {name} <span class="chip">{t("form.undeclared")}</span>
             <IconButton
               icon="×"
-              title={`Remove ${name}`}
+              title={t("form.removeField", { name })}
               onClick={() => setField(name, undefined)}
             />
           </span>
@@ -154,25 +153,25 @@ export function ComponentForm(props: {
         class="advanced"
         open={Object.keys(component.labels).length > 0 || "namespace" in component.fields}
       >
-        <summary>Labels, namespace and extra fields</summary>
+        <summary>{t("form.advanced")}</summary>
         <label class="field">
-          <span class="field-label">namespace</span>
+          <span class="field-label">{t("settings.namespace")}</span>
           <TextInput
             value={component.fields.namespace ?? ""}
             mono
-            placeholder="the project namespace"
+            placeholder={t("form.namespacePlaceholder")}
             invalid={namespaceProblem !== undefined}
             describedBy={namespaceProblem && errorId("namespace")}
             onChange={(value) => setField("namespace", value === "" ? undefined : value)}
           />
           <FieldError name="namespace" problem={namespaceProblem} />
-          <span class="help">Overrides the project namespace for this component.</span>
+          <span class="help">{t("form.namespaceHelp")}</span>
         </label>
         <div class="field">
-          <span class="field-label">labels</span>
+          <span class="field-label">{t("form.labels")}</span>
           <KvEditor
             value={component.labels}
-            addLabel="Add label"
+            addLabel={t("form.addLabel")}
             onChange={(labels) =>
               props.onChange({
                 ...component,
@@ -181,7 +180,7 @@ export function ComponentForm(props: {
             }
           />
           <span class="help">
-            <code>app</code> is the component name unless set here.
+            <InlineCode text={t("form.labelsHelp")} />
           </span>
         </div>
         <form
@@ -196,11 +195,11 @@ export function ComponentForm(props: {
           <TextInput
             value={newField}
             mono
-            placeholder="undeclared field name"
+            placeholder={t("form.newFieldPlaceholder")}
             onChange={setNewField}
           />
           <button type="submit" class="button small" disabled={newField.trim() === ""}>
-            Add field
+            {t("form.addField")}
           </button>
         </form>
       </details>
@@ -217,6 +216,7 @@ function Field(props: {
   context: FormContext;
   onImportIni: (field: string) => void;
 }): JSX.Element {
+  const t = useT();
   const { field } = props;
   const invalid = props.problem !== undefined;
   const describedBy = invalid ? errorId(field.name) : undefined;
@@ -224,9 +224,9 @@ function Field(props: {
   const multiline = props.meta?.formats[field.name] === "yaml";
   const listId = field.options.length > 0 ? `options-${field.name}` : undefined;
   const placeholder = field.example
-    ? `e.g. ${field.example}`
+    ? t("form.example", { example: field.example })
     : field.default !== null && field.default !== ""
-      ? `${field.default} (default)`
+      ? t("form.defaultPlaceholder", { value: field.default })
       : "";
   const looksJson = /^\s*[[{]/.test(props.value ?? "") || /^\s*[[{]/.test(field.example ?? "");
   const set = (value: string) => props.onChange(value === "" ? undefined : value);
@@ -235,18 +235,20 @@ function Field(props: {
       <span class="field-label">
         <label for={`f-${field.name}`}>{field.name}</label>
         {field.required && (
-          <span class="req" title="required">
+          <span class="req" title={t("form.required")}>
             *
           </span>
         )}
         {field.default !== null && field.default !== "" && (
-          <span class="chip" title="used when left empty">
-            default {field.default.length > 24 ? `${field.default.slice(0, 24)}…` : field.default}
+          <span class="chip" title={t("form.defaultTitle")}>
+            {t("form.defaultChip", {
+              value: field.default.length > 24 ? `${field.default.slice(0, 24)}…` : field.default,
+            })}
           </span>
         )}
         {props.value !== undefined && field.default !== null && (
           <button type="button" class="link-button small" onClick={() => props.onChange(undefined)}>
-            reset
+            {t("form.reset")}
           </button>
         )}
       </span>
@@ -302,7 +304,7 @@ function Field(props: {
               key={option.value}
               class={`suggestion${props.value === option.value ? " active" : ""}`}
               data-testid="suggestion"
-              title={`Use ${option.value}`}
+              title={t("form.use", { value: option.value })}
               onClick={() => props.onChange(option.value)}
             >
               {option.label}

@@ -8,6 +8,7 @@
 import type { JSX } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { errorMessage } from "../../../src/core/errors.ts";
+import { type MessageKey, useLanguage, useT } from "../i18n/i18n.ts";
 import { drawioXml } from "../model/drawio.ts";
 import {
   buildGraph,
@@ -19,20 +20,20 @@ import {
 import { type GraphLayout, LANE_TITLE_HEIGHT, layoutGraph } from "../model/graph-layout.ts";
 import { download } from "./common.tsx";
 
-const KIND_LABEL: Record<NodeKind, string> = {
-  group: "Group",
-  "group-vars": "Group vars",
-  playbook: "Playbook",
-  site: "Site",
-  role: "Role",
-  bootstrap: "Bootstrap",
-  config: "Config",
-  server: "Servers",
-  deployment: "Deployment",
-  service: "Service",
-  ingress: "Ingress",
-  other: "Other",
-  missing: "Missing",
+const KIND_LABEL: Record<NodeKind, MessageKey> = {
+  group: "graph.kind.group",
+  "group-vars": "graph.kind.groupVars",
+  playbook: "graph.kind.playbook",
+  site: "graph.kind.site",
+  role: "graph.kind.role",
+  bootstrap: "graph.kind.bootstrap",
+  config: "graph.kind.config",
+  server: "graph.kind.server",
+  deployment: "graph.kind.deployment",
+  service: "graph.kind.service",
+  ingress: "graph.kind.ingress",
+  other: "graph.kind.other",
+  missing: "graph.kind.missing",
 };
 
 /** How the graph sits in the viewport: canvas pixels = graph units × scale, then shifted. */
@@ -100,9 +101,12 @@ export function GraphView(props: {
   fileName: string;
   onSelect: (index: number) => void;
 }): JSX.Element {
+  const t = useT();
+  // the nodes' details and the links' words are in the interface's language
+  const { language } = useLanguage();
   const graph = useMemo(
     () => buildGraph(props.components, props.namespace),
-    [props.components, props.namespace],
+    [props.components, props.namespace, language],
   );
   const [placed, setPlaced] = useState<{ graph: Graph; layout: GraphLayout } | undefined>();
   const [error, setError] = useState("");
@@ -127,18 +131,15 @@ export function GraphView(props: {
     <section class="graph" data-testid="graph-view">
       <header class="checks-head">
         <div>
-          <h2>Architecture</h2>
-          <p class="muted">
-            Hover a node to trace its connections; click it to edit the component. Drag to pan,
-            scroll to zoom.
-          </p>
+          <h2>{t("app.tabArchitecture")}</h2>
+          <p class="muted">{t("graph.intro")}</p>
         </div>
         <div class="graph-head-side">
           <div class="legend">
             {kinds.map((kind) => (
               <span key={kind} class={`legend-item k-${kind}`}>
                 <i />
-                {KIND_LABEL[kind]}
+                {t(KIND_LABEL[kind])}
               </span>
             ))}
           </div>
@@ -156,13 +157,13 @@ export function GraphView(props: {
               )
             }
           >
-            Export draw.io
+            {t("graph.export")}
           </button>
         </div>
       </header>
-      {graph.nodes.length === 0 && <p class="empty">Add components to see how they connect.</p>}
-      {error && <p class="render-error">Layout failed: {error}</p>}
-      {graph.nodes.length > 0 && !layout && !error && <p class="empty">Laying out…</p>}
+      {graph.nodes.length === 0 && <p class="empty">{t("graph.empty")}</p>}
+      {error && <p class="render-error">{t("graph.layoutFailed", { reason: error })}</p>}
+      {graph.nodes.length > 0 && !layout && !error && <p class="empty">{t("graph.layingOut")}</p>}
       {layout && graph.nodes.length > 0 && (
         <Canvas
           graph={graph}
@@ -186,6 +187,7 @@ function Canvas(props: {
   setHover: (id: string | undefined) => void;
   onSelect: (index: number) => void;
 }): JSX.Element {
+  const t = useT();
   const { graph, layout, traced, hover } = props;
   const [element, setElement] = useState<HTMLDivElement | null>(null);
   const size = useSize(element);
@@ -244,7 +246,7 @@ function Canvas(props: {
         // biome-ignore lint/a11y/noNoninteractiveTabindex: the canvas takes the arrow, + and - keys itself (an application)
         tabIndex={0}
         role="application"
-        aria-label="Architecture graph. Arrow keys pan, + and - zoom, 0 fits it to the window."
+        aria-label={t("graph.viewportLabel")}
         onKeyDown={onKeyDown}
         onPointerDown={(event) => {
           if ((event.target as Element).closest(".node") || event.button !== 0) return;
@@ -270,7 +272,7 @@ function Canvas(props: {
           setPanning(false);
         }}
       >
-        <svg class="graph-svg" aria-label="Architecture graph">
+        <svg class="graph-svg" aria-label={t("graph.label")}>
           <defs>
             <marker
               id="arrow"
@@ -362,12 +364,12 @@ function Canvas(props: {
           </g>
         </svg>
       </div>
-      <div class="graph-controls" role="toolbar" aria-label="Zoom">
+      <div class="graph-controls" role="toolbar" aria-label={t("graph.zoom")}>
         <button
           type="button"
           class="icon-button"
-          aria-label="Zoom in"
-          title="Zoom in (+)"
+          aria-label={t("graph.zoomIn")}
+          title={t("graph.zoomInTitle")}
           data-testid="zoom-in"
           onClick={() => zoomBy(ZOOM_STEP)}
         >
@@ -376,8 +378,8 @@ function Canvas(props: {
         <button
           type="button"
           class="icon-button"
-          aria-label="Zoom out"
-          title="Zoom out (-)"
+          aria-label={t("graph.zoomOut")}
+          title={t("graph.zoomOutTitle")}
           data-testid="zoom-out"
           onClick={() => zoomBy(1 / ZOOM_STEP)}
         >
@@ -386,11 +388,11 @@ function Canvas(props: {
         <button
           type="button"
           class="button small"
-          title="Fit to the window (0)"
+          title={t("graph.fitTitle")}
           data-testid="zoom-fit"
           onClick={() => setChosen(undefined)}
         >
-          Fit
+          {t("graph.fit")}
         </button>
         <span class="muted small" data-testid="zoom-level" aria-live="polite">
           {Math.round(view.scale * 100)}%

@@ -3,8 +3,9 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import type { ConfigView, PresetSummary } from "../api.ts";
+import { useT } from "../i18n/i18n.ts";
 import type { Project } from "../model/project.ts";
-import { TextInput } from "./common.tsx";
+import { InlineCode, TextInput } from "./common.tsx";
 
 export function Home(props: {
   presets: PresetSummary[] | undefined;
@@ -19,6 +20,7 @@ export function Home(props: {
   /** The files the user chose or dropped (a preset; or kiln.lock, perhaps with kiln.toml). */
   onOpenFiles: (files: { name: string; text: string }[]) => void;
 }): JSX.Element {
+  const t = useT();
   const config = props.config;
   const [name, setName] = useState("");
   const [namespace, setNamespace] = useState("");
@@ -34,10 +36,9 @@ export function Home(props: {
   return (
     <main class="home" data-testid="home">
       <section class="hero">
-        <h1>Build an infrastructure project</h1>
+        <h1>{t("home.title")}</h1>
         <p>
-          Pick components from the registry, fill in their fields, watch the files render, check
-          them against each other and download the project, ready for <code>kiln setup</code>.
+          <InlineCode text={t("home.intro")} />
         </p>
       </section>
       {props.error && (
@@ -53,20 +54,25 @@ export function Home(props: {
           data-testid="continue"
         >
           <span>
-            <strong>Continue “{props.current.project.name ?? "unnamed project"}”</strong>
+            <strong>
+              {t("home.continue", {
+                name: props.current.project.name ?? t("home.unnamedProject"),
+              })}
+            </strong>
             <span class="muted">
               {" "}
-              · {props.current.components.length} components · saved in this browser
+              · {t("app.componentCount", { count: props.current.components.length })} ·{" "}
+              {t("home.savedHere")}
             </span>
           </span>
           <span class="arrow">→</span>
         </button>
       )}
-      <h2 class="section-title">Start from a template</h2>
+      <h2 class="section-title">{t("home.fromTemplate")}</h2>
       {props.presetsError && (
-        <p class="render-error">Could not load templates: {props.presetsError}</p>
+        <p class="render-error">{t("home.templatesFailed", { reason: props.presetsError })}</p>
       )}
-      {!props.presets && !props.presetsError && <p class="muted">Loading templates…</p>}
+      {!props.presets && !props.presetsError && <p class="muted">{t("home.loadingTemplates")}</p>}
       <div class="preset-grid">
         {props.presets?.map((preset) => (
           <button
@@ -82,7 +88,9 @@ export function Home(props: {
             <span class="preset-meta">
               <code>{preset.name}</code>
               <span>
-                {props.busy === preset.name ? "Opening…" : `${preset.componentCount} components`}
+                {props.busy === preset.name
+                  ? t("home.opening")
+                  : t("app.componentCount", { count: preset.componentCount })}
               </span>
             </span>
           </button>
@@ -101,9 +109,9 @@ export function Home(props: {
             });
           }}
         >
-          <h2>Start blank</h2>
+          <h2>{t("home.blank")}</h2>
           <label class="field">
-            <span class="field-label">project name</span>
+            <span class="field-label">{t("home.projectName")}</span>
             <TextInput
               value={name}
               placeholder={config?.defaultProjectName ?? ""}
@@ -113,7 +121,7 @@ export function Home(props: {
           </label>
           <div class="grid-2">
             <label class="field">
-              <span class="field-label">namespace</span>
+              <span class="field-label">{t("settings.namespace")}</span>
               <TextInput
                 value={namespace}
                 mono
@@ -122,7 +130,7 @@ export function Home(props: {
               />
             </label>
             <label class="field">
-              <span class="field-label">output folder</span>
+              <span class="field-label">{t("settings.outputDir")}</span>
               <TextInput
                 value={outputDir}
                 mono
@@ -132,7 +140,7 @@ export function Home(props: {
             </label>
           </div>
           <button type="submit" class="button primary">
-            Create project
+            {t("home.create")}
           </button>
         </form>
         <label
@@ -148,14 +156,11 @@ export function Home(props: {
             void readFiles(event.dataTransfer?.files);
           }}
         >
-          <h2>Open a preset file</h2>
+          <h2>{t("home.openFile")}</h2>
           <p class="muted">
-            Drop a <code>.preset.json</code> here, or choose one. Any preset that{" "}
-            <code>kiln setup</code> accepts opens here, and so does a project's{" "}
-            <code>kiln.lock</code> (choose its <code>kiln.toml</code> with it to keep the project's
-            settings).
+            <InlineCode text={t("home.openFileHint")} />
           </p>
-          <span class="button">Choose file…</span>
+          <span class="button">{t("home.chooseFile")}</span>
           <input
             type="file"
             accept=".json,application/json,.lock,.toml"

@@ -2,26 +2,26 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { importIniInventory } from "../../../src/core/ini-import.ts";
-import { Modal, TextArea } from "./common.tsx";
+import { useT } from "../i18n/i18n.ts";
+import { InlineCode, Modal, TextArea } from "./common.tsx";
 
 export function IniImportDialog(props: {
   onClose: () => void;
   onImport: (json: string) => void;
 }): JSX.Element {
+  const t = useT();
   const [text, setText] = useState("");
   const result = text.trim() === "" ? undefined : importIniInventory(text);
   const hosts = new Set(result?.groups.flatMap((group) => group.members?.map((m) => m.name) ?? []));
   return (
-    <Modal title="Import an INI inventory" onClose={props.onClose} testId="ini-dialog">
+    <Modal title={t("ini.title")} onClose={props.onClose} testId="ini-dialog">
       <p class="muted">
-        Paste an inventory file or pick one. Groups, <code>:children</code> and <code>:vars</code>{" "}
-        are read; a host listed in several groups is merged into one definition. The import replaces
-        the groups of this inventory.
+        <InlineCode text={t("ini.intro")} />
       </p>
       <input
         type="file"
         accept=".ini,.cfg,.txt,text/plain"
-        aria-label="INI file"
+        aria-label={t("ini.file")}
         onChange={async (event) => {
           const file = (event.currentTarget as HTMLInputElement).files?.[0];
           if (file) setText(await file.text());
@@ -37,8 +37,8 @@ export function IniImportDialog(props: {
       {result && (
         <div class="import-summary">
           <strong>
-            {result.groups.length} group{result.groups.length === 1 ? "" : "s"}, {hosts.size} host
-            {hosts.size === 1 ? "" : "s"}
+            {t("ini.groups", { count: result.groups.length })},{" "}
+            {t("ini.hosts", { count: hosts.size })}
           </strong>
           {result.warnings.length > 0 && (
             <ul class="warnings">
@@ -51,7 +51,7 @@ export function IniImportDialog(props: {
       )}
       <footer class="modal-actions">
         <button type="button" class="button" onClick={props.onClose}>
-          Cancel
+          {t("common.cancel")}
         </button>
         <button
           type="button"
@@ -60,7 +60,7 @@ export function IniImportDialog(props: {
           disabled={!result || result.groups.length === 0}
           onClick={() => result && props.onImport(result.json)}
         >
-          Replace groups
+          {t("ini.replace")}
         </button>
       </footer>
     </Modal>

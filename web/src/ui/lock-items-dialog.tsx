@@ -7,8 +7,9 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { errorMessage } from "../../../src/core/errors.ts";
 import { inspect } from "../api.ts";
+import { useT } from "../i18n/i18n.ts";
 import { itemFilePath, lockItemFiles } from "../model/project-lock.ts";
-import { Modal, TextInput } from "./common.tsx";
+import { InlineCode, Modal, TextInput } from "./common.tsx";
 
 export function LockItemsDialog(props: {
   /** The lock's name, as the user chose it. */
@@ -19,6 +20,7 @@ export function LockItemsDialog(props: {
   /** Each reference → the path the service found it at. */
   onResolved: (paths: Map<string, string>) => void;
 }): JSX.Element {
+  const t = useT();
   const [answers, setAnswers] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
@@ -30,7 +32,7 @@ export function LockItemsDialog(props: {
     for (const reference of props.references) {
       const answer = answers[reference] ?? "";
       if (answer.trim() === "") {
-        found[reference] = "Say where this file is: its path, or the project's folder.";
+        found[reference] = t("lockItems.missing");
         continue;
       }
       const path = itemFilePath(reference, answer);
@@ -38,8 +40,7 @@ export function LockItemsDialog(props: {
         await inspect(path);
         paths.set(reference, path);
       } catch (error) {
-        found[reference] =
-          `Not a registry item the service can read at ${path}: ${errorMessage(error)}`;
+        found[reference] = t("lockItems.unreadable", { path, reason: errorMessage(error) });
       }
     }
     setBusy(false);
@@ -48,12 +49,9 @@ export function LockItemsDialog(props: {
   };
 
   return (
-    <Modal title="Where are this project's item files?" onClose={props.onClose} testId="lock-items">
+    <Modal title={t("lockItems.title")} onClose={props.onClose} testId="lock-items">
       <p>
-        Components of <code>{props.lockName}</code> come from item files in the project's folder,
-        which the lock names relative to that folder. The dashboard's service reads files from its
-        own folder and cannot find them: give the path of each file on this machine, or of the
-        project's folder (the one holding <code>kiln.lock</code>).
+        <InlineCode text={t("lockItems.intro", { lock: props.lockName })} />
       </p>
       <form
         class="modal-form"
@@ -68,7 +66,7 @@ export function LockItemsDialog(props: {
             <TextInput
               value={answers[reference] ?? ""}
               mono
-              placeholder="/path/to/project or /path/to/item.json"
+              placeholder={t("lockItems.placeholder")}
               testId="item-file-path"
               invalid={errors[reference] !== undefined}
               onChange={(value) => setAnswers({ ...answers, [reference]: value })}
@@ -80,13 +78,10 @@ export function LockItemsDialog(props: {
             )}
           </label>
         ))}
-        <p class="help">
-          The project then renders these components from the paths given, and its zip and preset
-          record those paths.
-        </p>
+        <p class="help">{t("lockItems.help")}</p>
         <div class="modal-actions">
           <button type="button" class="button" onClick={props.onClose}>
-            Cancel
+            {t("common.cancel")}
           </button>
           <button
             type="submit"
@@ -94,7 +89,7 @@ export function LockItemsDialog(props: {
             data-testid="open-with-items"
             disabled={busy}
           >
-            {busy ? "Checking…" : "Open project"}
+            {busy ? t("lockItems.checking") : t("lockItems.open")}
           </button>
         </div>
       </form>

@@ -3,6 +3,7 @@
 // (announced once by screen readers when they appear) at the top of the workspace.
 import type { JSX } from "preact";
 import type { SaveState } from "../hooks/use-persistent-project.ts";
+import { useT } from "../i18n/i18n.ts";
 import type { RefusedFile } from "../model/files.ts";
 import { IconButton, InlineCode } from "./common.tsx";
 
@@ -13,6 +14,7 @@ export function ZipRefusedNotice(props: {
   problem: ZipProblem;
   onDismiss: () => void;
 }): JSX.Element {
+  const t = useT();
   const { problem } = props;
   return (
     <section
@@ -22,19 +24,13 @@ export function ZipRefusedNotice(props: {
       data-testid="zip-refused"
     >
       <header class="notice-head">
-        <h2 id="zip-refused-title">The zip was not downloaded</h2>
-        <IconButton icon="×" title="Dismiss" onClick={props.onDismiss} />
+        <h2 id="zip-refused-title">{t("notices.zipRefusedTitle")}</h2>
+        <IconButton icon="×" title={t("common.dismiss")} onClick={props.onDismiss} />
       </header>
       {"refused" in problem ? (
         <>
           <p>
-            {problem.refused.length === 1
-              ? "It would hold a file that another tool runs or loads as code"
-              : `It would hold ${problem.refused.length} files that other tools run or load as code`}
-            , without asking, when the folder is opened, entered, built or pushed.{" "}
-            <code>kiln setup</code> refuses {problem.refused.length === 1 ? "it" : "them"} unless
-            you pass <code>--allow-exec-paths</code>; a download cannot ask, so nothing was
-            downloaded:
+            <InlineCode text={t("notices.zipRefused", { count: problem.refused.length })} />
           </p>
           <ul class="notice-list">
             {problem.refused.map((file) => (
@@ -44,10 +40,7 @@ export function ZipRefusedNotice(props: {
             ))}
           </ul>
           <p>
-            Remove or change the components that write{" "}
-            {problem.refused.length === 1 ? "it" : "them"}. If you trust them, download the preset,
-            read those files with <code>kiln render</code>, and run{" "}
-            <code>kiln setup &lt;preset&gt; --allow-exec-paths</code>.
+            <InlineCode text={t("notices.zipRefusedWhatToDo", { count: problem.refused.length })} />
           </p>
         </>
       ) : (
@@ -61,6 +54,7 @@ export function ZipRefusedNotice(props: {
 
 /** Shown while the project cannot be saved in this browser (see usePersistentProject). */
 export function NotSavedNotice(props: { state: Exclude<SaveState, "saved"> }): JSX.Element {
+  const t = useT();
   return (
     <section
       class="notice warning"
@@ -69,16 +63,13 @@ export function NotSavedNotice(props: { state: Exclude<SaveState, "saved"> }): J
       data-testid="not-saved"
     >
       <header class="notice-head">
-        <h2 id="not-saved-title">This project is not saved in this browser any more</h2>
+        <h2 id="not-saved-title">{t("notices.notSavedTitle")}</h2>
       </header>
       <p>
-        {props.state === "too-big"
-          ? "It has grown larger than this browser's storage for the dashboard allows, so your changes are kept only while this page stays open: reloading it brings back the last version that fit, without the changes since."
-          : "This browser does not let the dashboard store it, so it is kept only while this page stays open."}
+        {props.state === "too-big" ? t("notices.notSavedTooBig") : t("notices.notSavedRefused")}
       </p>
       <p>
-        To keep it, use <strong>Download preset</strong> (open it here again, or run{" "}
-        <code>kiln setup</code> on it) or <strong>Download zip</strong>.
+        <InlineCode text={t("notices.notSavedWhatToDo")} />
       </p>
     </section>
   );

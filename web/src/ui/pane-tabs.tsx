@@ -3,18 +3,20 @@
 // Above the breakpoint the tabs are hidden by the style sheet and every column shows; the
 // choice is kept so a window made narrow again shows the same panel.
 import type { JSX } from "preact";
+import { type MessageKey, useT } from "../i18n/i18n.ts";
 
 export type Pane = "components" | "form" | "preview";
 
-const PANES: readonly { id: Pane; label: string }[] = [
-  { id: "components", label: "Components" },
-  { id: "form", label: "Workspace" },
-  { id: "preview", label: "Preview" },
+const PANES: readonly { id: Pane; label: MessageKey }[] = [
+  { id: "components", label: "app.components" },
+  { id: "form", label: "panes.workspace" },
+  { id: "preview", label: "preview.title" },
 ];
 
 export function PaneTabs(props: { pane: Pane; onChoose: (pane: Pane) => void }): JSX.Element {
+  const t = useT();
   return (
-    <div class="pane-tabs" role="tablist" aria-label="Panels" data-testid="pane-tabs">
+    <div class="pane-tabs" role="tablist" aria-label={t("panes.label")} data-testid="pane-tabs">
       {PANES.map((pane) => (
         <button
           key={pane.id}
@@ -25,7 +27,7 @@ export function PaneTabs(props: { pane: Pane; onChoose: (pane: Pane) => void }):
           data-testid={`pane-${pane.id}`}
           onClick={() => props.onChoose(pane.id)}
         >
-          {pane.label}
+          {t(pane.label)}
         </button>
       ))}
     </div>

@@ -3,8 +3,9 @@
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { RenderResult } from "../api.ts";
+import { translate, useT } from "../i18n/i18n.ts";
 import type { Conflict } from "../model/conflicts.ts";
-import { FIELD_ERROR_WORDS, fieldErrorSummary } from "../model/field-errors.ts";
+import { fieldErrorSummary } from "../model/field-errors.ts";
 import { highlightedLines, type Token } from "../model/highlight.ts";
 import { CopyButton, ErrorDetail } from "./common.tsx";
 
@@ -13,9 +14,21 @@ function previewStatus(
   pending: boolean,
   result: RenderResult | undefined,
 ): { state: "busy" | "error" | "live"; text: string; title: string } {
-  if (pending) return { state: "busy", text: "rendering…", title: "Rendering" };
-  if (result && !result.ok) return { state: "error", text: "error", title: "Render error" };
-  return { state: "live", text: "live", title: "Up to date" };
+  if (pending) {
+    return {
+      state: "busy",
+      text: translate("preview.busy"),
+      title: translate("preview.busyTitle"),
+    };
+  }
+  if (result && !result.ok) {
+    return {
+      state: "error",
+      text: translate("preview.error"),
+      title: translate("preview.errorTitle"),
+    };
+  }
+  return { state: "live", text: translate("preview.live"), title: translate("preview.liveTitle") };
 }
 
 export function Preview(props: {
@@ -25,26 +38,27 @@ export function Preview(props: {
   conflicts: Conflict[];
   conflictName: (index: number) => string;
 }): JSX.Element {
+  const t = useT();
   const [active, setActive] = useState(0);
   const result = props.result;
   const status = previewStatus(props.pending, result);
   return (
-    <section class="preview" data-testid="preview" aria-label="Preview">
+    <section class="preview" data-testid="preview" aria-label={t("preview.title")}>
       <header class="panel-head">
-        <h2>Preview</h2>
+        <h2>{t("preview.title")}</h2>
         <span class={`status-dot ${status.state}`} title={status.title} aria-hidden="true" />
         <span class={`muted small status-text ${status.state}`} data-testid="preview-status">
           {status.text}
         </span>
       </header>
-      {!result && <p class="empty">Rendering…</p>}
+      {!result && <p class="empty">{t("preview.rendering")}</p>}
       {result && !result.ok && (
         <div class="render-error" role="alert" data-testid="render-error">
-          <strong>{FIELD_ERROR_WORDS.summaryTitle}</strong>
+          <strong>{t("fieldError.summaryTitle")}</strong>
           {result.field ? (
             // a field's problem is shown under the field; here only a short summary
             <p data-testid="render-error-summary">
-              {FIELD_ERROR_WORDS.previewSummary(fieldErrorSummary(result.field))}
+              {t("fieldError.previewSummary", { summary: fieldErrorSummary(result.field) })}
             </p>
           ) : (
             <>
@@ -58,15 +72,13 @@ export function Preview(props: {
         <div class="render-error warning" data-testid="edit-conflict">
           {props.conflicts.map((conflict) => (
             <div key={conflict.path}>
-              <code>{conflict.path}</code> is also written by{" "}
-              {props.conflictName(conflict.existing)}
+              <code>{conflict.path}</code>{" "}
+              {t("preview.alsoWrittenBy", { name: props.conflictName(conflict.existing) })}
             </div>
           ))}
         </div>
       )}
-      {result?.ok && result.files.length === 0 && (
-        <p class="empty">This component writes no files.</p>
-      )}
+      {result?.ok && result.files.length === 0 && <p class="empty">{t("preview.noFiles")}</p>}
       {result?.ok && result.files.length > 0 && (
         <>
           <div class="file-tabs" role="tablist">
@@ -121,6 +133,7 @@ function FileView(props: {
   file: { path: string; content: string };
   outputDir: string;
 }): JSX.Element {
+  const t = useT();
   const { file } = props;
   const highlighted = useHighlighted(file.content, file.path);
   const lines = file.content.split("\n");
@@ -132,7 +145,11 @@ function FileView(props: {
           <span class="muted">{props.outputDir.replace(/\/$/, "")}/</span>
           {file.path}
         </span>
-        <CopyButton text={file.content} label={`Copy ${file.path}`} testId="copy-file" />
+        <CopyButton
+          text={file.content}
+          label={t("preview.copyFile", { path: file.path })}
+          testId="copy-file"
+        />
       </div>
       <pre
         class={`code${highlighted ? " highlighted" : ""}`}

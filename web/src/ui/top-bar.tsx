@@ -1,15 +1,16 @@
-// The bar across the top: the brand (a way home from the builder), the current view's actions
-// and the theme switch (follow the system, light, dark). On a narrow screen the actions and the
-// switch do not fit beside the brand: they fold into a menu behind one button (the style sheet
+// The bar across the top: the brand (a way home from the builder), the current view's actions,
+// the language switch (English, French) and the theme switch (follow the system, light, dark).
+// On a narrow screen the actions and the switches do not fit beside the brand: they fold into a menu behind one button (the style sheet
 // decides when; the button is hidden on a wide screen).
 import type { JSX } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { THEME_CHOICES, type ThemeChoice, useTheme } from "../hooks/use-theme.ts";
+import { LANGUAGE_NAMES, LANGUAGES, type MessageKey, useLanguage, useT } from "../i18n/i18n.ts";
 
-const THEME_LABEL: Record<ThemeChoice, string> = {
-  system: "Theme: follow the system",
-  light: "Theme: light",
-  dark: "Theme: dark",
+const THEME_LABEL: Record<ThemeChoice, MessageKey> = {
+  system: "theme.system",
+  light: "theme.light",
+  dark: "theme.dark",
 };
 
 /** 16px line icons: a half-filled circle (system), a sun (light), a moon (dark). */
@@ -29,19 +30,50 @@ const THEME_ICON: Record<ThemeChoice, JSX.Element> = {
   dark: <path d="M13 10A5.5 5.5 0 0 1 6 3a5.5 5.5 0 1 0 7 7z" fill="none" />,
 };
 
+/**
+ * Two buttons, each language's code (`EN`, `FR`) with its name in its own language as label:
+ * a reader looking for their language finds it whatever the interface speaks now.
+ */
+function LanguageSwitch(): JSX.Element {
+  const t = useT();
+  const { language, choose } = useLanguage();
+  return (
+    <fieldset class="switch language-switch" data-testid="language-switch">
+      <legend class="visually-hidden">{t("language.legend")}</legend>
+      {LANGUAGES.map((option) => (
+        <button
+          key={option}
+          type="button"
+          lang={option}
+          class={option === language ? "active" : ""}
+          aria-pressed={option === language}
+          title={LANGUAGE_NAMES[option]}
+          data-testid={`language-${option}`}
+          onClick={() => choose(option)}
+        >
+          {/* the name is what assistive technology reads; the code is what fits on screen */}
+          <span aria-hidden="true">{option.toUpperCase()}</span>
+          <span class="visually-hidden">{LANGUAGE_NAMES[option]}</span>
+        </button>
+      ))}
+    </fieldset>
+  );
+}
+
 function ThemeSwitch(): JSX.Element {
+  const t = useT();
   const [choice, choose] = useTheme();
   return (
-    <fieldset class="theme-switch" data-testid="theme-switch">
-      <legend class="visually-hidden">Theme</legend>
+    <fieldset class="switch theme-switch" data-testid="theme-switch">
+      <legend class="visually-hidden">{t("theme.legend")}</legend>
       {THEME_CHOICES.map((option) => (
         <button
           key={option}
           type="button"
           class={option === choice ? "active" : ""}
           aria-pressed={option === choice}
-          aria-label={THEME_LABEL[option]}
-          title={THEME_LABEL[option]}
+          aria-label={t(THEME_LABEL[option])}
+          title={t(THEME_LABEL[option])}
           data-testid={`theme-${option}`}
           onClick={() => choose(option)}
         >
@@ -58,6 +90,7 @@ export function TopBar(props: {
   onHome: (() => void) | undefined;
   actions?: JSX.Element;
 }): JSX.Element {
+  const t = useT();
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
@@ -76,10 +109,10 @@ export function TopBar(props: {
         setMenuOpen(false);
       }
     };
-    // an action chosen from the open menu closes it; the theme switch keeps it open
+    // an action chosen from the open menu closes it; the theme and language switches keep it open
     const onChosen = (event: MouseEvent) => {
       const button = (event.target as Element).closest("button");
-      if (button && !button.closest(".theme-switch")) setMenuOpen(false);
+      if (button && !button.closest(".switch")) setMenuOpen(false);
     };
     const list = menu.current;
     document.addEventListener("keydown", onKey);
@@ -98,14 +131,14 @@ export function TopBar(props: {
         class="brand"
         onClick={props.onHome}
         disabled={!props.onHome}
-        title="Home"
+        title={t("topbar.home")}
       >
         <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true">
           <path d="M4 20h16l-2-9H6z" class="brand-kiln" />
           <path d="M9 11c0-3 3-4 3-7 0 3 3 4 3 7" class="brand-flame" />
         </svg>
         <span>kiln</span>
-        <span class="brand-sub">dashboard</span>
+        <span class="brand-sub">{t("topbar.dashboard")}</span>
       </button>
       <span class="tabs-spacer" />
       <button
@@ -120,7 +153,7 @@ export function TopBar(props: {
         <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
           <path d="M2 4h12M2 8h12M2 12h12" />
         </svg>
-        Menu
+        {t("topbar.menu")}
       </button>
       <div
         id="topbar-menu"
@@ -129,6 +162,7 @@ export function TopBar(props: {
         data-testid="topbar-menu"
       >
         {props.actions}
+        <LanguageSwitch />
         <ThemeSwitch />
       </div>
     </header>

@@ -6,27 +6,16 @@
 // returning user, or a reload, never sees it again.
 import type { JSX } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { type MessageKey, useT } from "../i18n/i18n.ts";
 
 /** The localStorage key that says the guide was shown in this browser. */
 export const TOUR_SEEN_KEY = "kiln-tour-seen";
 
-const STEPS: readonly { title: string; text: string }[] = [
-  {
-    title: "Choose a template",
-    text: "Start from a template, start blank, or open a preset file or a project's kiln.lock.",
-  },
-  {
-    title: "Edit a field",
-    text: "Pick a component on the left and fill in its fields: the preview shows its files as you type.",
-  },
-  {
-    title: "See the checks",
-    text: "The Checks tab tests the components against each other (groups, roles, services) and fixes some in one click.",
-  },
-  {
-    title: "Download",
-    text: "Download zip gives the project as kiln setup writes it, kiln.lock included; Download preset gives its recipe.",
-  },
+const STEPS: readonly { title: MessageKey; text: MessageKey }[] = [
+  { title: "tour.templateTitle", text: "tour.templateText" },
+  { title: "tour.editTitle", text: "tour.editText" },
+  { title: "tour.checksTitle", text: "tour.checksText" },
+  { title: "tour.downloadTitle", text: "tour.downloadText" },
 ];
 
 /** Was the guide shown in this browser before? A browser that keeps no storage counts as yes. */
@@ -48,6 +37,7 @@ function rememberSeen(): void {
 }
 
 export function Tour(): JSX.Element | null {
+  const t = useT();
   const [open, setOpen] = useState(() => !seenBefore());
   const [step, setStep] = useState(0);
   const panel = useRef<HTMLElement>(null);
@@ -83,12 +73,12 @@ export function Tour(): JSX.Element | null {
       data-testid="tour"
     >
       <p class="tour-count muted small">
-        Getting started · step {step + 1} of {STEPS.length}
+        {t("tour.count", { step: step + 1, steps: STEPS.length })}
       </p>
       <h2 id="tour-title" ref={heading} tabIndex={-1}>
-        {current.title}
+        {t(current.title)}
       </h2>
-      <p id="tour-text">{current.text}</p>
+      <p id="tour-text">{t(current.text)}</p>
       <div class="tour-actions">
         <button
           type="button"
@@ -96,12 +86,12 @@ export function Tour(): JSX.Element | null {
           data-testid="tour-skip"
           onClick={() => setOpen(false)}
         >
-          Skip the tour
+          {t("tour.skip")}
         </button>
         <span class="tabs-spacer" />
         {step > 0 && (
           <button type="button" class="button" onClick={() => setStep(step - 1)}>
-            Back
+            {t("tour.back")}
           </button>
         )}
         <button
@@ -110,7 +100,7 @@ export function Tour(): JSX.Element | null {
           data-testid="tour-next"
           onClick={() => (last ? setOpen(false) : setStep(step + 1))}
         >
-          {last ? "Done" : "Next"}
+          {last ? t("tour.done") : t("tour.next")}
         </button>
       </div>
     </section>

@@ -3,6 +3,7 @@
 // stable keys, so a group's open or closed state stays with it when groups move.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
+import { useT } from "../../i18n/i18n.ts";
 import * as inv from "../../model/inventory.ts";
 import { isRecord, move } from "../../model/json-style.ts";
 import { splitList } from "../../model/plays.ts";
@@ -14,13 +15,14 @@ function InheritedInput(props: {
   field: "cm_user" | "cm_port";
   onChange: (host: inv.Json) => void;
 }): JSX.Element {
+  const t = useT();
   const current = inv.readInherited(props.host, props.field);
-  const label = props.field === "cm_user" ? "user" : "port";
+  const label = props.field === "cm_user" ? t("inventory.user") : t("inventory.port");
   return (
     <div class="inherited">
       <select
         class="input"
-        aria-label={`${label} mode`}
+        aria-label={t("inventory.mode", { label })}
         value={current.mode}
         onChange={(event) => {
           const mode = (event.currentTarget as HTMLSelectElement).value as inv.Inherited["mode"];
@@ -35,9 +37,9 @@ function InheritedInput(props: {
           );
         }}
       >
-        <option value="default">default {label}</option>
-        <option value="none">no {label}</option>
-        <option value="value">{label}:</option>
+        <option value="default">{t("inventory.defaultValue", { label })}</option>
+        <option value="none">{t("inventory.noValue", { label })}</option>
+        <option value="value">{t("inventory.value", { label })}</option>
       </select>
       {current.mode === "value" && (
         <TextInput
@@ -60,40 +62,47 @@ function HostRow(props: {
   onChange: (host: inv.Json) => void;
   onRemove: () => void;
 }): JSX.Element {
+  const t = useT();
   const { host } = props;
   return (
     <div class="host-row" data-testid="inventory-host">
       <TextInput
         value={String(host.name ?? "")}
         mono
-        placeholder="name"
-        ariaLabel="host name"
+        placeholder={t("site.name")}
+        ariaLabel={t("inventory.hostName")}
         onChange={(value) => props.onChange(inv.setHostText(host, "name", value))}
       />
       <TextInput
         value={String(host.cm_host ?? "")}
         mono
-        placeholder="address (cm_host)"
-        ariaLabel="host address"
+        placeholder={t("inventory.addressPlaceholder")}
+        ariaLabel={t("inventory.address")}
         onChange={(value) => props.onChange(inv.setHostText(host, "cm_host", value))}
       />
-      <IconButton icon="×" title="Remove host" onClick={props.onRemove} />
+      <IconButton icon="×" title={t("inventory.removeHost")} onClick={props.onRemove} />
       <div class="host-extra">
         <InheritedInput host={host} field="cm_user" onChange={props.onChange} />
         <InheritedInput host={host} field="cm_port" onChange={props.onChange} />
         <TextInput
           value={String(host.ssh_key_file ?? "")}
           mono
-          placeholder="ssh key file"
-          ariaLabel="ssh key file"
+          placeholder={t("inventory.keyFile")}
+          ariaLabel={t("inventory.keyFile")}
           onChange={(value) => props.onChange(inv.setHostText(host, "ssh_key_file", value))}
         />
       </div>
       {props.alsoIn.length > 0 && (
-        <span class="muted small host-also">also in {props.alsoIn.join(", ")}</span>
+        <span class="muted small host-also">
+          {t("inventory.alsoIn", { groups: props.alsoIn.join(", ") })}
+        </span>
       )}
       <details class="host-vars">
-        <summary>host vars ({Object.keys(isRecord(host.vars) ? host.vars : {}).length})</summary>
+        <summary>
+          {t("inventory.hostVars", {
+            count: Object.keys(isRecord(host.vars) ? host.vars : {}).length,
+          })}
+        </summary>
         <KvEditor
           value={isRecord(host.vars) ? host.vars : {}}
           onChange={(vars) => props.onChange(inv.setHostVars(host, vars))}
@@ -109,13 +118,14 @@ function GroupBody(props: {
   index: number;
   onChange: (groups: unknown[]) => void;
 }): JSX.Element {
+  const t = useT();
   const { groups, index } = props;
   const group = inv.groupView(groups[index]);
   const hostKeys = useListKeys(group.members.length);
   return (
     <div class="group-body">
-      <div class="subhead">Hosts</div>
-      {group.members.length === 0 && <p class="muted small">No hosts in this group.</p>}
+      <div class="subhead">{t("inventory.hosts")}</div>
+      {group.members.length === 0 && <p class="muted small">{t("inventory.noHosts")}</p>}
       {group.members.map((host, hostIndex) => (
         <HostRow
           key={hostKeys.keys[hostIndex]}
@@ -143,18 +153,18 @@ function GroupBody(props: {
           )
         }
       >
-        + Add host
+        + {t("inventory.addHost")}
       </button>
-      <div class="subhead">Children</div>
+      <div class="subhead">{t("inventory.children")}</div>
       <TextInput
         value={group.children.join(", ")}
         mono
         list="inventory-groups"
-        placeholder="child groups, comma separated"
-        ariaLabel="children"
+        placeholder={t("inventory.childrenPlaceholder")}
+        ariaLabel={t("inventory.childrenLabel")}
         onChange={(text) => props.onChange(inv.setChildren(groups, index, splitList(text)))}
       />
-      <div class="subhead">Group vars</div>
+      <div class="subhead">{t("graph.kind.groupVars")}</div>
       <KvEditor
         value={group.vars}
         onChange={(vars) => props.onChange(inv.setGroupVars(groups, index, vars))}
@@ -167,6 +177,7 @@ export function InventoryEditor(props: {
   groups: unknown[];
   onChange: (groups: unknown[]) => void;
 }): JSX.Element {
+  const t = useT();
   const [newGroup, setNewGroup] = useState("");
   const names = inv.groupNames(props.groups);
   // open or closed, by the group's row key (not its position, which moves)
@@ -193,16 +204,17 @@ export function InventoryEditor(props: {
               <TextInput
                 value={group.group}
                 mono
-                ariaLabel="group name"
+                ariaLabel={t("inventory.groupName")}
                 onChange={(name) => props.onChange(inv.renameGroup(props.groups, index, name))}
               />
               <span class="muted small">
-                {group.members.length} host{group.members.length === 1 ? "" : "s"}
-                {group.children.length > 0 && ` · children: ${group.children.join(", ")}`}
+                {t("ini.hosts", { count: group.members.length })}
+                {group.children.length > 0 &&
+                  ` · ${t("inventory.childrenList", { groups: group.children.join(", ") })}`}
               </span>
               <RowActions
                 index={index}
-                removeTitle={`Remove group ${group.group}`}
+                removeTitle={t("inventory.removeGroup", { group: group.group })}
                 onMoveUp={() => {
                   groupKeys.move(index, index - 1);
                   props.onChange(move(props.groups, index, index - 1));
@@ -228,9 +240,14 @@ export function InventoryEditor(props: {
           setNewGroup("");
         }}
       >
-        <TextInput value={newGroup} mono placeholder="new group name" onChange={setNewGroup} />
+        <TextInput
+          value={newGroup}
+          mono
+          placeholder={t("inventory.newGroup")}
+          onChange={setNewGroup}
+        />
         <button type="submit" class="button small" disabled={newGroup.trim() === ""}>
-          Add group
+          {t("inventory.addGroup")}
         </button>
       </form>
     </div>

@@ -4,6 +4,7 @@
 // not valid JSON.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
+import { useT } from "../../i18n/i18n.ts";
 import {
   type Parsed,
   parseJsonArray,
@@ -28,6 +29,7 @@ interface JsonFieldProps {
 }
 
 export function JsonField(props: JsonFieldProps): JSX.Element {
+  const t = useT();
   const [raw, setRaw] = useState(false);
   const parsed: Parsed<unknown> =
     props.kind === "vars" ? parseJsonObject(props.value) : parseJsonArray(props.value);
@@ -43,10 +45,10 @@ export function JsonField(props: JsonFieldProps): JSX.Element {
             aria-selected={!showRaw}
             class={showRaw ? "" : "active"}
             disabled={!parsed.ok}
-            title={parsed.ok ? "" : "Fix the JSON to use the editor"}
+            title={parsed.ok ? "" : t("json.fixFirst")}
             onClick={() => setRaw(false)}
           >
-            Editor
+            {t("json.editor")}
           </button>
           <button
             type="button"
@@ -66,11 +68,11 @@ export function JsonField(props: JsonFieldProps): JSX.Element {
             data-testid="import-ini"
             onClick={props.onImportIni}
           >
-            Import INI…
+            {t("json.importIni")}
           </button>
         )}
       </div>
-      {!parsed.ok && <p class="field-error">Not valid JSON: {parsed.error}</p>}
+      {!parsed.ok && <p class="field-error">{t("json.invalid", { reason: parsed.error })}</p>}
       {showRaw ? (
         <TextArea
           value={props.value ?? ""}

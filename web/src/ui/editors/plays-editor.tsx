@@ -2,6 +2,7 @@
 // pre/post tasks. Plays and role entries are reorderable rows with stable keys.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
+import { useT } from "../../i18n/i18n.ts";
 import { move, removeAt, replaceAt } from "../../model/json-style.ts";
 import * as plays from "../../model/plays.ts";
 import { TextArea, TextInput } from "../common.tsx";
@@ -11,6 +12,7 @@ function RoleEntries(props: {
   roles: unknown[];
   onChange: (roles: unknown[]) => void;
 }): JSX.Element {
+  const t = useT();
   const [role, setRole] = useState("");
   const rowKeys = useListKeys(props.roles.length);
   return (
@@ -25,27 +27,27 @@ function RoleEntries(props: {
               value={view.role}
               mono
               list="known-roles"
-              ariaLabel="role"
-              placeholder="role"
+              ariaLabel={t("plays.role")}
+              placeholder={t("plays.role")}
               onChange={(value) => update({ role: value })}
             />
             <TextInput
               value={view.when}
               mono
               ariaLabel="when"
-              placeholder="when (optional)"
+              placeholder={t("plays.when")}
               onChange={(value) => update({ when: value })}
             />
             <TextInput
               value={view.tags.join(", ")}
               mono
-              ariaLabel="role tags"
+              ariaLabel={t("plays.roleTags")}
               placeholder="tags"
               onChange={(value) => update({ tags: plays.splitList(value) })}
             />
             <RowActions
               index={index}
-              removeTitle="Remove role"
+              removeTitle={t("plays.removeRole")}
               onMoveUp={() => {
                 rowKeys.move(index, index - 1);
                 props.onChange(move(props.roles, index, index - 1));
@@ -71,11 +73,11 @@ function RoleEntries(props: {
           value={role}
           mono
           list="known-roles"
-          placeholder="role name"
+          placeholder={t("plays.roleName")}
           onChange={setRole}
         />
         <button type="submit" class="button small" disabled={role.trim() === ""}>
-          Add role
+          {t("plays.addRole")}
         </button>
       </form>
     </div>
@@ -88,6 +90,7 @@ export function PlaysEditor(props: {
   groups: string[];
   roles: string[];
 }): JSX.Element {
+  const t = useT();
   const rowKeys = useListKeys(props.plays.length);
   return (
     <div class="plays-editor" data-testid="plays-editor">
@@ -100,16 +103,16 @@ export function PlaysEditor(props: {
         return (
           <section class="card play-card" key={rowKeys.keys[index]} data-testid="play">
             <header class="group-head">
-              <span class="chip">play {index + 1}</span>
+              <span class="chip">{t("plays.play", { number: index + 1 })}</span>
               <TextInput
                 value={play.name}
-                placeholder="name (defaults to the component name)"
-                ariaLabel="play name"
+                placeholder={t("plays.namePlaceholder")}
+                ariaLabel={t("plays.name")}
                 onChange={(value) => update({ name: value })}
               />
               <RowActions
                 index={index}
-                removeTitle="Remove play"
+                removeTitle={t("plays.removePlay")}
                 onMoveUp={() => {
                   rowKeys.move(index, index - 1);
                   props.onChange(move(props.plays, index, index - 1));
@@ -127,8 +130,8 @@ export function PlaysEditor(props: {
                   value={play.hosts}
                   mono
                   list="play-groups"
-                  placeholder="inventory group"
-                  ariaLabel="play hosts"
+                  placeholder={t("plays.hostsPlaceholder")}
+                  ariaLabel={t("plays.hosts")}
                   onChange={(value) => update({ hosts: value })}
                 />
               </label>
@@ -137,8 +140,8 @@ export function PlaysEditor(props: {
                 <TextInput
                   value={play.tags.join(", ")}
                   mono
-                  placeholder="comma separated"
-                  ariaLabel="play tags"
+                  placeholder={t("plays.commaSeparated")}
+                  ariaLabel={t("plays.tags")}
                   onChange={(value) => update({ tags: plays.splitList(value) })}
                 />
               </label>
@@ -151,14 +154,14 @@ export function PlaysEditor(props: {
                   update({ become: (event.currentTarget as HTMLInputElement).checked })
                 }
               />
-              become (run as root)
+              {t("plays.become")}
             </label>
-            <div class="subhead">Roles</div>
+            <div class="subhead">{t("plays.roles")}</div>
             <RoleEntries roles={play.roles} onChange={(roles) => update({ roles })} />
             <details class="tasks" open={play.preTasks !== "" || play.postTasks !== ""}>
               <summary>pre_tasks / post_tasks</summary>
               <label class="mini-field">
-                <span>pre_tasks (YAML task list)</span>
+                <span>{t("plays.preTasks")}</span>
                 <TextArea
                   value={play.preTasks}
                   rows={3}
@@ -166,7 +169,7 @@ export function PlaysEditor(props: {
                 />
               </label>
               <label class="mini-field">
-                <span>post_tasks (YAML task list)</span>
+                <span>{t("plays.postTasks")}</span>
                 <TextArea
                   value={play.postTasks}
                   rows={3}
@@ -183,7 +186,7 @@ export function PlaysEditor(props: {
         data-testid="add-play"
         onClick={() => props.onChange([...props.plays, plays.newPlay(props.groups[0] ?? "all")])}
       >
-        + Add play
+        + {t("plays.addPlay")}
       </button>
     </div>
   );

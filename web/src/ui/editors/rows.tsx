@@ -3,6 +3,7 @@
 // moving or removing a row keeps each row's own state (open sections, focus) with that row.
 import type { JSX } from "preact";
 import { useRef } from "preact/hooks";
+import { useT } from "../../i18n/i18n.ts";
 import { IconButton } from "../common.tsx";
 
 export function Datalist(props: { id: string; values: readonly string[] }): JSX.Element {
@@ -22,9 +23,15 @@ export function RowActions(props: {
   onMoveUp: () => void;
   onRemove: () => void;
 }): JSX.Element {
+  const t = useT();
   return (
     <>
-      <IconButton icon="↑" title="Move up" disabled={props.index === 0} onClick={props.onMoveUp} />
+      <IconButton
+        icon="↑"
+        title={t("rows.moveUp")}
+        disabled={props.index === 0}
+        onClick={props.onMoveUp}
+      />
       <IconButton icon="×" title={props.removeTitle} onClick={props.onRemove} />
     </>
   );

@@ -1,6 +1,7 @@
 // The site editor: the playbooks the site imports, in order, each a name and a path relative to
 // the site file (suggested from the playbooks the project writes). Reorderable rows, stable keys.
 import type { JSX } from "preact";
+import { useT } from "../../i18n/i18n.ts";
 import { move, removeAt, replaceAt } from "../../model/json-style.ts";
 import { siteEntryView, updateSiteEntry } from "../../model/site.ts";
 import { TextInput } from "../common.tsx";
@@ -11,6 +12,7 @@ export function SiteEditor(props: {
   onChange: (entries: unknown[]) => void;
   paths: string[];
 }): JSX.Element {
+  const t = useT();
   const rowKeys = useListKeys(props.entries.length);
   return (
     <div class="site-editor" data-testid="site-editor">
@@ -22,8 +24,8 @@ export function SiteEditor(props: {
             <span class="chip">{index + 1}</span>
             <TextInput
               value={view.name}
-              placeholder="name"
-              ariaLabel="playbook name"
+              placeholder={t("site.name")}
+              ariaLabel={t("site.nameLabel")}
               onChange={(name) =>
                 props.onChange(replaceAt(props.entries, index, updateSiteEntry(entry, { name })))
               }
@@ -32,15 +34,15 @@ export function SiteEditor(props: {
               value={view.path}
               mono
               list="playbook-paths"
-              placeholder="path, relative to the site file"
-              ariaLabel="playbook path"
+              placeholder={t("site.pathPlaceholder")}
+              ariaLabel={t("site.pathLabel")}
               onChange={(path) =>
                 props.onChange(replaceAt(props.entries, index, updateSiteEntry(entry, { path })))
               }
             />
             <RowActions
               index={index}
-              removeTitle="Remove"
+              removeTitle={t("common.remove")}
               onMoveUp={() => {
                 rowKeys.move(index, index - 1);
                 props.onChange(move(props.entries, index, index - 1));
@@ -67,7 +69,7 @@ export function SiteEditor(props: {
           props.onChange([...props.entries, { name, path }]);
         }}
       >
-        + Import a playbook
+        + {t("site.import")}
       </button>
     </div>
   );

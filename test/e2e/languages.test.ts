@@ -1,0 +1,100 @@
+// The dashboard in English and French, in real Chromium: the language comes from the browser's
+// preferred languages (Playwright's `locale` sets navigator.languages), the top bar's switch
+// changes it at once and it is remembered across reloads, `<html lang>` follows, and a field's
+// error is worded in the language shown.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type Dashboard, openPreset, skipBrowser, startDashboard } from "./harness.ts";
+
+describe("the dashboard's languages in a real browser", { skip: skipBrowser }, () => {
+  let dashboard: Dashboard;
+
+  before(async () => {
+    dashboard = await startDashboard();
+  });
+
+  after(async () => {
+    await dashboard?.close();
+  });
+
+  it("a browser preferring French shows the interface in French, <html lang> fr", async () => {
+    const { context, page, errors } = await dashboard.newPage({ locale: "fr-FR" });
+    await page.waitForSelector('[data-testid="language-switch"]');
+    assert.equal(await page.getAttribute("html", "lang"), "fr");
+    assert.equal(await page.title(), "tableau de bord kiln");
+    assert.equal(await page.getAttribute('[data-testid="language-fr"]', "aria-pressed"), "true");
+    assert.equal(
+      await page.getAttribute('[data-testid="theme-dark"]', "title"),
+      "Thème\u00a0: sombre",
+    );
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it("an English browser shows English; the switch changes the language and a reload keeps it", async () => {
+    const { context, page, errors } = await dashboard.newPage();
+    await page.waitForSelector('[data-testid="language-switch"]');
+    assert.equal(await page.getAttribute("html", "lang"), "en");
+    assert.equal(await page.getAttribute('[data-testid="theme-dark"]', "title"), "Theme: dark");
+    await page.click('[data-testid="language-fr"]');
+    await page.waitForFunction(() => document.documentElement.lang === "fr");
+    assert.equal(
+      await page.getAttribute('[data-testid="theme-dark"]', "title"),
+      "Thème\u00a0: sombre",
+    );
+    await page.reload();
+    await page.waitForSelector('[data-testid="language-switch"]');
+    assert.equal(await page.getAttribute("html", "lang"), "fr");
+    assert.equal(await page.getAttribute('[data-testid="language-fr"]', "aria-pressed"), "true");
+    // and back: the choice of English is remembered too, over the English browser's default
+    await page.click('[data-testid="language-en"]');
+    await page.reload();
+    await page.waitForSelector('[data-testid="language-switch"]');
+    assert.equal(await page.getAttribute("html", "lang"), "en");
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it("an emptied required field says so under the field in French; the French menu fits 360 px", async () => {
+    const { context, page, errors } = await dashboard.newPage({ locale: "fr-FR" });
+    await page.waitForSelector('[data-testid="preset-k8s-web-app"]');
+    await openPreset(page, "k8s-web-app");
+    await page.click('[data-testid="component-item"][data-name="frontend"]');
+    await page.fill('[data-testid="input-image"]', "");
+    await page.waitForSelector('[data-testid="field-image"] [data-testid="field-error-image"]');
+    assert.equal(
+      await page.textContent('[data-testid="field-error-image"]'),
+      "«\u00a0Image\u00a0» est obligatoire",
+    );
+    const summary = (await page.textContent('[data-testid="render-error"]')) ?? "";
+    assert.match(summary, /Le champ est signalé dans le formulaire\./);
+    // a number out of its bounds: the bounds written as French writes numbers
+    await page.fill('[data-testid="input-image"]', "nginx");
+    await page.fill('[data-testid="input-replicas"]', "three");
+    await page.waitForSelector('[data-testid="field-error-replicas"]');
+    assert.equal(
+      await page.textContent('[data-testid="field-error-replicas"]'),
+      "doit être un nombre entier de 0 à 2\u202f147\u202f483\u202f647, écrit en chiffres – reçu three",
+    );
+    // the longer French words fit a phone's menu: the switch is in it, nothing cut or overflowing
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.click('[data-testid="menu-button"]');
+    await page.waitForSelector('[data-testid="topbar-menu"] [data-testid="language-switch"]');
+    const fit = await page.evaluate(() => {
+      const menu = document.querySelector('[data-testid="topbar-menu"]') as HTMLElement;
+      const cut = [...menu.querySelectorAll("button")].filter(
+        (button) => button.scrollWidth > button.clientWidth,
+      );
+      return {
+        pageOverflows: document.documentElement.scrollWidth > window.innerWidth,
+        menuRight: menu.getBoundingClientRect().right,
+        cut: cut.map((button) => button.textContent),
+      };
+    });
+    assert.deepEqual(fit.cut, []);
+    assert.equal(fit.pageOverflows, false);
+    assert.ok(fit.menuRight <= 360, `the menu ends at ${fit.menuRight}px`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+});
