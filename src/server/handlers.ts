@@ -8,9 +8,8 @@ import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LRUCache } from "lru-cache";
 import { configView } from "../core/config.ts";
-import type { RenderInput } from "../core/context.ts";
 import { KilnError } from "../core/errors.ts";
-import { type RegistryItem, toItemView } from "../core/item.ts";
+import { toItemView } from "../core/item.ts";
 import { type Preset, presetSummary, presetView } from "../core/project/preset-manifest.ts";
 import type { Registry } from "../core/registry.ts";
 import {
@@ -33,7 +32,6 @@ import type { RenderPool } from "../sandbox/render-pool.ts";
 import { isJsonContentType, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { type BytesInFlight, declaredLength, holdHeavy, LARGE_BODY_BYTES } from "./heavy-bodies.ts";
-import type { InlineRenderer } from "./inline-render.ts";
 import type { Readiness } from "./lifecycle.ts";
 import { type PackagedKilnItems, packagedItemFor } from "./packaged-kiln-items.ts";
 import { RenderCache, renderReply } from "./render-cache.ts";
@@ -66,8 +64,6 @@ export interface Services {
   registryIndexes: SharedIndexes | undefined;
   /** `@kiln`'s packaged items, preloaded in the render workers like the built-ins. */
   packagedKiln: PackagedKilnItems;
-  /** Renders small built-in requests on this thread (see inline-render.ts); none: all in workers. */
-  inline?: InlineRenderer | undefined;
 }
 
 export class RequestContext {
@@ -407,13 +403,7 @@ function renderBody(
   const known = key === undefined ? undefined : renderCache.lookup(key);
   if (known) return known;
   if (bytes.byteLength > LARGE_BODY_BYTES) return renderLargeBody(bytes, key, ctx, services);
-  return renderRequest(
-    parseRenderRequest(parseJsonBody(bytes)),
-    key,
-    bytes.byteLength,
-    ctx,
-    services,
-  );
+  return renderRequest(parseRenderRequest(parseJsonBody(bytes)), key, ctx, services);
 }
 
 /** A large body's reference is not a built-in: it is resolved here, then rendered in a worker. */
@@ -458,32 +448,10 @@ function renderLargeBody(
   });
 }
 
-/**
- * A small built-in render done on this thread (inline-render.ts), told to the render metrics as
- * a worker's render is; undefined when a worker must render it.
- */
-function renderHere(
-  item: RegistryItem,
-  input: RenderInput,
-  bodyBytes: number,
-  services: Services,
-): Buffer | undefined {
-  const { inline, pool } = services;
-  if (inline === undefined) return undefined;
-  const startedMs = pool.observeRender === undefined ? 0 : performance.now();
-  const body = inline.render(item, input, bodyBytes);
-  if (body !== undefined) pool.observeRender?.((performance.now() - startedMs) / 1000, false);
-  return body;
-}
-
-/**
- * The answer to a decoded render request (`key`: its render-cache key, if the cache is on;
- * `bodyBytes`: the size of the body it was decoded from).
- */
+/** The answer to a decoded render request (`key`: its render-cache key, if the cache is on). */
 function renderRequest(
   request: RenderRequest,
   key: string | undefined,
-  bodyBytes: number,
   ctx: RequestContext,
   services: Services,
 ): Reply | Promise<Reply> {
@@ -500,9 +468,6 @@ function renderRequest(
   // and files are resolved, and rendered, every time.
   const builtin = builtinFor(request.reference, registry);
   if (builtin) {
-    const here = renderHere(builtin, input, bodyBytes, services);
-    if (here !== undefined)
-      return key === undefined ? renderReply(here) : renderCache.keep(key, here);
     // not cancelled with its client: an answer being kept may be shared with other requests
     const rendering = () => pool.renderJson(builtin, input);
     return key === undefined ? rendering().then(renderReply) : renderCache.remember(key, rendering);

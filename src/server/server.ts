@@ -17,7 +17,6 @@ import {
   DEFAULT_RENDER_CACHE_BYTES,
   type LogFormat,
 } from "../core/service-settings.ts";
-import { engineForced } from "../node/builtin-renderer.ts";
 import { DEFAULT_FETCH_LIMITS, type FetchLimits } from "../node/fetch-url.ts";
 import {
   DEFAULT_POOL_OPTIONS,
@@ -37,7 +36,6 @@ import {
   type IdleCollectorOptions,
 } from "./idle-collector.ts";
 import { serviceIndexCache } from "./index-cache.ts";
-import { InlineRenderer } from "./inline-render.ts";
 import { Readiness } from "./lifecycle.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import {
@@ -123,8 +121,6 @@ export interface RunningServer {
   port: number;
   pool: RenderPool;
   renderCache: RenderCache;
-  /** Small built-in renders on the HTTP thread (inline-render.ts); none with KILN_ENGINE=sandbox. */
-  inline: InlineRenderer | undefined;
   /** Inspect answers of local item files, by file identity. */
   inspectCache: Services["inspectCache"];
   /** Bytes of heavy bodies (large render bodies, lock bases) and answers under way. */
@@ -357,13 +353,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       options.indexFreshnessMs ?? DEFAULT_INDEX_FRESHNESS_S * 1000,
     ),
     packagedKiln,
-    // KILN_ENGINE=sandbox renders everything in the engine, so in the workers
-    inline: engineForced()
-      ? undefined
-      : new InlineRenderer({
-          fuel: pool.options.fuel,
-          maxOutputBytes: pool.options.maxOutputBytes,
-        }),
   };
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;
@@ -455,7 +444,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     port,
     pool,
     renderCache,
-    inline: services.inline,
     inspectCache: services.inspectCache,
     heavyBodies: services.heavyBodies,
     idleCollector,
