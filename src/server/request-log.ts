@@ -89,11 +89,29 @@ export function requestLog(format: LogFormat, fd = 1): RequestLog {
 type Destination = ReturnType<typeof pino.destination>;
 type LineWriter = (id: string, answered: AnsweredRequest) => void;
 
+/**
+ * pino's `isoTime` (`,"time":"<ISO 8601>"`), made once per millisecond: a busy service logs
+ * several lines in one, and formatting the date was a fifth of a line's cost (measured: 1.5% of
+ * the HTTP thread's time under unique renders). The same text as pino's, for the same clock.
+ */
+function isoTimeOncePerMillisecond(): () => string {
+  let madeAtMs = Number.NaN;
+  let made = "";
+  return () => {
+    const now = Date.now();
+    if (now !== madeAtMs) {
+      madeAtMs = now;
+      made = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return made;
+  };
+}
+
 /** One JSON object a line: `level`, `time` (ISO 8601), `pid`, `hostname`, then the request's. */
 function jsonLog(destination: Destination): LineWriter {
   const logger = pino(
     {
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeOncePerMillisecond(),
       formatters: { level: (label) => ({ level: label }) },
     },
     destination,

@@ -186,6 +186,35 @@ describe("formats", () => {
       refuses("host-address", value);
   });
 
+  test("an IPv4 address is four octets of one to three ASCII digits, each 255 at most (blanks around it aside)", () => {
+    for (const value of [
+      "0.0.0.0",
+      "255.255.255.255",
+      "010.001.0.1",
+      "::ffff:192.0.2.1",
+      "1.2.3.4\n",
+      " 1.2.3.4",
+    ])
+      accepts("host-address", value);
+    for (const value of [
+      "256.0.0.1",
+      "1.2.3.1000",
+      "1.2.3.4/8",
+      "1.2.3.4 5",
+      "1.2.3.+4",
+      "1.2.3.٤",
+      "1.2..4",
+      "::ffff:192.0.2.256",
+    ])
+      refuses("host-address", value);
+    // the octets' value, not their text, decides a range's network address
+    assert.equal(
+      formatProblem("cidr", "192.168.001.7/24"),
+      "must name each range by its network address, with no host bits set: `192.168.001.7/24` is in the range `192.168.1.0/24` - write `192.168.1.0/24`",
+    );
+    accepts("cidr", "255.255.255.255/32");
+  });
+
   test("ingress-host: a DNS subdomain, `*.` for a wildcard, never an IP address", () => {
     for (const value of ["app.example.com", "*.example.com", "localhost"])
       accepts("ingress-host", value);

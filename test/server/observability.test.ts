@@ -257,12 +257,14 @@ describe("the request log", () => {
       body: "s3cret-body-name",
     };
     const renderId = freshId("render");
+    const sentAtMs = Date.now();
     const rendered = await postJson(
       server.url,
       { reference: "k8s/deployment", name: secrets.body, image: secrets.field },
       { authorization: secrets.header, "x-request-id": renderId },
     );
     assert.equal(rendered.status, 200);
+    const answeredAtMs = Date.now();
     const presetId = freshId("preset");
     const preset = await raw(server.url, {
       path: `/api/presets/${secrets.path}?token=${secrets.query}`,
@@ -286,6 +288,10 @@ describe("the request log", () => {
       "status",
       "time",
     ]);
+    // the time the line was written, as ISO 8601 in UTC to the millisecond
+    assert.match(String(renderLine.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const loggedAtMs = Date.parse(String(renderLine.time));
+    assert.ok(loggedAtMs >= sentAtMs && loggedAtMs <= answeredAtMs, String(renderLine.time));
     assert.equal(renderLine.level, "info");
     assert.equal(renderLine.msg, "request");
     assert.equal(renderLine.method, "POST");

@@ -100,6 +100,32 @@ describe("RenderCache", () => {
     assert.deepEqual([cache.stats().entries, cache.stats().bytes], [0, 0]);
   });
 
+  test("a full cache keeps the newest answers through thousands of evictions, a clear, and an answer kept again", () => {
+    const body = Buffer.from('{"component":"c","files":[]}');
+    const entryBytes = () => cache.stats().bytes / cache.stats().entries;
+    const cache = new RenderCache({ maxBytes: 100_000 });
+    cache.keep("k0", body);
+    const fits = Math.floor(100_000 / entryBytes());
+    const kept = (from: number, to: number) => {
+      for (let at = from; at < to; at++) assert.ok(cache.lookup(`k${at}`), `k${at} is kept`);
+    };
+    for (let at = 1; at < 5_000; at++) cache.keep(`k${at}`, body);
+    assert.equal(cache.stats().entries, fits);
+    assert.ok(cache.stats().bytes <= 100_000);
+    assert.equal(cache.lookup(`k${4_999 - fits}`), undefined, "the older ones went, oldest first");
+    kept(5_000 - fits, 5_000);
+    cache.clear();
+    for (let at = 0; at < 3 * fits; at++) cache.keep(`n${at}`, body);
+    assert.equal(cache.stats().entries, fits);
+    assert.equal(cache.lookup(`k${4_999}`), undefined);
+    // kept again: it becomes the newest, so it outlives the answers kept before it
+    cache.keep(`n${2 * fits}`, body);
+    for (let at = 3 * fits; at < 4 * fits - 1; at++) cache.keep(`n${at}`, body);
+    assert.ok(cache.lookup(`n${2 * fits}`), "the answer kept again stays");
+    assert.equal(cache.lookup(`n${2 * fits + 1}`), undefined);
+    assert.equal(cache.stats().entries, fits);
+  });
+
   test("0 bytes turns it off; a negative or fractional size is refused", () => {
     assert.equal(new RenderCache({ maxBytes: 0 }).enabled, false);
     assert.equal(new RenderCache().enabled, true);
