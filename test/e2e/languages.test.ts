@@ -97,4 +97,29 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
     assert.deepEqual(errors, []);
     await context.close();
   });
+
+  it("a check finding shows its rule's summary and its fix button in French, the core's detail below in English", async () => {
+    const { context, page, errors } = await dashboard.newPage({ locale: "fr-FR" });
+    await page.waitForSelector('[data-testid="preset-web-and-database"]');
+    await openPreset(page, "web-and-database");
+    // a role removed that a playbook runs: the role-not-vendored finding, with a one-click fix
+    await page.click('[data-testid="component-item"][data-name="nginx"]');
+    await page.click('[data-testid="remove-component"]');
+    await page.click('[data-testid="tab-checks"]');
+    const finding = page.locator('[data-testid="finding"][data-rule="role-not-vendored"]');
+    await finding.waitFor();
+    assert.equal(
+      await finding.locator('[data-testid="finding-summary"]').textContent(),
+      "un play utilise un rôle qu’aucun composant n’écrit",
+    );
+    const detail = finding.locator('[data-testid="finding-message"]');
+    assert.equal(await detail.getAttribute("lang"), "en");
+    assert.match((await detail.textContent()) ?? "", /^role nginx is used by /);
+    assert.equal(
+      await finding.locator('[data-testid="fix"]').textContent(),
+      "Ajouter automation/role nginx",
+    );
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
 });

@@ -8,7 +8,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { keyInCode, pluralForm } from "../../web/src/i18n/keys.ts";
+import { CHECK_RULES } from "../../src/core/project/checks/check-project.ts";
+import { isRuleKey, keyInCode, pluralForm, ruleKey } from "../../web/src/i18n/keys.ts";
 
 const WEB_SRC = fileURLToPath(new URL("../../web/src/", import.meta.url));
 const LANGUAGES = ["en", "fr"] as const;
@@ -17,9 +18,17 @@ function catalogue(language: string): Record<string, string> {
   return JSON.parse(readFileSync(join(WEB_SRC, "i18n", `${language}.json`), "utf8"));
 }
 
-/** The keys the code asks for, without plural forms, per language. */
+/**
+ * The keys the code asks for, without plural forms, per language. Check rules' keys are left
+ * out: English words a rule as the core does and holds none, and the code builds them from the
+ * rule's id (ruleKey), so they are checked against the core's rule list instead.
+ */
 function codeKeys(messages: Record<string, string>): Set<string> {
-  return new Set(Object.keys(messages).map(keyInCode));
+  return new Set(
+    Object.keys(messages)
+      .filter((key) => !isRuleKey(key))
+      .map(keyInCode),
+  );
 }
 
 /** Every .ts and .tsx file of the dashboard's source, concatenated. */
@@ -110,6 +119,26 @@ describe("the dashboard's message catalogues", () => {
       [],
       "in the catalogues, used nowhere in web/src",
     );
+  });
+
+  it("every check rule of the core has a French summary and fix, and no other rule has one", () => {
+    const french = messages.fr ?? {};
+    const expected = CHECK_RULES.flatMap((rule) => [
+      ruleKey(rule.id, "summary"),
+      ruleKey(rule.id, "fix"),
+    ]);
+    assert.deepEqual(
+      expected.filter((key) => !french[key]?.trim()),
+      [],
+      "a check rule's summary or fix missing from fr.json",
+    );
+    assert.deepEqual(
+      Object.keys(french).filter((key) => isRuleKey(key) && !expected.includes(key)),
+      [],
+      "in fr.json for a rule the core does not have",
+    );
+    // English is the core's own wording: a rule key in en.json would be a second copy to drift
+    assert.deepEqual(Object.keys(messages.en ?? {}).filter(isRuleKey), [], "rule keys in en.json");
   });
 
   it("the French is set with French typography", () => {

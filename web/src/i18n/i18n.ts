@@ -13,6 +13,7 @@ import { createContext } from "preact";
 import { useContext, useState } from "preact/hooks";
 import en from "./en.json" with { type: "json" };
 import fr from "./fr.json" with { type: "json" };
+import { type RulePart, ruleKey } from "./keys.ts";
 
 export const LANGUAGES = ["en", "fr"] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -98,6 +99,21 @@ function showLanguage(language: Language): void {
 /** The message of `key` in the current language, `{{name}}`s filled from `values`. */
 export function translate(key: MessageKey, values?: MessageValues): string {
   return i18n.t(key, values ?? {}) as string;
+}
+
+/**
+ * A check rule's summary or fix in the current language, looked up by the rule's id. English
+ * is the core's own sentence (`english`), so the dashboard, the CLI and the API word a rule
+ * alike; only the other languages' catalogues hold rule keys, and a rule missing from one
+ * falls back to the core's English rather than showing its key.
+ */
+export function translateRule(ruleId: string, part: RulePart, english: string): string {
+  return i18n.t(ruleKey(ruleId, part), { defaultValue: english }) as string;
+}
+
+/** Whether the current language words check rules itself (else they show in the core's English). */
+export function wordsRules(): boolean {
+  return currentLanguage() !== "en";
 }
 
 /** Switches the interface to `language` and remembers the choice across reloads. */

@@ -14,3 +14,20 @@ export function keyInCode(catalogueKey: string): string {
 export function pluralForm(catalogueKey: string): string | undefined {
   return PLURAL_SUFFIX.exec(catalogueKey)?.[0].slice(1);
 }
+
+/** The part of a check rule the dashboard can word in another language than the core's. */
+export type RulePart = "summary" | "fix";
+
+/**
+ * The catalogue key of a check rule's part, `rule.<id>.summary` or `rule.<id>.fix`: built from
+ * the rule's id, so the catalogue test checks these keys against the core's rule list rather
+ * than against the code's literal keys.
+ */
+export function ruleKey(ruleId: string, part: RulePart): string {
+  return `rule.${ruleId}.${part}`;
+}
+
+/** Whether a catalogue key words a check rule (held only by the languages other than English). */
+export function isRuleKey(catalogueKey: string): boolean {
+  return catalogueKey.startsWith("rule.");
+}
