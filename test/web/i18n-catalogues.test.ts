@@ -8,8 +8,15 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { FORMAT_RULES } from "../../src/core/formats.ts";
 import { CHECK_RULES } from "../../src/core/project/checks/check-project.ts";
-import { isRuleKey, keyInCode, pluralForm, ruleKey } from "../../web/src/i18n/keys.ts";
+import {
+  formatKey,
+  isCoreWordedKey,
+  keyInCode,
+  pluralForm,
+  ruleKey,
+} from "../../web/src/i18n/keys.ts";
 
 const WEB_SRC = fileURLToPath(new URL("../../web/src/", import.meta.url));
 const LANGUAGES = ["en", "fr"] as const;
@@ -19,14 +26,14 @@ function catalogue(language: string): Record<string, string> {
 }
 
 /**
- * The keys the code asks for, without plural forms, per language. Check rules' keys are left
- * out: English words a rule as the core does and holds none, and the code builds them from the
- * rule's id (ruleKey), so they are checked against the core's rule list instead.
+ * The keys the code asks for, without plural forms, per language. Check rules' and formats'
+ * keys are left out: English words them as the core does and holds none, and the code builds
+ * them from the rule's id or the format's name, so they are checked against the core's lists.
  */
 function codeKeys(messages: Record<string, string>): Set<string> {
   return new Set(
     Object.keys(messages)
-      .filter((key) => !isRuleKey(key))
+      .filter((key) => !isCoreWordedKey(key))
       .map(keyInCode),
   );
 }
@@ -121,24 +128,28 @@ describe("the dashboard's message catalogues", () => {
     );
   });
 
-  it("every check rule of the core has a French summary and fix, and no other rule has one", () => {
+  it("every check rule and format rule of the core has its French, and nothing else does", () => {
     const french = messages.fr ?? {};
-    const expected = CHECK_RULES.flatMap((rule) => [
-      ruleKey(rule.id, "summary"),
-      ruleKey(rule.id, "fix"),
-    ]);
+    const expected = [
+      ...CHECK_RULES.flatMap((rule) => [ruleKey(rule.id, "summary"), ruleKey(rule.id, "fix")]),
+      ...Object.keys(FORMAT_RULES).map(formatKey),
+    ];
     assert.deepEqual(
       expected.filter((key) => !french[key]?.trim()),
       [],
-      "a check rule's summary or fix missing from fr.json",
+      "a check rule's summary or fix, or a format's rule, missing from fr.json",
     );
     assert.deepEqual(
-      Object.keys(french).filter((key) => isRuleKey(key) && !expected.includes(key)),
+      Object.keys(french).filter((key) => isCoreWordedKey(key) && !expected.includes(key)),
       [],
-      "in fr.json for a rule the core does not have",
+      "in fr.json for a rule or format the core does not have",
     );
-    // English is the core's own wording: a rule key in en.json would be a second copy to drift
-    assert.deepEqual(Object.keys(messages.en ?? {}).filter(isRuleKey), [], "rule keys in en.json");
+    // English is the core's own wording: such a key in en.json would be a second copy to drift
+    assert.deepEqual(
+      Object.keys(messages.en ?? {}).filter(isCoreWordedKey),
+      [],
+      "core-worded keys in en.json",
+    );
   });
 
   it("the French is set with French typography", () => {

@@ -108,7 +108,15 @@ export function translate(key: MessageKey, values?: MessageValues): string {
  * falls back to the core's English rather than showing its key.
  */
 export function translateRule(ruleId: string, part: RulePart, english: string): string {
-  return i18n.t(ruleKey(ruleId, part), { defaultValue: english }) as string;
+  return translateCoreWords(ruleKey(ruleId, part), english);
+}
+
+/**
+ * A sentence the core words in English (`english`), in the current language by its catalogue
+ * key (keys.ts: isCoreWordedKey); the core's English when the language has no such key.
+ */
+export function translateCoreWords(key: string, english: string): string {
+  return i18n.t(key, { defaultValue: english }) as string;
 }
 
 /** Whether the current language words check rules itself (else they show in the core's English). */

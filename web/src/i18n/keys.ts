@@ -27,7 +27,19 @@ export function ruleKey(ruleId: string, part: RulePart): string {
   return `rule.${ruleId}.${part}`;
 }
 
-/** Whether a catalogue key words a check rule (held only by the languages other than English). */
-export function isRuleKey(catalogueKey: string): boolean {
-  return catalogueKey.startsWith("rule.");
+/**
+ * The catalogue key of what a value of a field format must be, `format.<format>`: built from
+ * the format's name, checked against the core's table of format rules.
+ */
+export function formatKey(format: string): string {
+  return `format.${format}`;
+}
+
+/**
+ * Whether a catalogue key words, in another language, a sentence the core words in English
+ * (a check rule's summary or fix, a format's rule): English holds none of these keys, since
+ * its words are the core's own, shown as the CLI and the API show them.
+ */
+export function isCoreWordedKey(catalogueKey: string): boolean {
+  return catalogueKey.startsWith("rule.") || catalogueKey.startsWith("format.");
 }
