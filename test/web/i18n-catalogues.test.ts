@@ -10,7 +10,9 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { FORMAT_RULES } from "../../src/core/formats.ts";
 import { CHECK_RULES } from "../../src/core/project/checks/check-project.ts";
+import { EXEC_PATH_RULES } from "../../src/core/sensitive-paths.ts";
 import {
+  execPathKey,
   formatKey,
   isCoreWordedKey,
   keyInCode,
@@ -128,16 +130,17 @@ describe("the dashboard's message catalogues", () => {
     );
   });
 
-  it("every check rule and format rule of the core has its French, and nothing else does", () => {
+  it("every check rule, format rule and exec-path rule of the core has its French, and nothing else does", () => {
     const french = messages.fr ?? {};
     const expected = [
       ...CHECK_RULES.flatMap((rule) => [ruleKey(rule.id, "summary"), ruleKey(rule.id, "fix")]),
       ...Object.keys(FORMAT_RULES).map(formatKey),
+      ...EXEC_PATH_RULES.map((rule) => execPathKey(rule.pattern)),
     ];
     assert.deepEqual(
       expected.filter((key) => !french[key]?.trim()),
       [],
-      "a check rule's summary or fix, or a format's rule, missing from fr.json",
+      "a check rule's summary or fix, a format's rule or what runs a file, missing from fr.json",
     );
     assert.deepEqual(
       Object.keys(french).filter((key) => isCoreWordedKey(key) && !expected.includes(key)),

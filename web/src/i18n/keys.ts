@@ -36,10 +36,18 @@ export function formatKey(format: string): string {
 }
 
 /**
+ * The catalogue key of what runs a file of an exec-path rule, `execPath.<pattern>`: keyed by
+ * the rule's pattern, its one name, checked against the core's list of those rules.
+ */
+export function execPathKey(pattern: string): string {
+  return `execPath.${pattern}`;
+}
+
+/**
  * Whether a catalogue key words, in another language, a sentence the core words in English
- * (a check rule's summary or fix, a format's rule): English holds none of these keys, since
+ * (a check rule's summary or fix, a format's rule, what runs a file): English holds none of these keys, since
  * its words are the core's own, shown as the CLI and the API show them.
  */
 export function isCoreWordedKey(catalogueKey: string): boolean {
-  return catalogueKey.startsWith("rule.") || catalogueKey.startsWith("format.");
+  return ["rule.", "format.", "execPath."].some((prefix) => catalogueKey.startsWith(prefix));
 }
