@@ -98,7 +98,7 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
     await context.close();
   });
 
-  it("a check finding shows its rule's summary and its fix button in French, the core's detail below in English", async () => {
+  it("a check finding shows its rule's summary and its fix button in French, the core's detail below in English; a service refusal is led by its kind in French", async () => {
     const { context, page, errors } = await dashboard.newPage({ locale: "fr-FR" });
     await page.waitForSelector('[data-testid="preset-web-and-database"]');
     await openPreset(page, "web-and-database");
@@ -119,6 +119,17 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
       await finding.locator('[data-testid="fix"]').textContent(),
       "Ajouter automation/role nginx",
     );
+    // a service's refusal: its kind in French, from the answer's code, the message in English
+    await page.click('.add-url, [data-testid="add-other"]');
+    await page.fill('[data-testid="ref-input"]', "./no-such-item.json");
+    await page.click('[data-testid="add-dialog"] button[type="submit"]');
+    const refusal = page.locator('[data-testid="add-dialog"] .field-error');
+    await refusal.waitFor();
+    assert.match(
+      (await refusal.locator('[data-testid="refusal-lead"]').textContent()) ?? "",
+      /^Le service (refuse la demande|ne trouve rien de ce nom)\.$/,
+    );
+    assert.match((await refusal.locator('[lang="en"]').textContent()) ?? "", /no-such-item\.json/);
     assert.deepEqual(errors, []);
     await context.close();
   });
