@@ -119,8 +119,11 @@ export function translateCoreWords(key: string, english: string): string {
   return i18n.t(key, { defaultValue: english }) as string;
 }
 
-/** Whether the current language words check rules itself (else they show in the core's English). */
-export function wordsRules(): boolean {
+/**
+ * Whether the current language words what the core words in English (check rules, format rules,
+ * kinds of refusal) itself; in English the dashboard shows the core's sentences as they are.
+ */
+export function translatesCoreWords(): boolean {
   return currentLanguage() !== "en";
 }
 

@@ -11,7 +11,13 @@ import type {
   Fix,
   Severity,
 } from "../../../src/core/project/checks/rule.ts";
-import { type MessageKey, type translate, translateRule, useT, wordsRules } from "../i18n/i18n.ts";
+import {
+  type MessageKey,
+  type translate,
+  translateRule,
+  translatesCoreWords,
+  useT,
+} from "../i18n/i18n.ts";
 import { InlineCode } from "./common.tsx";
 
 /** A severity as the interface words it (the rule ids and messages stay the CLI's). */
@@ -32,7 +38,7 @@ function findingSummary(finding: Finding): string | undefined {
  */
 function fixLabel(fix: Fix, t: typeof translate): string {
   const [only, ...others] = fix.add;
-  if (!wordsRules() || only === undefined || others.length > 0) return fix.label;
+  if (!translatesCoreWords() || only === undefined || others.length > 0) return fix.label;
   return t("checks.fixAdd", { reference: only.reference, name: only.name });
 }
 
@@ -88,7 +94,7 @@ export function ChecksView(props: {
               <span class={`pill ${finding.severity}`}>{t(SEVERITY_WORD[finding.severity])}</span>
               <code class="rule">{finding.rule}</code>
             </div>
-            {wordsRules() && (
+            {translatesCoreWords() && (
               <p class="finding-summary" data-testid="finding-summary">
                 <InlineCode text={findingSummary(finding) ?? ""} />
               </p>

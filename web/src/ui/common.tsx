@@ -4,7 +4,7 @@ import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ErrorKind } from "../../../src/core/errors.ts";
 import { refusalKind } from "../api.ts";
-import { type MessageKey, useT, wordsRules } from "../i18n/i18n.ts";
+import { type MessageKey, translatesCoreWords, useT } from "../i18n/i18n.ts";
 import { inlineCodeParts } from "../model/inline-code.ts";
 import { fromRows, type KvRow, toRows } from "../model/kv.ts";
 
@@ -271,10 +271,6 @@ export function Toasts(props: { toasts: Toast[]; dismiss: (id: number) => void }
   );
 }
 
-/**
- * The detail of a failure, under its message: what exactly was wrong and what to do, as the
- * service's JSON error body gives it (nothing when it gave none).
- */
 /** A refusal's kind as the interface words it, by the error body's `code`. */
 const REFUSAL_LEAD: Record<ErrorKind, MessageKey> = {
   invalid_request: "refusal.invalid_request",
@@ -297,7 +293,7 @@ export function ServiceMessage(props: {
   const t = useT();
   const { failure } = props;
   const kind = refusalKind(failure);
-  const lead = wordsRules() && kind !== undefined ? REFUSAL_LEAD[kind] : undefined;
+  const lead = translatesCoreWords() && kind !== undefined ? REFUSAL_LEAD[kind] : undefined;
   return (
     <>
       {lead && (
@@ -315,10 +311,14 @@ export function ServiceMessage(props: {
   );
 }
 
+/**
+ * The detail of a failure, under its message: what exactly was wrong and what to do, as the
+ * service's JSON error body gives it (nothing when it gave none).
+ */
 export function ErrorDetail(props: { detail: string | undefined }): JSX.Element | null {
   if (!props.detail) return null;
   return (
-    <pre class="error-detail" data-testid="error-detail">
+    <pre class="error-detail" data-testid="error-detail" lang="en">
       {props.detail}
     </pre>
   );
