@@ -44,6 +44,28 @@ function wholeWithin(text: string, { minimum, maximum }: FormatBounds): boolean 
 const PORT_BOUNDS: FormatBounds = { minimum: 1, maximum: 65535 };
 const PORT_RULE = "a whole number from 1 to 65535 (a port number), written in digits";
 
+/**
+ * What a value of each format with one fixed rule must be, as the messages word it before
+ * `; got …`: one table, so that the message and a form that words the rule in another language
+ * (the dashboard, keyed by format) name the same rule. Integers (their bounds vary), CIDR host
+ * bits, Ingress paths and YAML word each problem apart and are not here.
+ */
+export const FORMAT_RULES = {
+  port: `must be ${PORT_RULE}`,
+  "port-or-name": `must be ${PORT_RULE}, or a port name (1 to 15 ${LABEL_RULE}, with a letter, no \`-\` at either end or twice in a row)`,
+  boolean: "must be `true` or `false`",
+  "dns-label": `must be a DNS label (RFC 1123): 1 to 63 ${LABEL_RULE}, starting and ending with a letter or digit`,
+  "dns-1035-label": `must be a DNS label (RFC 1035): 1 to 63 ${LABEL_RULE}, starting with a letter and ending with a letter or digit`,
+  "dns-subdomain": `must be a DNS subdomain (RFC 1123): at most 253 characters, labels of 1 to 63 ${LABEL_RULE} (starting and ending with a letter or digit) joined by \`.\``,
+  ip: "must be an IPv4 or IPv6 address, such as 192.0.2.10 or 2001:db8::1",
+  cidr: "must be one or more address ranges in CIDR notation (10.0.0.0/16, 2001:db8::/32), separated by commas or spaces or as a JSON list of strings",
+  "host-address":
+    "must be a host address: an IPv4 address (four numbers from 0 to 255, such as 192.0.2.10), an IPv6 address (2001:db8::1) or a DNS name (web-1.example.com)",
+  "ingress-host": `must be a DNS name for an Ingress rule (RFC 1123 subdomain: labels of 1 to 63 ${LABEL_RULE} joined by \`.\`, \`*.\` first for a wildcard), not an IP address`,
+  duration:
+    "must be a duration such as 30s, 5m or 1h30m: numbers, each followed by a unit (ns, us, ms, s, m, h)",
+} as const satisfies Partial<Record<FieldFormat, string>>;
+
 function isPortName(text: string): boolean {
   return PORT_NAME.test(text) && /[a-z]/.test(text) && !text.includes("--");
 }
@@ -149,44 +171,38 @@ export function formatProblem(
       return `must be a whole number${range(bounds)}, written in digits${negative}; ${got()}`;
     }
     case "port":
-      return wholeWithin(trimmed, PORT_BOUNDS) ? undefined : `must be ${PORT_RULE}; ${got()}`;
+      return wholeWithin(trimmed, PORT_BOUNDS) ? undefined : `${FORMAT_RULES.port}; ${got()}`;
     case "port-or-name":
       if (wholeWithin(trimmed, PORT_BOUNDS) || isPortName(trimmed)) return undefined;
-      return `must be ${PORT_RULE}, or a port name (1 to 15 ${LABEL_RULE}, with a letter, no \`-\` at either end or twice in a row); ${got()}`;
+      return `${FORMAT_RULES["port-or-name"]}; ${got()}`;
     case "boolean":
       return value === "true" || value === "false"
         ? undefined
-        : `must be \`true\` or \`false\`; ${got()}`;
+        : `${FORMAT_RULES.boolean}; ${got()}`;
     case "dns-label":
       return value.length <= 63 && DNS_1123_LABEL.test(value)
         ? undefined
-        : `must be a DNS label (RFC 1123): 1 to 63 ${LABEL_RULE}, starting and ending with a letter or digit; ${got()}`;
+        : `${FORMAT_RULES["dns-label"]}; ${got()}`;
     case "dns-1035-label":
       return value.length <= 63 && DNS_1035_LABEL.test(value)
         ? undefined
-        : `must be a DNS label (RFC 1035): 1 to 63 ${LABEL_RULE}, starting with a letter and ending with a letter or digit; ${got()}`;
+        : `${FORMAT_RULES["dns-1035-label"]}; ${got()}`;
     case "dns-subdomain":
-      return isDnsSubdomain(value)
-        ? undefined
-        : `must be a DNS subdomain (RFC 1123): at most 253 characters, labels of 1 to 63 ${LABEL_RULE} (starting and ending with a letter or digit) joined by \`.\`; ${got()}`;
+      return isDnsSubdomain(value) ? undefined : `${FORMAT_RULES["dns-subdomain"]}; ${got()}`;
     case "ip":
       return !value.includes("/") && parseCidr(value) !== undefined
         ? undefined
-        : `must be an IPv4 or IPv6 address, such as 192.0.2.10 or 2001:db8::1; ${got()}`;
+        : `${FORMAT_RULES.ip}; ${got()}`;
     case "cidr": {
       const parts = cidrParts(value);
       const bad = parts?.find((part) => parseCidr(part) === undefined);
       if (parts && parts.length > 0 && bad === undefined) return hostBitsProblem(parts);
-      return `must be one or more address ranges in CIDR notation (10.0.0.0/16, 2001:db8::/32), separated by commas or spaces or as a JSON list of strings; ${bad === undefined ? got() : `got ${shown(bad)}`}`;
+      return `${FORMAT_RULES.cidr}; ${bad === undefined ? got() : `got ${shown(bad)}`}`;
     }
     case "host-address":
-      return isHostAddress(trimmed)
-        ? undefined
-        : `must be a host address: an IPv4 address (four numbers from 0 to 255, such as 192.0.2.10), an IPv6 address (2001:db8::1) or a DNS name (web-1.example.com); ${got()}`;
+      return isHostAddress(trimmed) ? undefined : `${FORMAT_RULES["host-address"]}; ${got()}`;
     case "ingress-host":
-      return isIngressHost(value)
-        ? undefined
-        : `must be a DNS name for an Ingress rule (RFC 1123 subdomain: labels of 1 to 63 ${LABEL_RULE} joined by \`.\`, \`*.\` first for a wildcard), not an IP address; ${got()}`;
+      return isIngressHost(value) ? undefined : `${FORMAT_RULES["ingress-host"]}; ${got()}`;
     case "ingress-path": {
       const problem = ingressPathProblem(value);
       return problem === undefined
@@ -194,9 +210,7 @@ export function formatProblem(
         : `${problem} (an Ingress path of pathType Prefix or Exact, such as /api); ${got()}`;
     }
     case "duration":
-      return DURATION.test(trimmed)
-        ? undefined
-        : `must be a duration such as 30s, 5m or 1h30m: numbers, each followed by a unit (ns, us, ms, s, m, h); ${got()}`;
+      return DURATION.test(trimmed) ? undefined : `${FORMAT_RULES.duration}; ${got()}`;
     case "yaml":
       return yamlProblem(value);
   }

@@ -97,4 +97,40 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
     assert.deepEqual(errors, []);
     await context.close();
   });
+
+  it("a check finding shows its rule's summary and its fix button in French, the core's detail below in English; a service refusal is led by its kind in French", async () => {
+    const { context, page, errors } = await dashboard.newPage({ locale: "fr-FR" });
+    await page.waitForSelector('[data-testid="preset-web-and-database"]');
+    await openPreset(page, "web-and-database");
+    // a role removed that a playbook runs: the role-not-vendored finding, with a one-click fix
+    await page.click('[data-testid="component-item"][data-name="nginx"]');
+    await page.click('[data-testid="remove-component"]');
+    await page.click('[data-testid="tab-checks"]');
+    const finding = page.locator('[data-testid="finding"][data-rule="role-not-vendored"]');
+    await finding.waitFor();
+    assert.equal(
+      await finding.locator('[data-testid="finding-summary"]').textContent(),
+      "un play utilise un rôle qu’aucun composant n’écrit",
+    );
+    const detail = finding.locator('[data-testid="finding-message"]');
+    assert.equal(await detail.getAttribute("lang"), "en");
+    assert.match((await detail.textContent()) ?? "", /^role nginx is used by /);
+    assert.equal(
+      await finding.locator('[data-testid="fix"]').textContent(),
+      "Ajouter automation/role nginx",
+    );
+    // a service's refusal: its kind in French, from the answer's code, the message in English
+    await page.click('.add-url, [data-testid="add-other"]');
+    await page.fill('[data-testid="ref-input"]', "./no-such-item.json");
+    await page.click('[data-testid="add-dialog"] button[type="submit"]');
+    const refusal = page.locator('[data-testid="add-dialog"] .field-error');
+    await refusal.waitFor();
+    assert.match(
+      (await refusal.locator('[data-testid="refusal-lead"]').textContent()) ?? "",
+      /^Le service (refuse la demande|ne trouve rien de ce nom)\.$/,
+    );
+    assert.match((await refusal.locator('[lang="en"]').textContent()) ?? "", /no-such-item\.json/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
 });

@@ -9,6 +9,7 @@ import {
   errorAnswer,
   failureOf,
   inspect,
+  refusalKind,
   render,
   renderThroughApi,
 } from "../../web/src/api.ts";
@@ -34,14 +35,20 @@ const invalid = {
 };
 
 describe("the dashboard's API errors", () => {
-  test("errorAnswer reads `error` and `detail`; without a detail, the message alone; text as text", async () => {
+  test("errorAnswer reads `error`, `detail` and the kind of refusal (`code`); without a detail, the message alone; text as text", async () => {
     assert.deepEqual(await errorAnswer(new Response(JSON.stringify(invalid), { status: 400 })), {
       error: invalid.error,
+      code: "invalid_request",
       detail: invalid.detail,
     });
     assert.deepEqual(
       await errorAnswer(new Response('{"code":"not_found","error":"no preset"}', { status: 404 })),
-      { error: "no preset" },
+      { error: "no preset", code: "not_found" },
+    );
+    // a code that is none of kiln's error kinds is left out, so the dashboard words no kind
+    assert.deepEqual(
+      await errorAnswer(new Response('{"code":"teapot","error":"no"}', { status: 418 })),
+      { error: "no" },
     );
     assert.deepEqual(
       await errorAnswer(
@@ -63,6 +70,7 @@ describe("the dashboard's API errors", () => {
     assert.deepEqual(await render(request), {
       ok: false,
       error: invalid.error,
+      code: "invalid_request",
       detail: invalid.detail,
     });
     const [result] = await renderCollectingErrors([request], {
@@ -70,6 +78,8 @@ describe("the dashboard's API errors", () => {
       render: renderThroughApi,
     });
     assert.equal(result?.ok, false);
+    // the kind of refusal survives the pipeline, through the error it caught
+    assert.equal(result?.ok === false && refusalKind(result), "invalid_request");
     assert.equal(result?.ok === false && result.error, invalid.error);
     assert.equal(result?.ok === false && result.detail, invalid.detail);
   });
@@ -99,7 +109,10 @@ describe("the dashboard's API errors", () => {
     assert.deepEqual(kept?.ok === false && kept.field, field);
     // a body whose `field` is not of that shape is left out rather than half shown
     answer(400, { code: "invalid_request", error: "x", field: { field: "replicas" } });
-    assert.deepEqual(await errorAnswer(await fetch("api/render")), { error: "x" });
+    assert.deepEqual(await errorAnswer(await fetch("api/render")), {
+      error: "x",
+      code: "invalid_request",
+    });
   });
 
   test("a failed inspect throws an ApiError with the detail (why the item is invalid, why a fetch failed)", async () => {
@@ -116,6 +129,7 @@ describe("the dashboard's API errors", () => {
     assert.deepEqual(failureOf(error), {
       error: "failed to fetch registry item from http://127.0.0.1:9/x.json",
       detail: "HTTP status 404",
+      code: "invalid_request",
     });
     assert.deepEqual(failureOf(new Error("offline")), { error: "offline" });
   });

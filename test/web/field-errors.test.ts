@@ -2,6 +2,7 @@
 // message under it and the preview's summary, from the core's structured problem.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { FORMAT_RULES } from "../../src/core/formats.ts";
 import { chooseLanguage } from "../../web/src/i18n/i18n.ts";
 import {
   fieldErrorMessage,
@@ -64,7 +65,7 @@ describe("a refused field in the form's words", () => {
     );
   });
 
-  it("in French the words are French, with French number formats; other rules keep the core's words", () => {
+  it("in French the words are French, with French number formats, a format's fixed rule by its name; JSON shapes keep the core's words", () => {
     chooseLanguage("fr");
     try {
       const missing = {
@@ -89,10 +90,24 @@ describe("a refused field in the form's words", () => {
         field: "name",
         path: "[0].host",
         rule: "invalid",
-        expected: "must be a DNS label",
+        expected: FORMAT_RULES["dns-label"],
         got: "A_B",
       } as const;
-      assert.equal(fieldErrorMessage(dns), "À [0].host\u00a0: must be a DNS label – reçu A_B");
+      assert.equal(
+        fieldErrorMessage(dns),
+        "À [0].host\u00a0: doit être un label DNS (RFC 1123)\u00a0: 1 à 63 caractères faits de lettres minuscules, de chiffres et de `-`, qui commencent et finissent par une lettre ou un chiffre – reçu A_B",
+      );
+      const address = { ...dns, path: "", expected: FORMAT_RULES.ip, got: "10.0.0" };
+      assert.equal(
+        fieldErrorMessage(address),
+        "doit être une adresse IPv4 ou IPv6, comme 192.0.2.10 ou 2001:db8::1 – reçu 10.0.0",
+      );
+      // a JSON shape's words are the core's, which quote the keys and values they name
+      const shape = { ...dns, expected: 'has an unknown key "uri"; did you mean `url`?' };
+      assert.equal(
+        fieldErrorMessage(shape),
+        'À [0].host\u00a0: has an unknown key "uri"; did you mean `url`? – reçu A_B',
+      );
     } finally {
       chooseLanguage("en");
     }

@@ -8,7 +8,17 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { keyInCode, pluralForm } from "../../web/src/i18n/keys.ts";
+import { FORMAT_RULES } from "../../src/core/formats.ts";
+import { CHECK_RULES } from "../../src/core/project/checks/check-project.ts";
+import { EXEC_PATH_RULES } from "../../src/core/sensitive-paths.ts";
+import {
+  execPathKey,
+  formatKey,
+  isCoreWordedKey,
+  keyInCode,
+  pluralForm,
+  ruleKey,
+} from "../../web/src/i18n/keys.ts";
 
 const WEB_SRC = fileURLToPath(new URL("../../web/src/", import.meta.url));
 const LANGUAGES = ["en", "fr"] as const;
@@ -17,9 +27,17 @@ function catalogue(language: string): Record<string, string> {
   return JSON.parse(readFileSync(join(WEB_SRC, "i18n", `${language}.json`), "utf8"));
 }
 
-/** The keys the code asks for, without plural forms, per language. */
+/**
+ * The keys the code asks for, without plural forms, per language. Check rules' and formats'
+ * keys are left out: English words them as the core does and holds none, and the code builds
+ * them from the rule's id or the format's name, so they are checked against the core's lists.
+ */
 function codeKeys(messages: Record<string, string>): Set<string> {
-  return new Set(Object.keys(messages).map(keyInCode));
+  return new Set(
+    Object.keys(messages)
+      .filter((key) => !isCoreWordedKey(key))
+      .map(keyInCode),
+  );
 }
 
 /** Every .ts and .tsx file of the dashboard's source, concatenated. */
@@ -109,6 +127,31 @@ describe("the dashboard's message catalogues", () => {
       [...known].filter((key) => !source.includes(`"${key}"`)),
       [],
       "in the catalogues, used nowhere in web/src",
+    );
+  });
+
+  it("every check rule, format rule and exec-path rule of the core has its French, and nothing else does", () => {
+    const french = messages.fr ?? {};
+    const expected = [
+      ...CHECK_RULES.flatMap((rule) => [ruleKey(rule.id, "summary"), ruleKey(rule.id, "fix")]),
+      ...Object.keys(FORMAT_RULES).map(formatKey),
+      ...EXEC_PATH_RULES.map((rule) => execPathKey(rule.pattern)),
+    ];
+    assert.deepEqual(
+      expected.filter((key) => !french[key]?.trim()),
+      [],
+      "a check rule's summary or fix, a format's rule or what runs a file, missing from fr.json",
+    );
+    assert.deepEqual(
+      Object.keys(french).filter((key) => isCoreWordedKey(key) && !expected.includes(key)),
+      [],
+      "in fr.json for a rule or format the core does not have",
+    );
+    // English is the core's own wording: such a key in en.json would be a second copy to drift
+    assert.deepEqual(
+      Object.keys(messages.en ?? {}).filter(isCoreWordedKey),
+      [],
+      "core-worded keys in en.json",
     );
   });
 

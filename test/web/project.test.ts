@@ -202,12 +202,21 @@ describe("project files (the zip)", () => {
       (error: unknown) => {
         assert.ok(error instanceof ZipRefused);
         assert.deepEqual(error.files, [
-          { path: ".envrc", runBy: "direnv runs it when a shell enters the folder" },
+          {
+            path: ".envrc",
+            pattern: ".envrc",
+            runBy: "direnv runs it when a shell enters the folder",
+          },
           {
             path: ".vscode/tasks.json",
+            pattern: ".vscode/",
             runBy: "VS Code runs its tasks and loads its settings",
           },
-          { path: "Makefile", runBy: "make runs it" },
+          {
+            path: "Makefile",
+            pattern: "Makefile, makefile, GNUmakefile (at the project root)",
+            runBy: "make runs it",
+          },
         ]);
         return true;
       },

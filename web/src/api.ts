@@ -3,7 +3,7 @@
 // dashboard's renderer of one component for the core's project pipeline.
 
 import type { ConfigView } from "../../src/core/config.ts";
-import { errorMessage, type FieldProblem } from "../../src/core/errors.ts";
+import { type ErrorKind, errorMessage, type FieldProblem } from "../../src/core/errors.ts";
 import type { RegistryItemView } from "../../src/core/item.ts";
 import type { PresetComponent, PresetSummary } from "../../src/core/project/preset-manifest.ts";
 import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
@@ -36,7 +36,7 @@ export interface RenderRequest extends PresetComponent {
  * What POST /api/render gave: the files, or the service's message, its detail and the field it
  * is about (the pipeline's outcome).
  */
-export type RenderResult = RenderOutcome;
+export type RenderResult = RenderOutcome | ({ ok: false } & ApiFailure);
 
 /**
  * A failure as the service words it: `error`, and `detail` when the JSON error body has one
@@ -45,6 +45,8 @@ export type RenderResult = RenderOutcome;
  */
 export interface ApiFailure {
   error: string;
+  /** The error body's `code`, the kind of refusal (the dashboard words it in its language). */
+  code?: ErrorKind | undefined;
   detail?: string | undefined;
   /** The field a validation error is about, in parts (the dashboard words it at the field). */
   field?: FieldProblem | undefined;
@@ -52,21 +54,35 @@ export interface ApiFailure {
 
 /** An error answer of the service, thrown by the calls below; it keeps the detail. */
 export class ApiError extends Error {
+  readonly code: ErrorKind | undefined;
   readonly detail: string | undefined;
   readonly field: FieldProblem | undefined;
 
   constructor(failure: ApiFailure) {
     super(failure.error);
     this.name = "ApiError";
+    this.code = failure.code;
     this.detail = failure.detail;
     this.field = failure.field;
   }
+}
+
+/**
+ * The kind of refusal a failure stands for: its own `code`, or, for a component's failed render
+ * kept by the project pipeline, the code of the ApiError it caught.
+ */
+export function refusalKind(failure: {
+  code?: ErrorKind | undefined;
+  cause?: unknown;
+}): ErrorKind | undefined {
+  return failure.code ?? (failure.cause instanceof ApiError ? failure.cause.code : undefined);
 }
 
 /** The failure any thrown error stands for (an ApiError keeps its detail). */
 export function failureOf(error: unknown): ApiFailure {
   if (error instanceof ApiError) {
     const failure: ApiFailure = { error: error.message, detail: error.detail };
+    if (error.code) failure.code = error.code;
     if (error.field) failure.field = error.field;
     return failure;
   }
@@ -77,9 +93,15 @@ export function failureOf(error: unknown): ApiFailure {
 export async function errorAnswer(response: Response): Promise<ApiFailure> {
   const text = await response.text();
   try {
-    const json = JSON.parse(text) as { error?: unknown; detail?: unknown; field?: unknown };
+    const json = JSON.parse(text) as {
+      code?: unknown;
+      error?: unknown;
+      detail?: unknown;
+      field?: unknown;
+    };
     if (typeof json.error === "string" && json.error !== "") {
       const failure: ApiFailure = { error: json.error };
+      if (isErrorKind(json.code)) failure.code = json.code;
       if (typeof json.detail === "string" && json.detail !== "") failure.detail = json.detail;
       if (isFieldProblem(json.field)) failure.field = json.field;
       return failure;
@@ -88,6 +110,20 @@ export async function errorAnswer(response: Response): Promise<ApiFailure> {
     // plain text
   }
   return { error: text || `${response.status} ${response.statusText}` };
+}
+
+const ERROR_KINDS: readonly ErrorKind[] = [
+  "invalid_request",
+  "not_found",
+  "not_initialized",
+  "already_exists",
+  "internal",
+  "overloaded",
+];
+
+/** The error body's `code`, when it is one of kiln's error kinds. */
+function isErrorKind(value: unknown): value is ErrorKind {
+  return ERROR_KINDS.includes(value as ErrorKind);
 }
 
 /** The error body's `field`, when it has the shape the service gives it. */

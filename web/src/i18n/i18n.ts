@@ -13,6 +13,7 @@ import { createContext } from "preact";
 import { useContext, useState } from "preact/hooks";
 import en from "./en.json" with { type: "json" };
 import fr from "./fr.json" with { type: "json" };
+import { type RulePart, ruleKey } from "./keys.ts";
 
 export const LANGUAGES = ["en", "fr"] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -98,6 +99,32 @@ function showLanguage(language: Language): void {
 /** The message of `key` in the current language, `{{name}}`s filled from `values`. */
 export function translate(key: MessageKey, values?: MessageValues): string {
   return i18n.t(key, values ?? {}) as string;
+}
+
+/**
+ * A check rule's summary or fix in the current language, looked up by the rule's id. English
+ * is the core's own sentence (`english`), so the dashboard, the CLI and the API word a rule
+ * alike; only the other languages' catalogues hold rule keys, and a rule missing from one
+ * falls back to the core's English rather than showing its key.
+ */
+export function translateRule(ruleId: string, part: RulePart, english: string): string {
+  return translateCoreWords(ruleKey(ruleId, part), english);
+}
+
+/**
+ * A sentence the core words in English (`english`), in the current language by its catalogue
+ * key (keys.ts: isCoreWordedKey); the core's English when the language has no such key.
+ */
+export function translateCoreWords(key: string, english: string): string {
+  return i18n.t(key, { defaultValue: english }) as string;
+}
+
+/**
+ * Whether the current language words what the core words in English (check rules, format rules,
+ * kinds of refusal) itself; in English the dashboard shows the core's sentences as they are.
+ */
+export function translatesCoreWords(): boolean {
+  return currentLanguage() !== "en";
 }
 
 /** Switches the interface to `language` and remembers the choice across reloads. */

@@ -14,3 +14,40 @@ export function keyInCode(catalogueKey: string): string {
 export function pluralForm(catalogueKey: string): string | undefined {
   return PLURAL_SUFFIX.exec(catalogueKey)?.[0].slice(1);
 }
+
+/** The part of a check rule the dashboard can word in another language than the core's. */
+export type RulePart = "summary" | "fix";
+
+/**
+ * The catalogue key of a check rule's part, `rule.<id>.summary` or `rule.<id>.fix`: built from
+ * the rule's id, so the catalogue test checks these keys against the core's rule list rather
+ * than against the code's literal keys.
+ */
+export function ruleKey(ruleId: string, part: RulePart): string {
+  return `rule.${ruleId}.${part}`;
+}
+
+/**
+ * The catalogue key of what a value of a field format must be, `format.<format>`: built from
+ * the format's name, checked against the core's table of format rules.
+ */
+export function formatKey(format: string): string {
+  return `format.${format}`;
+}
+
+/**
+ * The catalogue key of what runs a file of an exec-path rule, `execPath.<pattern>`: keyed by
+ * the rule's pattern, its one name, checked against the core's list of those rules.
+ */
+export function execPathKey(pattern: string): string {
+  return `execPath.${pattern}`;
+}
+
+/**
+ * Whether a catalogue key words, in another language, a sentence the core words in English
+ * (a check rule's summary or fix, a format's rule, what runs a file): English holds none of these keys, since
+ * its words are the core's own, shown as the CLI and the API show them.
+ */
+export function isCoreWordedKey(catalogueKey: string): boolean {
+  return ["rule.", "format.", "execPath."].some((prefix) => catalogueKey.startsWith(prefix));
+}

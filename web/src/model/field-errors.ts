@@ -4,7 +4,9 @@
 // (field, path inside its value, rule, what it takes, what it got: KilnError's `field`, the JSON
 // error body's `field`), never from the message, which names CLI flags and preset JSON.
 import type { FieldProblem } from "../../../src/core/errors.ts";
-import { translate } from "../i18n/i18n.ts";
+import { FORMAT_RULES } from "../../../src/core/formats.ts";
+import { translate, translateCoreWords } from "../i18n/i18n.ts";
+import { formatKey } from "../i18n/keys.ts";
 
 export type { FieldProblem };
 
@@ -12,14 +14,22 @@ export type { FieldProblem };
 const WHOLE_NUMBER_RULE =
   /^must be a whole number(?: from (-?\d+) to (-?\d+)| of at least (-?\d+)| of at most (-?\d+))?, written in digits( \(`-` in front when negative\))?$/;
 
+/** The format whose one fixed rule `expected` is, looked up in the core's own table of rules. */
+function fixedFormatRule(expected: string): string | undefined {
+  return Object.entries(FORMAT_RULES).find(([, rule]) => rule === expected)?.[0];
+}
+
 /**
  * What the field takes, in the interface's language. The core words its rules in English for
- * the CLI as well; the rules a form meets most (whole numbers and their bounds, `true` or
- * `false`) are worded from the catalogue with the numbers formatted for the language, the
- * others (DNS names, addresses, JSON shapes) keep the core's words, which quote code.
+ * the CLI as well. A format with one fixed rule (ports, `true` or `false`, DNS names,
+ * addresses, CIDR ranges, durations) is worded by the format's name (`format.<format>` in the
+ * catalogues other than English; English shows the core's own sentence); whole numbers and
+ * their bounds from the catalogue with the numbers formatted for the language. The rest (JSON
+ * shapes, YAML, Ingress paths, CIDR host bits) keep the core's words, which quote code.
  */
 function expectedWords(expected: string): string {
-  if (expected === "must be `true` or `false`") return translate("fieldError.boolean");
+  const format = fixedFormatRule(expected);
+  if (format !== undefined) return translateCoreWords(formatKey(format), expected);
   const whole = WHOLE_NUMBER_RULE.exec(expected);
   if (!whole) return expected;
   const [, from, to, atLeast, atMost, negative] = whole;

@@ -56,6 +56,9 @@ export function projectConfig(project: Project): ProjectConfig {
 export interface RefusedFile {
   /** The path in the zip (from the project root, as setup would write it). */
   path: string;
+  /** The pattern of the rule the file falls under: the rule's name, to word `runBy` by. */
+  pattern: string;
+  /** Who runs or loads it, in the core's English. */
   runBy: string;
 }
 
@@ -87,7 +90,9 @@ export function projectFiles(project: Project, rendered: readonly ComponentFiles
   const entries = layoutEntries(layoutProject(projectConfig(project), runFiles(rendered)));
   const hits = execPathHitsIn(entries.map((entry) => entry.path));
   if (hits.length > 0) {
-    throw new ZipRefused(hits.map((hit) => ({ path: hit.shown, runBy: hit.rule.runBy })));
+    throw new ZipRefused(
+      hits.map((hit) => ({ path: hit.shown, pattern: hit.rule.pattern, runBy: hit.rule.runBy })),
+    );
   }
   return entries;
 }

@@ -27,7 +27,14 @@ import {
   type StageId,
   stageOf,
 } from "../model/project.ts";
-import { ErrorDetail, InlineCode, Modal, submitOnModEnter, TextInput } from "./common.tsx";
+import {
+  ErrorDetail,
+  InlineCode,
+  Modal,
+  ServiceMessage,
+  submitOnModEnter,
+  TextInput,
+} from "./common.tsx";
 
 export interface AddDialogProps {
   stage: StageId;
@@ -133,7 +140,7 @@ export function AddDialog(props: AddDialogProps): JSX.Element {
               </div>
               {refError && (
                 <p class="field-error" role="alert">
-                  {refError.error}
+                  <ServiceMessage failure={refError} />
                   <ErrorDetail detail={refError.detail} />
                 </p>
               )}
@@ -241,7 +248,7 @@ function SearchResults(props: {
       ))}
       {shownError && (
         <p class="field-error" role="alert">
-          {shownError.error}
+          <ServiceMessage failure={shownError} />
           <ErrorDetail detail={shownError.detail} />
         </p>
       )}

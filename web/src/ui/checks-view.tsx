@@ -1,9 +1,23 @@
 // Findings of the cross-component checks (src/core/project/checks/check-project.ts), with links and one-click fixes;
-// the names and values a message quotes in backticks show as code.
+// the names and values a message quotes in backticks show as code. A rule's summary and fix are
+// worded by rule id in the interface's language (English is the core's own sentence); a
+// finding's message is one English sentence from the core, so in another language the finding
+// shows its rule's translated summary first and the core's English detail below it.
 import type { JSX } from "preact";
 import { CHECK_RULES } from "../../../src/core/project/checks/check-project.ts";
-import type { ComponentToAdd, Finding, Severity } from "../../../src/core/project/checks/rule.ts";
-import { type MessageKey, useT } from "../i18n/i18n.ts";
+import type {
+  ComponentToAdd,
+  Finding,
+  Fix,
+  Severity,
+} from "../../../src/core/project/checks/rule.ts";
+import {
+  type MessageKey,
+  type translate,
+  translateRule,
+  translatesCoreWords,
+  useT,
+} from "../i18n/i18n.ts";
 import { InlineCode } from "./common.tsx";
 
 /** A severity as the interface words it (the rule ids and messages stay the CLI's). */
@@ -11,6 +25,22 @@ const SEVERITY_WORD: Record<Severity, MessageKey> = {
   error: "checks.severityError",
   warning: "checks.severityWarning",
 };
+
+/** The rule summary a finding belongs to, in the interface's language. */
+function findingSummary(finding: Finding): string | undefined {
+  const rule = CHECK_RULES.find((candidate) => candidate.id === finding.rule);
+  return rule && translateRule(rule.id, "summary", rule.summary);
+}
+
+/**
+ * A fix button's words: the core's label in English; in another language worded from what the
+ * fix adds (one component: its reference and name), since the core's label is English only.
+ */
+function fixLabel(fix: Fix, t: typeof translate): string {
+  const [only, ...others] = fix.add;
+  if (!translatesCoreWords() || only === undefined || others.length > 0) return fix.label;
+  return t("checks.fixAdd", { reference: only.reference, name: only.name });
+}
 
 export function ChecksView(props: {
   findings: Finding[];
@@ -64,7 +94,13 @@ export function ChecksView(props: {
               <span class={`pill ${finding.severity}`}>{t(SEVERITY_WORD[finding.severity])}</span>
               <code class="rule">{finding.rule}</code>
             </div>
-            <p data-testid="finding-message">
+            {translatesCoreWords() && (
+              <p class="finding-summary" data-testid="finding-summary">
+                <InlineCode text={findingSummary(finding) ?? ""} />
+              </p>
+            )}
+            {/* the core's sentence, in English in every language: lang tells screen readers */}
+            <p data-testid="finding-message" lang="en">
               <InlineCode text={finding.message} />
             </p>
             <div class="finding-actions">
@@ -86,7 +122,7 @@ export function ChecksView(props: {
                   data-testid="fix"
                   onClick={() => finding.fix && props.onFix(finding.fix.add)}
                 >
-                  {finding.fix.label}
+                  <InlineCode text={fixLabel(finding.fix, t)} />
                 </button>
               )}
             </div>
@@ -103,7 +139,14 @@ export function ChecksView(props: {
                   <code>{rule.id}</code>
                 </td>
                 <td>{t(SEVERITY_WORD[rule.severity])}</td>
-                <td>{rule.summary}</td>
+                <td>
+                  <InlineCode text={translateRule(rule.id, "summary", rule.summary)} />
+                  <div class="muted" data-testid="rule-fix">
+                    <InlineCode
+                      text={t("checks.ruleFix", { fix: translateRule(rule.id, "fix", rule.fix) })}
+                    />
+                  </div>
+                </td>
               </tr>
             ))}
           </tbody>

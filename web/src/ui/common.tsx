@@ -2,7 +2,9 @@
 // `code` in them, the Ctrl/Cmd+Enter shortcut.
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { useT } from "../i18n/i18n.ts";
+import type { ErrorKind } from "../../../src/core/errors.ts";
+import { refusalKind } from "../api.ts";
+import { type MessageKey, translatesCoreWords, useT } from "../i18n/i18n.ts";
 import { inlineCodeParts } from "../model/inline-code.ts";
 import { fromRows, type KvRow, toRows } from "../model/kv.ts";
 
@@ -269,6 +271,46 @@ export function Toasts(props: { toasts: Toast[]; dismiss: (id: number) => void }
   );
 }
 
+/** A refusal's kind as the interface words it, by the error body's `code`. */
+const REFUSAL_LEAD: Record<ErrorKind, MessageKey> = {
+  invalid_request: "refusal.invalid_request",
+  not_found: "refusal.not_found",
+  not_initialized: "refusal.not_initialized",
+  already_exists: "refusal.already_exists",
+  internal: "refusal.internal",
+  overloaded: "refusal.overloaded",
+};
+
+/**
+ * What the service said, as it said it (its message is English for every client), led in
+ * another language than English by the kind of refusal in that language, so a reader who does
+ * not read English still knows what happened; `lang` tells screen readers which is which.
+ */
+export function ServiceMessage(props: {
+  failure: { error: string; code?: ErrorKind | undefined; cause?: unknown };
+  block?: boolean;
+}): JSX.Element {
+  const t = useT();
+  const { failure } = props;
+  const kind = refusalKind(failure);
+  const lead = translatesCoreWords() && kind !== undefined ? REFUSAL_LEAD[kind] : undefined;
+  return (
+    <>
+      {lead && (
+        <span class="refusal-lead" data-testid="refusal-lead">
+          {t(lead)}
+        </span>
+      )}
+      {/* a service's message is English; the dashboard's own (no answer at all) is not */}
+      {props.block ? (
+        <pre lang={kind && "en"}>{failure.error}</pre>
+      ) : (
+        <span lang={kind && "en"}>{failure.error}</span>
+      )}
+    </>
+  );
+}
+
 /**
  * The detail of a failure, under its message: what exactly was wrong and what to do, as the
  * service's JSON error body gives it (nothing when it gave none).
@@ -276,7 +318,7 @@ export function Toasts(props: { toasts: Toast[]; dismiss: (id: number) => void }
 export function ErrorDetail(props: { detail: string | undefined }): JSX.Element | null {
   if (!props.detail) return null;
   return (
-    <pre class="error-detail" data-testid="error-detail">
+    <pre class="error-detail" data-testid="error-detail" lang="en">
       {props.detail}
     </pre>
   );

@@ -3,7 +3,8 @@
 // (announced once by screen readers when they appear) at the top of the workspace.
 import type { JSX } from "preact";
 import type { SaveState } from "../hooks/use-persistent-project.ts";
-import { useT } from "../i18n/i18n.ts";
+import { translateCoreWords, useT } from "../i18n/i18n.ts";
+import { execPathKey } from "../i18n/keys.ts";
 import type { RefusedFile } from "../model/files.ts";
 import { IconButton, InlineCode } from "./common.tsx";
 
@@ -35,7 +36,12 @@ export function ZipRefusedNotice(props: {
           <ul class="notice-list">
             {problem.refused.map((file) => (
               <li key={file.path} data-testid="zip-refused-file">
-                <code>{file.path}</code>: {file.runBy}
+                <InlineCode
+                  text={t("notices.zipRefusedFile", {
+                    path: file.path,
+                    runBy: translateCoreWords(execPathKey(file.pattern), file.runBy),
+                  })}
+                />
               </li>
             ))}
           </ul>

@@ -7,7 +7,7 @@ import { translate, useT } from "../i18n/i18n.ts";
 import type { Conflict } from "../model/conflicts.ts";
 import { fieldErrorSummary } from "../model/field-errors.ts";
 import { highlightedLines, type Token } from "../model/highlight.ts";
-import { CopyButton, ErrorDetail } from "./common.tsx";
+import { CopyButton, ErrorDetail, ServiceMessage } from "./common.tsx";
 
 /** The preview's state: rendering wins (the error may be about to go), then error, then live. */
 function previewStatus(
@@ -62,7 +62,7 @@ export function Preview(props: {
             </p>
           ) : (
             <>
-              <pre>{result.error}</pre>
+              <ServiceMessage failure={result} block />
               <ErrorDetail detail={result.detail} />
             </>
           )}
