@@ -514,7 +514,9 @@ export class RenderPool {
     worker.on("message", (message: WorkerReply | WorkerReady | WorkerShrunk) => {
       if ("ready" in message) {
         slot.ready = true;
-        this.firstReadyAt ??= Date.now();
+        // a job's time in the queue counts from the first worker that can take it: the spare
+        // takes none until it replaces one, so its start (often first) does not count
+        if (this.slots.has(slot)) this.firstReadyAt ??= Date.now();
         this.dispatch();
         this.settleReadyWaiters();
       } else if ("shrunk" in message) {
@@ -753,6 +755,7 @@ export class RenderPool {
     if (spare?.ready) {
       this.spare = undefined;
       this.slots.add(spare);
+      this.firstReadyAt ??= Date.now();
       this.spawn(true);
     } else {
       this.spawn(false);
