@@ -391,8 +391,10 @@ class RemoteRegistryFiles implements RegistryFiles {
  * shared by all its requests (src/server/index-cache.ts bounds their number and age).
  */
 export interface SharedIndexes {
-  get(key: string): RegistryIndex | undefined;
-  set(key: string, index: RegistryIndex): void;
+  /** The index under `key`, or the fetch of it under way (one fetch for every caller). */
+  get(key: string): Promise<RegistryIndex> | undefined;
+  set(key: string, index: Promise<RegistryIndex>): void;
+  delete(key: string): void;
 }
 
 /**
@@ -610,9 +612,14 @@ export class RegistryClient {
     const key = `${namespace} ${files.indexUrl()}`;
     const kept = shared.get(key);
     if (kept !== undefined) return kept;
-    const index = parse(await files.index());
-    shared.set(key, index);
-    return index;
+    // the fetch itself is kept, so requests arriving while it runs wait for it instead of each
+    // fetching the same index; a failed one is dropped at once for the next request to retry
+    const loading = files.index().then(parse);
+    shared.set(key, loading);
+    loading.catch(() => {
+      if (shared.get(key) === loading) shared.delete(key);
+    });
+    return loading;
   }
 
   private filesOf(reference: string, namespace: string): RegistryFiles {

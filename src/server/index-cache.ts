@@ -1,6 +1,7 @@
 // The registry indexes the HTTP service keeps in memory, shared by all its requests: a search
 // or an `@ns/item` render asks a registry for its index at most once per freshness period
-// (10 minutes by default, `--index-freshness`), not once per request. Bounded by count: the
+// (10 minutes by default, `--index-freshness`), not once per request, and requests that come
+// while it is being fetched wait for that one fetch. Bounded by count: the
 // service's registries are fixed at its start and each has one index URL, so 64 entries are
 // far more than a configuration names; each index is itself bounded by the fetch limits (10 MiB)
 // and the index rules (10,000 items). Keys are the namespace and the index URL as requested
@@ -19,5 +20,5 @@ export const MAX_KEPT_INDEXES = 64;
  */
 export function serviceIndexCache(freshnessMs: number): SharedIndexes | undefined {
   if (freshnessMs <= 0) return undefined;
-  return new LRUCache<string, RegistryIndex>({ max: MAX_KEPT_INDEXES, ttl: freshnessMs });
+  return new LRUCache<string, Promise<RegistryIndex>>({ max: MAX_KEPT_INDEXES, ttl: freshnessMs });
 }

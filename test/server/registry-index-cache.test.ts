@@ -29,6 +29,8 @@ let nginx: TestNginx;
 let kept: ChildServer;
 /** Keeps indexes for 1 s; its registry is served from `<root>/brief`. */
 let brief: ChildServer;
+/** Keeps indexes for the default time; its registry (`<root>/together`) is asked by many at once. */
+let together: ChildServer;
 
 /** How many times nginx was asked for the index under `folder`. */
 function indexFetches(folder: string): number {
@@ -57,18 +59,19 @@ function startService(folder: string, env: Record<string, string> = {}): Promise
 before(async () => {
   if (skip) return;
   root = tempDir();
-  for (const folder of ["kept", "brief"]) {
+  for (const folder of ["kept", "brief", "together"]) {
     publishRegistry(join(root, folder), "acme", [{ item: item("redis"), version: "1.0.0" }]);
   }
   nginx = await startNginx({ root, token: "t", user: "u", password: "p", logRequests: true });
-  [kept, brief] = await Promise.all([
+  [kept, brief, together] = await Promise.all([
     startService("kept"),
     startService("brief", { SERVICE_INDEX_FRESHNESS_S: "1" }),
+    startService("together"),
   ]);
 });
 
 after(async () => {
-  await Promise.all([kept?.stop(), brief?.stop()]);
+  await Promise.all([kept?.stop(), brief?.stop(), together?.stop()]);
   await nginx?.stop();
   cleanUp();
 });
@@ -88,6 +91,12 @@ describe("the service keeps registry indexes across requests", { skip }, () => {
     ]);
     assert.deepEqual(await searched(kept, "redis"), ["@acme/redis"]);
     assert.equal(indexFetches("kept"), 1);
+  });
+
+  it("searches that arrive together while the index is being fetched share that one fetch", async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => searched(together, "redis")));
+    for (const references of answers) assert.deepEqual(references, ["@acme/redis"]);
+    assert.equal(indexFetches("together"), 1);
   });
 
   it("a changed index is seen once the freshness (SERVICE_INDEX_FRESHNESS_S) has passed", async () => {
