@@ -57,6 +57,16 @@ const VERSION_TEXT = new RegExp(`^[0-9A-Za-z.+-]{1,${REGISTRY_LIMITS.versionLeng
 /** The item name the index takes in the URL template: no item may have it. */
 export const INDEX_NAME = "registry";
 
+/** Is `item` a name a reference can hold (what `kiln add @ns/<item>` accepts)? */
+export function isItemName(item: string): boolean {
+  return ITEM_NAME.test(item);
+}
+
+/** Is `version` a version a reference can hold (`@ns/item@<version>`)? */
+export function isVersionText(version: string): boolean {
+  return VERSION_TEXT.test(version);
+}
+
 /** Is `namespace` `@` followed by 1 to 63 lowercase letters, digits and `-` (not first)? */
 export function isNamespace(namespace: string): boolean {
   return NAMESPACE.test(namespace);

@@ -5,6 +5,7 @@
 // later fetch of that version must match. Pure: hashing is the caller's.
 import { KilnError } from "./errors.ts";
 import { parseJsonText } from "./json-text.ts";
+import { isItemName, isVersionText } from "./registry-config.ts";
 import {
   array,
   isPlainObject,
@@ -118,8 +119,52 @@ export function parseRegistryIndex(text: string, registry: string): RegistryInde
   for (const [at, item] of index.items.entries()) {
     if (!DIGEST.test(item.digest))
       throw invalid(`items[${at}].digest is not sha256:<64 hex digits>`);
+    const unfit = unfitEntryText(item);
+    if (unfit !== undefined) throw invalid(`items[${at}].${unfit}`);
   }
+  const overlong = overlongText({ name: index.name, homepage: index.homepage });
+  if (overlong !== undefined) throw invalid(overlong);
   return index;
+}
+
+/**
+ * The most characters of an index's texts: a stranger's registry answers with them, and kiln
+ * prints them in columns padded to the longest (`kiln search`, `kiln list @ns`), so one long
+ * text would make every line that long.
+ */
+export const INDEX_TEXT_LIMITS = {
+  name: 128,
+  homepage: 2048,
+  category: 64,
+  title: 200,
+  description: 2000,
+} as const;
+
+/** What is wrong with a text of `texts` longer than INDEX_TEXT_LIMITS allows, if one is. */
+function overlongText(texts: Partial<Record<keyof typeof INDEX_TEXT_LIMITS, string>>) {
+  for (const [key, text] of Object.entries(texts)) {
+    const limit = INDEX_TEXT_LIMITS[key as keyof typeof INDEX_TEXT_LIMITS];
+    if (text !== undefined && text.length > limit) {
+      return `${key} is longer than ${limit} characters`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What is wrong with an entry's texts, if anything: a name or version no reference could hold
+ * (such an item could never be added), or a text over its limit.
+ */
+function unfitEntryText(item: RegistryIndexItem): string | undefined {
+  if (!isItemName(item.name)) return "name is not an item name (a-z, 0-9, `-`, `_`; 128 at most)";
+  if (!isVersionText(item.version)) {
+    return "version is not a version (0-9, A-Z, a-z, `.`, `+`, `-`; 64 at most)";
+  }
+  return overlongText({
+    category: item.category,
+    title: item.title,
+    description: item.description,
+  });
 }
 
 /** The index's entry for `item`, or an error naming the registry and the nearest names. */

@@ -266,6 +266,52 @@ describe("the index and the lock", () => {
     );
   });
 
+  test("a stranger's index with a name no reference could hold, a bad version or an over-long text is refused, naming the entry and the limit", () => {
+    const entry = { name: "redis", version: "1.2.0", digest };
+    const refusal = (index: object) => {
+      try {
+        parseRegistryIndex(JSON.stringify(index), "@acme");
+      } catch (error) {
+        return (error as { detail?: string }).detail ?? "";
+      }
+      return "accepted";
+    };
+    // a 5 MB name would make every padded line of `kiln search` 5 MB long
+    assert.match(
+      refusal({ name: "acme", items: [entry, { ...entry, name: "x".repeat(5_000_000) }] }),
+      /^items\[1\]\.name is not an item name/,
+    );
+    assert.match(refusal({ name: "acme", items: [{ ...entry, name: "Redis Cache" }] }), /name/);
+    assert.match(
+      refusal({ name: "acme", items: [{ ...entry, version: "1".repeat(65) }] }),
+      /^items\[0\]\.version is not a version/,
+    );
+    assert.match(
+      refusal({ name: "acme", items: [{ ...entry, description: "d".repeat(2001) }] }),
+      /^items\[0\]\.description is longer than 2000 characters/,
+    );
+    assert.match(
+      refusal({ name: "acme", items: [{ ...entry, title: "t".repeat(201) }] }),
+      /^items\[0\]\.title is longer than 200 characters/,
+    );
+    assert.match(refusal({ name: "a".repeat(129), items: [entry] }), /^name is longer than 128/);
+    // at the limits, accepted
+    assert.equal(
+      refusal({
+        name: "acme",
+        items: [
+          {
+            ...entry,
+            name: "r".repeat(128),
+            title: "t".repeat(200),
+            description: "d".repeat(2000),
+          },
+        ],
+      }),
+      "accepted",
+    );
+  });
+
   test("an index's missing or null texts read as empty, keys kiln does not know are dropped, and a wrong type is refused naming where it is", () => {
     const index = parseRegistryIndex(
       JSON.stringify({
