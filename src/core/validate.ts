@@ -422,7 +422,10 @@ const GOT_CHARACTERS = 60;
  */
 function gotText(data: unknown): string | undefined {
   if (data === undefined) return undefined;
-  const chars = Array.from(typeof data === "string" ? data : JSON.stringify(data));
+  const text = typeof data === "string" ? data : JSON.stringify(data);
+  // only the first characters are split into code points, not a value of megabytes: a code
+  // point is at most two UTF-16 units, so a longer text's slice still holds over 60 of them
+  const chars = Array.from(text.slice(0, 4 * GOT_CHARACTERS));
   return chars.length > GOT_CHARACTERS
     ? `${chars.slice(0, GOT_CHARACTERS).join("")}…`
     : chars.join("");
