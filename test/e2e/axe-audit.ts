@@ -38,8 +38,15 @@ const COLOUR_RULES = ["color-contrast", "link-in-text-block"];
 async function blockingViolations(page: Page, rules?: string[]): Promise<string[]> {
   const loaded = await page.evaluate(() => "axe" in window);
   if (!loaded) await page.addScriptTag({ path: AXE_SCRIPT });
-  // let a transition or a just-rendered frame settle before colours are measured
-  await page.waitForTimeout(150);
+  // every finite transition or animation finished, and a frame drawn after them, before colours
+  // are measured (a wait for the effect, however slow the machine)
+  await page.evaluate(async () => {
+    const finite = document
+      .getAnimations()
+      .filter((animation) => animation.effect?.getComputedTiming().iterations !== Infinity);
+    await Promise.all(finite.map((animation) => animation.finished.catch(() => undefined)));
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+  });
   // only the violations are asked for: axe then skips building its reports of what passed and
   // what it could not decide (its documented `resultTypes`), most of a run's time here
   const results = (await page.evaluate(

@@ -324,7 +324,10 @@ describe("dashboard in a real browser", { skip: skipBrowser }, () => {
     await page.waitForSelector('[data-testid="component-item"][data-name="postgres"]');
     // the project persists across a reload
     await page.fill('[data-testid="project-name"]', "persisted-project");
-    await page.waitForTimeout(200);
+    // the project is saved (the effect itself, not a guessed delay) before the reload
+    await page.waitForFunction(() =>
+      Object.values(localStorage).some((value) => value.includes("persisted-project")),
+    );
     await page.reload();
     await page.waitForSelector('[data-testid="builder"]');
     assert.equal(await page.inputValue('[data-testid="project-name"]'), "persisted-project");
