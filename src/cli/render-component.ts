@@ -14,7 +14,7 @@
 // bundle stays free of worker_threads.
 import { missingRequiredField, type RenderInput } from "../core/context.ts";
 import type { DependencyRequest } from "../core/dependencies.ts";
-import { errorMessage, KilnError } from "../core/errors.ts";
+import { errorMessage, KilnError, reworded } from "../core/errors.ts";
 import { type RegistryItem, referenceOf } from "../core/item.ts";
 import type { Lock, LockedComponent, RegistryLockSource } from "../core/project/lock-format.ts";
 import { isCatalogueItem, trustAsCatalogueItem } from "../core/registry.ts";
@@ -450,7 +450,7 @@ function withOptionHint(error: unknown, item: RegistryItem | undefined): unknown
   const detail = shortcut
     ? `pass it with --${shortcut.option} <value> (or --set ${field}=<value>)${typed ? `, for example --${shortcut.option} ${shellWord(example)}` : ""}`
     : `pass it with --set ${field}=<value>${typed ? `, for example --set ${shellWord(`${field}=${example}`)}` : ""}`;
-  return new KilnError(error.kind, error.message, detail);
+  return reworded(error, error.message, detail);
 }
 
 /**
@@ -467,7 +467,7 @@ function namingDependencyTemplates(
       /files\[(\d+)\]\.template/g,
       (whole, index: string) => templates[Number(index)]?.label ?? whole,
     );
-  return new KilnError(error.kind, rename(error.message), error.detail && rename(error.detail));
+  return reworded(error, rename(error.message), error.detail && rename(error.detail));
 }
 
 /**

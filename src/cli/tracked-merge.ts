@@ -7,7 +7,7 @@
 // hand edits of its files. A file the lock does not record is overwritten, as --force says.
 // Without --force nothing changes: an existing file that differs is refused, with a line saying
 // that --force merges into it when kiln.lock tracks it.
-import { KilnError } from "../core/errors.ts";
+import { KilnError, reworded } from "../core/errors.ts";
 import { alreadyExists } from "../core/plan.ts";
 import { plural } from "../core/plural.ts";
 import {
@@ -212,5 +212,5 @@ export function withMergeHint(
   }
   if (tracked === undefined) return error;
   const hint = `kiln.lock tracks it as a file of ${componentAddress(tracked.owner)}: with --force the new render is merged into it and your edits are kept`;
-  return new KilnError(error.kind, error.message, error.detail ? `${error.detail}\n${hint}` : hint);
+  return reworded(error, error.message, error.detail ? `${error.detail}\n${hint}` : hint);
 }

@@ -46,6 +46,14 @@ export class KilnError extends Error {
   }
 }
 
+/**
+ * `error` with other words (a hint added, a name made plainer): the same kind and the same
+ * field, so a front that shows the field still finds it.
+ */
+export function reworded(error: KilnError, message: string, detail: string | undefined): KilnError {
+  return new KilnError(error.kind, message, detail, error.field);
+}
+
 export function isKilnError(error: unknown): error is KilnError {
   return error instanceof KilnError;
 }

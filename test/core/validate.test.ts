@@ -8,8 +8,9 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { FIELD_VALIDATORS_PATH, fieldValidatorsModule } from "../../scripts/field-validators.ts";
+import { requiredFieldError } from "../../src/core/context.ts";
 import { closest, MAX_SUGGESTED_NAME } from "../../src/core/did-you-mean.ts";
-import { KilnError } from "../../src/core/errors.ts";
+import { KilnError, reworded } from "../../src/core/errors.ts";
 import { formatProblem } from "../../src/core/formats.ts";
 import { itemChecks, parseRegistryItem, type RegistryItem } from "../../src/core/item.ts";
 import { componentInput } from "../../src/core/project/render-components.ts";
@@ -796,5 +797,17 @@ describe("group vars' group names the output file", () => {
         group,
       );
     }
+  });
+});
+
+describe("a reworded error", () => {
+  test("keeps its kind and the field it is about, with the new words", () => {
+    const item = builtinRegistry().byComponentName("deployment") as RegistryItem;
+    const original = requiredFieldError("image", item);
+    assert.ok(original.field, "the required-field error names its field");
+    const hinted = reworded(original, original.message, "a hint");
+    assert.equal(hinted.kind, original.kind);
+    assert.equal(hinted.detail, "a hint");
+    assert.deepEqual(hinted.field, original.field);
   });
 });

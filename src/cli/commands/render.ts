@@ -3,7 +3,7 @@
 // renders it (built-ins here, other items in the sandboxed worker); a preset goes through the
 // project pipeline as `apply` does (preset-run.ts), stopping at the first component that fails.
 import { DEFAULT_NAMESPACE, PRESET_SUFFIX } from "../../core/config.ts";
-import { isKilnError, KilnError } from "../../core/errors.ts";
+import { isKilnError, reworded } from "../../core/errors.ts";
 import type { PlannedFile } from "../../core/plan.ts";
 import { FIELD_SHORTCUTS } from "../../core/shortcuts.ts";
 import { builtinRegistry } from "../../node/builtin-registry.ts";
@@ -69,7 +69,7 @@ function withPresetHint(error: unknown, reference: string): unknown {
     error.message.startsWith(`${reference} is not a valid registry item`);
   if (!unresolved) return error;
   const hint = `kiln render read it as a component; for a preset, pass --preset (built-in template names and names ending in ${PRESET_SUFFIX} are read as presets without it)`;
-  return new KilnError(error.kind, error.message, error.detail ? `${error.detail}\n${hint}` : hint);
+  return reworded(error, error.message, error.detail ? `${error.detail}\n${hint}` : hint);
 }
 
 /** A YAML file by its name: one that `---` may separate from the file before it. */
