@@ -235,6 +235,13 @@ export async function fetchBytes(url: string, options: FetchOptions = {}): Promi
       if (target.protocol !== "http:" && target.protocol !== "https:") {
         throw new FetchFailure(`unsupported scheme ${target.protocol}`);
       }
+      // one rule for both transports (node:http would send them as Basic auth, undici refuses
+      // them): a user name or password in a URL or a redirect is refused, never sent
+      if (target.username !== "" || target.password !== "") {
+        throw new FetchFailure(
+          "the URL holds a user name or password - kiln never sends credentials from a URL; a registry takes them as headers in kiln.toml",
+        );
+      }
       origin ??= target.origin;
       await options.checkTarget?.(target);
       signal.throwIfAborted();

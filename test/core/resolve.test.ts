@@ -24,10 +24,18 @@ const customItem = {
 
 let server: Server;
 let base = "";
+/** Authorization headers the test server was sent (none may come from a URL's user info). */
+const authorizations: string[] = [];
 
 before(async () => {
   server = createServer((request, response) => {
     const url = request.url ?? "/";
+    if (request.headers.authorization) authorizations.push(request.headers.authorization);
+    if (url === "/to-credentials") {
+      response.statusCode = 302;
+      response.setHeader("location", `${base.replace("http://", "http://user:secret@")}/item.json`);
+      return response.end();
+    }
     if (url === "/item.json") return response.end(JSON.stringify(customItem));
     if (url === "/deployment") return response.end("never fetched: the built-in wins");
     if (url === "/bad.json") return response.end(JSON.stringify({ name: "x" }));
@@ -142,6 +150,14 @@ describe("component reference resolution", () => {
     assert.equal(bomb.detail, `body larger than ${1024 * 1024} bytes`);
     const unknown = await failure(`${base}/unknown-encoding.json`);
     assert.match(unknown.detail ?? "", /an encoding kiln does not read \(zz\)/);
+  });
+
+  test("a user name or password in a URL or a redirect is refused, never sent as Basic auth", async () => {
+    const direct = await failure(`${base.replace("http://", "http://user:secret@")}/item.json`);
+    assert.match(direct.detail ?? "", /the URL holds a user name or password/);
+    const redirected = await failure(`${base}/to-credentials`);
+    assert.match(redirected.detail ?? "", /the URL holds a user name or password/);
+    assert.deepEqual(authorizations, []);
   });
 
   test("a fetch past the deadline is a failed fetch", async () => {
