@@ -13,7 +13,6 @@
 // Versions: a registry serves every version it ever published, so `<name>@<version>.json`
 // files already in the output folder are kept; one that exists with other bytes is refused (the
 // item changed without a new version), and so is a version older than one already published.
-import { createHash } from "node:crypto";
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import semver from "semver";
@@ -32,6 +31,7 @@ import {
   registryIndexText,
 } from "../core/registry-source.ts";
 import { readRegularFileBytes } from "./read-regular-file.ts";
+import { sha256Digest } from "./registry-cache.ts";
 import { MAX_LOCAL_FILE_BYTES } from "./resolve-reference.ts";
 import { commit } from "./write-commit.ts";
 import { planRun, type Step } from "./write-plan.ts";
@@ -231,7 +231,7 @@ function readComponentFolder(
 
 /** `sha256:<hex>` of `text`'s UTF-8 bytes: what the index and a client's lock record. */
 export function itemDigest(text: string): string {
-  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
+  return sha256Digest(Buffer.from(text, "utf8"));
 }
 
 /**
