@@ -152,7 +152,7 @@ export class RenderCache {
    * Keeps a rendered answer for this key (when it fits the cache's share for one entry) and
    * returns its reply, kept or not.
    */
-  keep(key: string, body: Buffer): Reply {
+  private keep(key: string, body: Buffer): Reply {
     const reply = renderReply(body);
     const bytes = ENTRY_OVERHEAD_BYTES + key.length + body.byteLength;
     if (bytes > this.maxBytes / MAX_ENTRY_SHARE) return reply;

@@ -100,27 +100,28 @@ describe("RenderCache", () => {
     assert.deepEqual([cache.stats().entries, cache.stats().bytes], [0, 0]);
   });
 
-  test("a full cache keeps the newest answers through thousands of evictions, a clear, and an answer kept again", () => {
+  test("a full cache keeps the newest answers through thousands of evictions, a clear, and an answer kept again", async () => {
     const body = Buffer.from('{"component":"c","files":[]}');
     const entryBytes = () => cache.stats().bytes / cache.stats().entries;
     const cache = new RenderCache({ maxBytes: 100_000 });
-    cache.keep("k0", body);
+    const keep = (key: string) => cache.remember(key, async () => body);
+    await keep("k0");
     const fits = Math.floor(100_000 / entryBytes());
     const kept = (from: number, to: number) => {
       for (let at = from; at < to; at++) assert.ok(cache.lookup(`k${at}`), `k${at} is kept`);
     };
-    for (let at = 1; at < 5_000; at++) cache.keep(`k${at}`, body);
+    for (let at = 1; at < 5_000; at++) await keep(`k${at}`);
     assert.equal(cache.stats().entries, fits);
     assert.ok(cache.stats().bytes <= 100_000);
     assert.equal(cache.lookup(`k${4_999 - fits}`), undefined, "the older ones went, oldest first");
     kept(5_000 - fits, 5_000);
     cache.clear();
-    for (let at = 0; at < 3 * fits; at++) cache.keep(`n${at}`, body);
+    for (let at = 0; at < 3 * fits; at++) await keep(`n${at}`);
     assert.equal(cache.stats().entries, fits);
     assert.equal(cache.lookup(`k${4_999}`), undefined);
     // kept again: it becomes the newest, so it outlives the answers kept before it
-    cache.keep(`n${2 * fits}`, body);
-    for (let at = 3 * fits; at < 4 * fits - 1; at++) cache.keep(`n${at}`, body);
+    await keep(`n${2 * fits}`);
+    for (let at = 3 * fits; at < 4 * fits - 1; at++) await keep(`n${at}`);
     assert.ok(cache.lookup(`n${2 * fits}`), "the answer kept again stays");
     assert.equal(cache.lookup(`n${2 * fits + 1}`), undefined);
     assert.equal(cache.stats().entries, fits);
