@@ -98,27 +98,85 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
     await context.close();
   });
 
-  it("a check finding shows its rule's summary and its fix button in French, the core's detail below in English; a service refusal is led by its kind in French", async () => {
+  /** What a finding and three field rules say in each language, worded from their parts. */
+  const WORDED = {
+    fr: {
+      finding:
+        /^le rôle nginx est utilisé par automation\/\S+ \S+.* mais aucun composant n’écrit roles\/nginx\/ – ajoutez un rôle nommé nginx$/,
+      fix: "Ajouter automation/role nginx",
+      required: "«\u00a0Image\u00a0» est obligatoire",
+      wholeNumber:
+        "doit être un nombre entier de 0 à 2\u202f147\u202f483\u202f647, écrit en chiffres – reçu three",
+      ingressPath:
+        "doit être un chemin absolu, commençant par / (un chemin d’Ingress de pathType Prefix ou Exact, comme /api) – reçu api",
+    },
+    en: {
+      finding:
+        /^role nginx is used by automation\/\S+ \S+.* but no component writes roles\/nginx\/ - add a role named nginx$/,
+      fix: "Add role nginx",
+      required: "Image is required",
+      wholeNumber: "must be a whole number from 0 to 2147483647, written in digits - got three",
+      ingressPath:
+        "must be an absolute path, starting with / (an Ingress path of pathType Prefix or Exact, such as /api) - got api",
+    },
+  } as const;
+
+  for (const language of ["fr", "en"] as const) {
+    it(`in ${language === "fr" ? "French" : "English"}, a check finding is worded from its rule id and params, its fix button too`, async () => {
+      const words = WORDED[language];
+      const { context, page, errors } = await dashboard.newPage({
+        locale: language === "fr" ? "fr-FR" : "en-US",
+      });
+      await page.waitForSelector('[data-testid="preset-web-and-database"]');
+      await openPreset(page, "web-and-database");
+      // a role removed that a playbook runs: the role-not-vendored finding, with a one-click fix
+      await page.click('[data-testid="component-item"][data-name="nginx"]');
+      await page.click('[data-testid="remove-component"]');
+      await page.click('[data-testid="tab-checks"]');
+      const finding = page.locator('[data-testid="finding"][data-rule="role-not-vendored"]');
+      await finding.waitFor();
+      const message =
+        (await finding.locator('[data-testid="finding-message"]').textContent()) ?? "";
+      assert.match(message, words.finding);
+      assert.equal(await finding.locator('[data-testid="fix"]').textContent(), words.fix);
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+
+    it(`in ${language === "fr" ? "French" : "English"}, three field rules (required, whole number, Ingress path) are worded under their fields from their parts`, async () => {
+      const words = WORDED[language];
+      const { context, page, errors } = await dashboard.newPage({
+        locale: language === "fr" ? "fr-FR" : "en-US",
+      });
+      await page.waitForSelector('[data-testid="preset-k8s-web-app"]');
+      await openPreset(page, "k8s-web-app");
+      await page.click('[data-testid="component-item"][data-name="frontend"] >> nth=0');
+      await page.fill('[data-testid="input-image"]', "");
+      await page.waitForSelector('[data-testid="field-error-image"]');
+      assert.equal(await page.textContent('[data-testid="field-error-image"]'), words.required);
+      await page.fill('[data-testid="input-image"]', "nginx");
+      await page.fill('[data-testid="input-replicas"]', "three");
+      await page.waitForSelector('[data-testid="field-error-replicas"]');
+      assert.equal(
+        await page.textContent('[data-testid="field-error-replicas"]'),
+        words.wholeNumber,
+      );
+      await page.fill('[data-testid="input-replicas"]', "2");
+      await page
+        .locator('[data-testid="component-item"][data-name="frontend"]', { hasText: "ingress" })
+        .click();
+      await page.fill('[data-testid="input-path"]', "api");
+      await page.waitForSelector('[data-testid="field-error-path"]');
+      assert.equal(await page.textContent('[data-testid="field-error-path"]'), words.ingressPath);
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+  }
+
+  it("a service refusal is led by its kind in French, the service's message in English", async () => {
     const { context, page, errors } = await dashboard.newPage({ locale: "fr-FR" });
     await page.waitForSelector('[data-testid="preset-web-and-database"]');
     await openPreset(page, "web-and-database");
-    // a role removed that a playbook runs: the role-not-vendored finding, with a one-click fix
-    await page.click('[data-testid="component-item"][data-name="nginx"]');
-    await page.click('[data-testid="remove-component"]');
-    await page.click('[data-testid="tab-checks"]');
-    const finding = page.locator('[data-testid="finding"][data-rule="role-not-vendored"]');
-    await finding.waitFor();
-    assert.equal(
-      await finding.locator('[data-testid="finding-summary"]').textContent(),
-      "un play utilise un rôle qu’aucun composant n’écrit",
-    );
-    const detail = finding.locator('[data-testid="finding-message"]');
-    assert.equal(await detail.getAttribute("lang"), "en");
-    assert.match((await detail.textContent()) ?? "", /^role nginx is used by /);
-    assert.equal(
-      await finding.locator('[data-testid="fix"]').textContent(),
-      "Ajouter automation/role nginx",
-    );
     // a service's refusal: its kind in French, from the answer's code, the message in English
     await page.click('.add-url, [data-testid="add-other"]');
     await page.fill('[data-testid="ref-input"]', "./no-such-item.json");
