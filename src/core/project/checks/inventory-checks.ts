@@ -149,7 +149,10 @@ function childrenOf(inventory: InventoryFact): Map<string, string[]> {
   return children;
 }
 
-/** children-cycle's parts: the inventory and the groups of the cycle, the first one again last. */
+/**
+ * children-cycle's parts: the inventory and the cycle as `a → b → a` (arrows read alike in any
+ * language, where a list would be joined with `and`).
+ */
 function childrenCycleParams(
   context: RuleContext,
   index: number,
