@@ -63,7 +63,7 @@ export function requiredFieldError(field: string, item: RegistryItem): KilnError
     "invalid_request",
     `--${field} is required for ${referenceOf(item)}`,
     `give it a value in the component's fields: "fields": {${JSON.stringify(field)}: ${example === undefined ? '"<value>"' : JSON.stringify(example)}}`,
-    { field, path: "", rule: "missing", expected: "is required" },
+    { field, path: "", rule: "missing", expected: "is required", code: "required", params: {} },
   );
 }
 

@@ -2,6 +2,7 @@
 // `"format": "port"`. Each check says what is wrong with a value, worded to follow
 // "`<field>` ", or nothing when the value fits. src/core/validate.ts runs them before rendering;
 // JSON Schemas may name them too (`{"type": "string", "format": "dns-label"}`).
+import type { FieldRule, FieldRuleParams } from "./errors.ts";
 import { shown } from "./filters.ts";
 import { lazyLibraries } from "./lazy-libraries.ts";
 import { FIELD_FORMATS, type FieldFormat } from "./vocabulary.ts";
@@ -114,16 +115,25 @@ function isIngressHost(text: string): boolean {
 const INGRESS_PATH_SEQUENCES = ["//", "/./", "/../", "%2f", "%2F"];
 const INGRESS_PATH_SUFFIXES = ["/..", "/."];
 
+/** What Kubernetes refuses in an Ingress path, as the field rule's params. */
+type IngressPathRule = FieldRuleParams["ingress_path"];
+
+/** The English words of an Ingress path refusal, before the note on path types. */
+function ingressPathWords({ problem, text }: IngressPathRule): string {
+  if (problem === "not_absolute") return "must be an absolute path, starting with `/`";
+  return problem === "contains" ? `must not contain \`${text}\`` : `must not end with \`${text}\``;
+}
+
 /**
  * Why Kubernetes would refuse `path` for an Ingress rule of pathType Prefix or Exact (the two
  * path types that take a path as written; the built-in ingress writes Prefix), or undefined.
  */
-function ingressPathProblem(path: string): string | undefined {
-  if (!path.startsWith("/")) return "must be an absolute path, starting with `/`";
+function ingressPathProblem(path: string): IngressPathRule | undefined {
+  if (!path.startsWith("/")) return { problem: "not_absolute", text: "/" };
   const sequence = INGRESS_PATH_SEQUENCES.find((bad) => path.includes(bad));
-  if (sequence !== undefined) return `must not contain \`${sequence}\``;
+  if (sequence !== undefined) return { problem: "contains", text: sequence };
   const suffix = INGRESS_PATH_SUFFIXES.find((bad) => path.endsWith(bad));
-  if (suffix !== undefined) return `must not end with \`${suffix}\``;
+  if (suffix !== undefined) return { problem: "ends_with", text: suffix };
   return undefined;
 }
 
@@ -140,14 +150,31 @@ function yamlLibrary(): typeof import("yaml") {
 }
 
 /** Why `text` is not YAML (YAML 1.1, as the automation tool reads it), with line and column. */
-function yamlProblem(text: string): string | undefined {
+function yamlProblem(text: string): FormatFailure | undefined {
   const doc = yamlLibrary().parseDocument(text, { version: "1.1" });
   const error = doc.errors[0];
   if (!error) return undefined;
   const at = error.linePos?.[0];
   const where = at ? `line ${at.line}, column ${at.col}: ` : "";
   const reason = error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? "";
-  return `must be valid YAML - ${where}${reason}`;
+  return {
+    text: `must be valid YAML - ${where}${reason}`,
+    rule: { code: "yaml_parse", params: { line: at?.line, column: at?.col, reason } },
+  };
+}
+
+/**
+ * A value a format refuses: the core's English sentence (`must be …; got …`, the message the CLI
+ * and the API print) and the same rule in parts, for a form to word in its own language.
+ */
+export interface FormatFailure {
+  text: string;
+  rule: FieldRule;
+}
+
+/** A format with one fixed rule refused the value: its sentence from FORMAT_RULES, then `got`. */
+function fixedRuleFailure(format: keyof typeof FORMAT_RULES, got: string): FormatFailure {
+  return { text: `${FORMAT_RULES[format]}; ${got}`, rule: { code: "format", params: { format } } };
 }
 
 /**
@@ -159,6 +186,15 @@ export function formatProblem(
   value: string,
   bounds: FormatBounds = {},
 ): string | undefined {
+  return formatFailure(format, value, bounds)?.text;
+}
+
+/** formatProblem's refusal with its rule in parts (FieldProblem's `code` and `params`). */
+export function formatFailure(
+  format: FieldFormat,
+  value: string,
+  bounds: FormatBounds = {},
+): FormatFailure | undefined {
   // built only for a value that does not fit: shown() escapes and quotes, about 3% of a
   // deployment render if done for every valid value
   const got = () => `got ${shown(value)}`;
@@ -168,49 +204,53 @@ export function formatProblem(
       if (wholeWithin(trimmed, bounds)) return undefined;
       const negative =
         bounds.minimum === undefined || bounds.minimum < 0 ? " (`-` in front when negative)" : "";
-      return `must be a whole number${range(bounds)}, written in digits${negative}; ${got()}`;
+      return {
+        text: `must be a whole number${range(bounds)}, written in digits${negative}; ${got()}`,
+        rule: { code: "whole_number", params: { min: bounds.minimum, max: bounds.maximum } },
+      };
     }
     case "port":
-      return wholeWithin(trimmed, PORT_BOUNDS) ? undefined : `${FORMAT_RULES.port}; ${got()}`;
+      return wholeWithin(trimmed, PORT_BOUNDS) ? undefined : fixedRuleFailure("port", got());
     case "port-or-name":
       if (wholeWithin(trimmed, PORT_BOUNDS) || isPortName(trimmed)) return undefined;
-      return `${FORMAT_RULES["port-or-name"]}; ${got()}`;
+      return fixedRuleFailure("port-or-name", got());
     case "boolean":
-      return value === "true" || value === "false"
-        ? undefined
-        : `${FORMAT_RULES.boolean}; ${got()}`;
+      return value === "true" || value === "false" ? undefined : fixedRuleFailure("boolean", got());
     case "dns-label":
       return value.length <= 63 && DNS_1123_LABEL.test(value)
         ? undefined
-        : `${FORMAT_RULES["dns-label"]}; ${got()}`;
+        : fixedRuleFailure("dns-label", got());
     case "dns-1035-label":
       return value.length <= 63 && DNS_1035_LABEL.test(value)
         ? undefined
-        : `${FORMAT_RULES["dns-1035-label"]}; ${got()}`;
+        : fixedRuleFailure("dns-1035-label", got());
     case "dns-subdomain":
-      return isDnsSubdomain(value) ? undefined : `${FORMAT_RULES["dns-subdomain"]}; ${got()}`;
+      return isDnsSubdomain(value) ? undefined : fixedRuleFailure("dns-subdomain", got());
     case "ip":
       return !value.includes("/") && parseCidr(value) !== undefined
         ? undefined
-        : `${FORMAT_RULES.ip}; ${got()}`;
+        : fixedRuleFailure("ip", got());
     case "cidr": {
       const parts = cidrParts(value);
       const bad = parts?.find((part) => parseCidr(part) === undefined);
       if (parts && parts.length > 0 && bad === undefined) return hostBitsProblem(parts);
-      return `${FORMAT_RULES.cidr}; ${bad === undefined ? got() : `got ${shown(bad)}`}`;
+      return fixedRuleFailure("cidr", bad === undefined ? got() : `got ${shown(bad)}`);
     }
     case "host-address":
-      return isHostAddress(trimmed) ? undefined : `${FORMAT_RULES["host-address"]}; ${got()}`;
+      return isHostAddress(trimmed) ? undefined : fixedRuleFailure("host-address", got());
     case "ingress-host":
-      return isIngressHost(value) ? undefined : `${FORMAT_RULES["ingress-host"]}; ${got()}`;
+      return isIngressHost(value) ? undefined : fixedRuleFailure("ingress-host", got());
     case "ingress-path": {
       const problem = ingressPathProblem(value);
       return problem === undefined
         ? undefined
-        : `${problem} (an Ingress path of pathType Prefix or Exact, such as /api); ${got()}`;
+        : {
+            text: `${ingressPathWords(problem)} (an Ingress path of pathType Prefix or Exact, such as /api); ${got()}`,
+            rule: { code: "ingress_path", params: problem },
+          };
     }
     case "duration":
-      return DURATION.test(trimmed) ? undefined : `${FORMAT_RULES.duration}; ${got()}`;
+      return DURATION.test(trimmed) ? undefined : fixedRuleFailure("duration", got());
     case "yaml":
       return yamlProblem(value);
   }
@@ -228,7 +268,7 @@ export const SCHEMA_FORMATS: readonly FieldFormat[] = FIELD_FORMATS.filter(
  * A range written with host bits set (`10.0.0.5/24`) is refused, as Terraform's and the cloud
  * APIs' network fields refuse it: the message names the network address meant (`10.0.0.0/24`).
  */
-function hostBitsProblem(parts: readonly string[]): string | undefined {
+function hostBitsProblem(parts: readonly string[]): FormatFailure | undefined {
   for (const part of parts) {
     const [address = "", prefix] = part.split("/");
     if (prefix === undefined) continue;
@@ -236,7 +276,10 @@ function hostBitsProblem(parts: readonly string[]): string | undefined {
     const value = ipv4(address) ?? ipv6(address);
     if (range === undefined || value === undefined || value === range.first) continue;
     const network = `${range.family === 4 ? ipv4Text(range.first) : ipv6Text(range.first)}/${Number(prefix)}`;
-    return `must name each range by its network address, with no host bits set: \`${part}\` is in the range \`${network}\` - write \`${network}\``;
+    return {
+      text: `must name each range by its network address, with no host bits set: \`${part}\` is in the range \`${network}\` - write \`${network}\``,
+      rule: { code: "cidr_host_bits", params: { range: part, network } },
+    };
   }
   return undefined;
 }

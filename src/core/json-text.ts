@@ -10,12 +10,15 @@ export class JsonTextError extends Error {
   readonly line: number;
   /** 1-based column, in UTF-16 code units from the start of the line. */
   readonly column: number;
+  /** What was expected there (or what is wrong), without the place. */
+  readonly reason: string;
 
   constructor(line: number, column: number, reason: string) {
     super(`line ${line}, column ${column}: ${reason}`);
     this.name = "JsonTextError";
     this.line = line;
     this.column = column;
+    this.reason = reason;
   }
 }
 

@@ -18,9 +18,9 @@
 import type { ErrorObject, Options } from "ajv";
 import type { RenderInput } from "./context.ts";
 import { closest } from "./did-you-mean.ts";
-import { errorMessage, KilnError } from "./errors.ts";
+import { errorMessage, type FieldRule, type FieldRuleParams, KilnError } from "./errors.ts";
 import { shown } from "./filters.ts";
-import { formatProblem, SCHEMA_FORMATS } from "./formats.ts";
+import { formatFailure, formatProblem, SCHEMA_FORMATS } from "./formats.ts";
 import {
   type FieldCheck,
   type FieldDefinition,
@@ -206,25 +206,50 @@ function declaredKeys(schema: unknown): string[] {
   return typeof properties === "object" && properties !== null ? Object.keys(properties) : [];
 }
 
+/** A problem's English words and the same rule in parts (FieldProblem's `code` and `params`). */
+interface Worded {
+  text: string;
+  rule: FieldRule;
+}
+
 /**
  * "is missing the key `role`", or, when the object holds a key that is a misspelling of a
  * missing one (`rol`), that key and what it was meant to be: the likelier mistake.
  */
-function missingKeys(data: unknown, missing: readonly string[], known: readonly string[]): string {
+function missingKeys(data: unknown, missing: readonly string[], known: readonly string[]): Worded {
   if (typeof data === "object" && data !== null && !Array.isArray(data)) {
     for (const key of Object.keys(data)) {
       if (known.includes(key) || missing.includes(key)) continue;
       const guess = closest(key, missing);
-      if (guess) return `has an unknown key ${shown(key)}; did you mean \`${guess}\`?`;
+      if (guess) {
+        return {
+          text: `has an unknown key ${shown(key)}; did you mean \`${guess}\`?`,
+          rule: { code: "json_unknown_key", params: { key, suggestion: guess, keys: [...known] } },
+        };
+      }
     }
   }
-  return `is missing the key ${missing.map((key) => `\`${key}\``).join(" or ")}`;
+  return {
+    text: `is missing the key ${missing.map((key) => `\`${key}\``).join(" or ")}`,
+    rule: { code: "json_missing_key", params: { keys: [...missing] } },
+  };
 }
 
-/** What one ajv error says, worded to follow the path. */
-function describeError(error: ErrorObject): string {
+/** The bound keywords of JSON Schema, as the json_size rule's params name them. */
+const SIZE_KEYWORDS: Record<string, FieldRuleParams["json_size"]["of"]> = {
+  minLength: "characters",
+  maxLength: "characters",
+  minItems: "entries",
+  maxItems: "entries",
+  minProperties: "keys",
+  maxProperties: "keys",
+};
+
+/** What one ajv error says, worded to follow the path, with its rule in parts. */
+function describeError(error: ErrorObject): Worded {
   const params = error.params as Record<string, unknown>;
   const got = `got ${describeData(error.data)}`;
+  const plainText = typeof error.data === "string";
   switch (error.keyword) {
     case "required":
       return missingKeys(
@@ -243,56 +268,106 @@ function describeError(error: ErrorObject): string {
         : known.length > 0
           ? `; its keys are ${known.map((name) => `\`${name}\``).join(", ")}`
           : "";
-      return `has an unknown key ${shown(key)}${hint}`;
+      return {
+        text: `has an unknown key ${shown(key)}${hint}`,
+        rule: { code: "json_unknown_key", params: { key, suggestion: guess, keys: known } },
+      };
     }
   }
   const description = described(error);
-  if (description) return `must be ${description}; ${got}`;
+  if (description) {
+    return {
+      text: `must be ${description}; ${got}`,
+      rule: { code: "json_described", params: { description, plainText } },
+    };
+  }
+  const limit = Number(params.limit);
   switch (error.keyword) {
-    case "type":
-      return `must be ${typeList(String(params.type).split(","))}; ${got}`;
-    case "enum":
-      return `must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(", ")}; ${got}`;
-    case "const":
-      return `must be ${JSON.stringify(params.allowedValue)}; ${got}`;
+    case "type": {
+      const types = String(params.type).split(",");
+      return {
+        text: `must be ${typeList(types)}; ${got}`,
+        rule: { code: "json_type", params: { types, plainText } },
+      };
+    }
+    case "enum": {
+      const values = (params.allowedValues as unknown[]).map((value) => JSON.stringify(value));
+      return {
+        text: `must be one of ${values.join(", ")}; ${got}`,
+        rule: { code: "json_enum", params: { values } },
+      };
+    }
+    case "const": {
+      const value = JSON.stringify(params.allowedValue);
+      return { text: `must be ${value}; ${got}`, rule: { code: "json_const", params: { value } } };
+    }
     case "minimum":
     case "maximum":
     case "exclusiveMinimum":
-    case "exclusiveMaximum":
-      return `must be ${COMPARISONS[String(params.comparison)] ?? String(params.comparison)} ${String(params.limit)}; ${got}`;
+    case "exclusiveMaximum": {
+      const comparison = String(params.comparison);
+      return {
+        text: `must be ${COMPARISONS[comparison] ?? comparison} ${String(params.limit)}; ${got}`,
+        rule: { code: "json_bound", params: { comparison, limit } },
+      };
+    }
     case "minLength":
-      return `must be at least ${String(params.limit)} characters long; ${got}`;
     case "maxLength":
-      return `must be at most ${String(params.limit)} characters long; ${got}`;
     case "minItems":
-      return `must have at least ${String(params.limit)} entries`;
     case "maxItems":
-      return `must have at most ${String(params.limit)} entries`;
     case "minProperties":
-      return `must have at least ${String(params.limit)} keys`;
     case "maxProperties":
-      return `must have at most ${String(params.limit)} keys`;
-    case "pattern":
-      return `must match the pattern ${String(params.pattern)}; ${got}`;
+      return sizeProblem(error.keyword, limit, got);
+    case "pattern": {
+      const pattern = String(params.pattern);
+      return {
+        text: `must match the pattern ${pattern}; ${got}`,
+        rule: { code: "json_pattern", params: { pattern } },
+      };
+    }
     case "format": {
       // kiln's own formats say what they take, as they do for a field
       const format = String(params.format) as FieldFormat;
       if (SCHEMA_FORMATS.includes(format) && typeof error.data === "string") {
-        const problem = formatProblem(format, error.data);
-        if (problem !== undefined) return problem;
+        const failure = formatFailure(format, error.data);
+        if (failure !== undefined) return failure;
       }
-      return `must be in the format \`${String(params.format)}\`; ${got}`;
+      return {
+        text: `must be in the format \`${String(params.format)}\`; ${got}`,
+        rule: { code: "json_format", params: { format } },
+      };
     }
-    case "uniqueItems":
-      return `must not hold the same entry twice (entries ${String(params.j)} and ${String(params.i)} are equal)`;
-    default:
-      return error.message ?? "does not match its schema";
+    case "uniqueItems": {
+      const [first, second] = [Number(params.j), Number(params.i)];
+      return {
+        text: `must not hold the same entry twice (entries ${first} and ${second} are equal)`,
+        rule: { code: "json_unique", params: { first, second } },
+      };
+    }
+    default: {
+      const message = error.message ?? "does not match its schema";
+      return {
+        text: message,
+        rule: { code: "json_schema", params: { keyword: error.keyword, message } },
+      };
+    }
   }
 }
 
-interface Problem {
+/** A length, an entry count or a key count out of its bound, worded as the messages have it. */
+function sizeProblem(keyword: string, limit: number, got: string): Worded {
+  const of = SIZE_KEYWORDS[keyword] ?? "entries";
+  const bound = keyword.startsWith("min") ? "min" : "max";
+  const least = bound === "min" ? "at least" : "at most";
+  const text =
+    of === "characters"
+      ? `must be ${least} ${limit} characters long; ${got}`
+      : `must have ${least} ${limit} ${of}`;
+  return { text, rule: { code: "json_size", params: { of, bound, limit } } };
+}
+
+interface Problem extends Worded {
   pointer: string;
-  text: string;
 }
 
 /**
@@ -306,7 +381,11 @@ function pickProblem(errors: readonly ErrorObject[]): Problem {
   const last = visible.at(-1) as ErrorObject;
   if (last.keyword === "anyOf" || last.keyword === "oneOf") {
     if (last.keyword === "oneOf" && Array.isArray(last.params.passingSchemas)) {
-      return { pointer: last.instancePath, text: "matches more than one of its forms" };
+      return {
+        pointer: last.instancePath,
+        text: "matches more than one of its forms",
+        rule: { code: "json_several_forms", params: {} },
+      };
     }
     // ajv stops at the first failure and forgets the errors of forms that matched, so what
     // came before is the forms this value tried (also through `$ref`s)
@@ -327,20 +406,25 @@ function pickProblem(errors: readonly ErrorObject[]): Problem {
           ...declaredKeys(last.parentSchema),
           ...atDeepest.flatMap((error) => declaredKeys(error.parentSchema)),
         ];
-        return { pointer, text: missingKeys((atDeepest[0] as ErrorObject).data, keys, known) };
+        return { pointer, ...missingKeys((atDeepest[0] as ErrorObject).data, keys, known) };
       }
       return pickProblem(specific.filter((error) => depth(error) === deepest));
     }
     const description = described(last);
     const types = branches.flatMap((error) => String(error.params.type).split(","));
     const expected = description ?? typeList(types);
+    const plainText = typeof last.data === "string";
     return {
       pointer: last.instancePath,
       text: `must be ${expected || "one of its forms"}; got ${describeData(last.data)}`,
+      rule:
+        description === undefined
+          ? { code: "json_type", params: { types, plainText } }
+          : { code: "json_described", params: { description, plainText } },
     };
   }
   const first = visible[0] ?? last;
-  return { pointer: first.instancePath, text: describeError(first) };
+  return { pointer: first.instancePath, ...describeError(first) };
 }
 
 /**
@@ -443,7 +527,7 @@ function checkField(
   const reference = referenceOf(item);
   const subject = `\`${field.name}\`${fromDefault ? " (its default)" : ""}`;
   const refuse = (
-    text: string,
+    { text, rule }: Worded,
     got: string | undefined,
     path = "",
     detail = fieldDetail(field),
@@ -456,11 +540,12 @@ function checkField(
       rule: "invalid",
       expected: expectedPart(text),
       got,
+      ...rule,
     });
   };
   if (check.format) {
-    const problem = formatProblem(check.format, value, check);
-    if (problem) throw refuse(problem, gotText(value));
+    const failure = formatFailure(check.format, value, check);
+    if (failure) throw refuse(failure, gotText(value));
   }
   if (check.schema === undefined) return;
   let data: unknown = value;
@@ -474,8 +559,17 @@ function checkField(
         "a value starting with `[` or `{` is read as JSON",
         fieldDetail(field),
       ].filter(Boolean);
+      const { line, column, reason } = error;
       // no `got`: the message says where the text stops parsing, and the text can be megabytes
-      throw refuse(`is not valid JSON - ${error.message}`, undefined, "", detail.join("\n"));
+      throw refuse(
+        {
+          text: `is not valid JSON - ${error.message}`,
+          rule: { code: "json_parse", params: { line, column, reason } },
+        },
+        undefined,
+        "",
+        detail.join("\n"),
+      );
     }
   }
   const validate = validatorFor(item, field.name, check.schema);
@@ -486,7 +580,11 @@ function checkField(
   if (problem.pointer === "" && typeof data === "string" && /an (?:array|object)/.test(text)) {
     text += " (JSON text starts with `[` or `{`)";
   }
-  throw refuse(text, gotText(dataAt(problem.pointer, data)), pathText(problem.pointer, data));
+  throw refuse(
+    { text, rule: problem.rule },
+    gotText(dataAt(problem.pointer, data)),
+    pathText(problem.pointer, data),
+  );
 }
 
 /**
@@ -503,18 +601,19 @@ export function validateInput(item: RegistryItem, input: RenderInput): Map<strin
   const parsedJson = new Map<string, unknown>();
   const checks = itemChecks(item);
   if (checks.nameFormat) {
-    const problem = formatProblem(checks.nameFormat, input.name);
-    if (problem) {
+    const failure = formatFailure(checks.nameFormat, input.name);
+    if (failure) {
       throw new KilnError(
         "invalid_request",
-        `${referenceOf(item)}: \`name\` ${problem}`,
+        `${referenceOf(item)}: \`name\` ${failure.text}`,
         NAME_DETAIL,
         {
           field: "name",
           path: "",
           rule: "invalid",
-          expected: expectedPart(problem),
+          expected: expectedPart(failure.text),
           got: gotText(input.name),
+          ...failure.rule,
         },
       );
     }

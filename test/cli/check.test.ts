@@ -106,6 +106,33 @@ describe("kiln check", () => {
     assert.equal(report.errors, 3);
     assert.equal(report.warnings, 0);
     assert.ok(run.stdout.startsWith('{\n  "findings": ['), "indented by two spaces");
+    // the parts each message is built from come last, so the keys before keep their places
+    const [play, , role] = report.findings as unknown as Record<string, unknown>[];
+    assert.deepEqual(Object.keys(play ?? {}), [
+      "rule",
+      "severity",
+      "message",
+      "components",
+      "params",
+    ]);
+    assert.deepEqual(play?.params, {
+      component: { reference: "automation/playbook", name: "web" },
+      play: "Databases",
+      target: "db",
+      groups: ["all", "web"],
+    });
+    assert.deepEqual(Object.keys(role ?? {}), [
+      "rule",
+      "severity",
+      "message",
+      "components",
+      "fix",
+      "params",
+    ]);
+    assert.deepEqual(role?.params, {
+      role: "postgres",
+      components: [{ reference: "automation/playbook", name: "web" }],
+    });
 
     const clean = kiln(["check", "k8s-web-app", "--json"], dir);
     assert.equal(clean.status, 0);

@@ -462,6 +462,8 @@ describe("validateInput", () => {
       rule: "invalid",
       expected: "must be a whole number from 0 to 10, written in digits",
       got: "three",
+      code: "whole_number",
+      params: { min: 0, max: 10 },
     });
     // inside a JSON value: the path as the message writes it, the value found there as JSON
     assert.deepEqual(problem({ hosts: '[{"port": 70000}]' }), {
@@ -470,6 +472,8 @@ describe("validateInput", () => {
       rule: "invalid",
       expected: "must be at most 65535",
       got: "70000",
+      code: "json_bound",
+      params: { comparison: "<=", limit: 65535 },
     });
     // a long value: as much as the message quotes
     assert.equal(problem({ replicas: "x".repeat(100) })?.got, `${"x".repeat(60)}…`);
@@ -477,6 +481,12 @@ describe("validateInput", () => {
     const unparsed = problem({ hosts: "[1,]" });
     assert.equal(unparsed?.expected.startsWith("is not valid JSON - line 1, column 4"), true);
     assert.equal(unparsed?.got, undefined);
+    assert.equal(unparsed?.code, "json_parse");
+    assert.deepEqual(unparsed?.params, {
+      line: 1,
+      column: 4,
+      reason: "expected a value (an object, array, string, number, true, false or null)",
+    });
   });
 
   test("anyOf: the error of the form the value has, the keys any form needs, or the forms", () => {

@@ -1,10 +1,21 @@
 // The dashboard in English and French, in real Chromium: the language comes from the browser's
 // preferred languages (Playwright's `locale` sets navigator.languages), the top bar's switch
-// changes it at once and it is remembered across reloads, `<html lang>` follows, and a field's
-// error is worded in the language shown.
+// changes it at once and it is remembered across reloads, `<html lang>` follows, and a check
+// finding and a field's error are worded in the language shown, from their parts.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { Page } from "playwright-core";
 import { type Dashboard, openPreset, skipBrowser, startDashboard } from "./harness.ts";
+
+/** Sets k8s-web-app's ingress path to `api` (no leading `/`) and checks the words under it. */
+async function ingressPathRefused(page: Page, words: string): Promise<void> {
+  await page
+    .locator('[data-testid="component-item"][data-name="frontend"]', { hasText: "ingress" })
+    .click();
+  await page.fill('[data-testid="input-path"]', "api");
+  await page.waitForSelector('[data-testid="field-error-path"]');
+  assert.equal(await page.textContent('[data-testid="field-error-path"]'), words);
+}
 
 describe("the dashboard's languages in a real browser", { skip: skipBrowser }, () => {
   let dashboard: Dashboard;
@@ -55,7 +66,7 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
     await context.close();
   });
 
-  it("an emptied required field says so under the field in French; the French menu fits 360 px", async () => {
+  it("in French, three field rules (an emptied required field, a whole number, an Ingress path) are worded under their fields from their parts; the French menu fits 360 px", async () => {
     const { context, page, errors } = await dashboard.newPage({ locale: "fr-FR" });
     await page.waitForSelector('[data-testid="preset-k8s-web-app"]');
     await openPreset(page, "k8s-web-app");
@@ -75,6 +86,12 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
     assert.equal(
       await page.textContent('[data-testid="field-error-replicas"]'),
       "doit être un nombre entier de 0 à 2\u202f147\u202f483\u202f647, écrit en chiffres – reçu three",
+    );
+    // an Ingress path Kubernetes refuses: worded in French from the rule's code and params
+    await page.fill('[data-testid="input-replicas"]', "2");
+    await ingressPathRefused(
+      page,
+      "doit être un chemin absolu, commençant par / (un chemin d’Ingress de pathType Prefix ou Exact, comme /api) – reçu api",
     );
     // the longer French words fit a phone's menu: the switch is in it, nothing cut or overflowing
     await page.setViewportSize({ width: 360, height: 800 });
@@ -98,25 +115,28 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
     await context.close();
   });
 
-  it("a check finding shows its rule's summary and its fix button in French, the core's detail below in English; a service refusal is led by its kind in French", async () => {
-    const { context, page, errors } = await dashboard.newPage({ locale: "fr-FR" });
+  /**
+   * Removes the role a playbook of web-and-database runs and checks the role-not-vendored
+   * finding's sentence and its fix button, worded from the finding's rule id and params.
+   */
+  async function roleFindingShows(page: Page, sentence: RegExp, fix: string): Promise<void> {
     await page.waitForSelector('[data-testid="preset-web-and-database"]');
     await openPreset(page, "web-and-database");
-    // a role removed that a playbook runs: the role-not-vendored finding, with a one-click fix
     await page.click('[data-testid="component-item"][data-name="nginx"]');
     await page.click('[data-testid="remove-component"]');
     await page.click('[data-testid="tab-checks"]');
     const finding = page.locator('[data-testid="finding"][data-rule="role-not-vendored"]');
     await finding.waitFor();
-    assert.equal(
-      await finding.locator('[data-testid="finding-summary"]').textContent(),
-      "un play utilise un rôle qu’aucun composant n’écrit",
-    );
-    const detail = finding.locator('[data-testid="finding-message"]');
-    assert.equal(await detail.getAttribute("lang"), "en");
-    assert.match((await detail.textContent()) ?? "", /^role nginx is used by /);
-    assert.equal(
-      await finding.locator('[data-testid="fix"]').textContent(),
+    const message = (await finding.locator('[data-testid="finding-message"]').textContent()) ?? "";
+    assert.match(message, sentence);
+    assert.equal(await finding.locator('[data-testid="fix"]').textContent(), fix);
+  }
+
+  it("in French, a check finding is worded in French from its rule id and params, its fix button too; a service refusal is led by its kind in French", async () => {
+    const { context, page, errors } = await dashboard.newPage({ locale: "fr-FR" });
+    await roleFindingShows(
+      page,
+      /^le rôle nginx est utilisé par automation\/\S+ \S+.* mais aucun composant n’écrit roles\/nginx\/ – ajoutez un rôle nommé nginx$/,
       "Ajouter automation/role nginx",
     );
     // a service's refusal: its kind in French, from the answer's code, the message in English
@@ -130,6 +150,41 @@ describe("the dashboard's languages in a real browser", { skip: skipBrowser }, (
       /^Le service (refuse la demande|ne trouve rien de ce nom)\.$/,
     );
     assert.match((await refusal.locator('[lang="en"]').textContent()) ?? "", /no-such-item\.json/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it("in English, a check finding is worded from its rule id and params, its fix button too", async () => {
+    const { context, page, errors } = await dashboard.newPage();
+    await roleFindingShows(
+      page,
+      /^role nginx is used by automation\/\S+ \S+.* but no component writes roles\/nginx\/ - add a role named nginx$/,
+      "Add role nginx",
+    );
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it("in English, three field rules (required, whole number, Ingress path) are worded under their fields from their parts", async () => {
+    const { context, page, errors } = await dashboard.newPage();
+    await page.waitForSelector('[data-testid="preset-k8s-web-app"]');
+    await openPreset(page, "k8s-web-app");
+    await page.click('[data-testid="component-item"][data-name="frontend"] >> nth=0');
+    await page.fill('[data-testid="input-image"]', "");
+    await page.waitForSelector('[data-testid="field-error-image"]');
+    assert.equal(await page.textContent('[data-testid="field-error-image"]'), "Image is required");
+    await page.fill('[data-testid="input-image"]', "nginx");
+    await page.fill('[data-testid="input-replicas"]', "three");
+    await page.waitForSelector('[data-testid="field-error-replicas"]');
+    assert.equal(
+      await page.textContent('[data-testid="field-error-replicas"]'),
+      "must be a whole number from 0 to 2147483647, written in digits - got three",
+    );
+    await page.fill('[data-testid="input-replicas"]', "2");
+    await ingressPathRefused(
+      page,
+      "must be an absolute path, starting with / (an Ingress path of pathType Prefix or Exact, such as /api) - got api",
+    );
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -401,7 +401,14 @@ describe("POST /api/render", () => {
       code: "invalid_request",
       error: "--image is required for k8s/deployment",
       detail: REQUIRED_IMAGE_DETAIL,
-      field: { field: "image", path: "", rule: "missing", expected: "is required" },
+      field: {
+        field: "image",
+        path: "",
+        rule: "missing",
+        expected: "is required",
+        code: "required",
+        params: {},
+      },
     });
   });
 

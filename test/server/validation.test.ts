@@ -107,8 +107,20 @@ describe("refused values", () => {
         rule: "invalid",
         expected: "must be a whole number from 0 to 2147483647, written in digits",
         got: "three",
+        code: "whole_number",
+        params: { min: 0, max: 2147483647 },
       },
     });
+    // the rule in parts comes after the keys clients already read, which keep their order
+    assert.deepEqual(Object.keys(body.field as object), [
+      "field",
+      "path",
+      "rule",
+      "expected",
+      "got",
+      "code",
+      "params",
+    ]);
   });
 
   test("a Kubernetes name that is not a DNS label", async () => {
@@ -172,6 +184,8 @@ describe("refused values", () => {
         rule: "invalid",
         expected: 'has an unknown key "uri"; did you mean `url`?',
         got: '{"uri":"a"}',
+        code: "json_unknown_key",
+        params: { key: "uri", suggestion: "url", keys: ["url"] },
       },
     });
     const ok = await render({
@@ -188,7 +202,14 @@ describe("refused values", () => {
       code: "invalid_request",
       error: "--group is required for automation/group-vars",
       detail: 'give it a value in the component\'s fields: "fields": {"group": "web"}',
-      field: { field: "group", path: "", rule: "missing", expected: "is required" },
+      field: {
+        field: "group",
+        path: "",
+        rule: "missing",
+        expected: "is required",
+        code: "required",
+        params: {},
+      },
     });
   });
 

@@ -136,7 +136,7 @@ test("1,000 concurrent renders: good ones correct, failures answered, the pool w
           assert.equal(response.status, 400);
           assert.equal(
             response.body,
-            '{"code":"invalid_request","error":"--image is required for k8s/deployment","detail":"give it a value in the component\'s fields: \\"fields\\": {\\"image\\": \\"nginx:1.27\\"}","field":{"field":"image","path":"","rule":"missing","expected":"is required"}}',
+            '{"code":"invalid_request","error":"--image is required for k8s/deployment","detail":"give it a value in the component\'s fields: \\"fields\\": {\\"image\\": \\"nginx:1.27\\"}","field":{"field":"image","path":"","rule":"missing","expected":"is required","code":"required","params":{}}}',
           );
           break;
         case "unknown":

@@ -91,6 +91,8 @@ describe("the dashboard's API errors", () => {
       rule: "invalid",
       expected: "must be a whole number from 0 to 2147483647, written in digits",
       got: "three",
+      code: "whole_number",
+      params: { min: 0, max: 2147483647 },
     } as const;
     answer(400, { code: "invalid_request", error: "k8s/deployment: `replicas` ...", field });
     const request = {

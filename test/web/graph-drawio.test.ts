@@ -2,7 +2,7 @@
 // multi-tier-platform one connected picture, and its draw.io export: the file
 // is parsed with a real XML parser and every lane, node and edge of the graph model must be in it
 // with the right parent, source and target, for every built-in template and for names that
-// hold markup.
+// hold markup; and in French, the links are named in French.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
@@ -10,6 +10,7 @@ import { toItemMetaView } from "../../src/core/item.ts";
 import { catalogueEntry } from "../../src/core/project/facts.ts";
 import { builtinPresets } from "../../src/node/builtin-presets.ts";
 import { builtinRegistry } from "../../src/node/builtin-registry.ts";
+import { chooseLanguage } from "../../web/src/i18n/i18n.ts";
 import { drawioXml, xmlAttribute } from "../../web/src/model/drawio.ts";
 import { buildGraph, type Graph, type GraphComponent } from "../../web/src/model/graph.ts";
 import { layoutGraph } from "../../web/src/model/graph-layout.ts";
@@ -280,3 +281,32 @@ function clean(graph: Graph): Graph {
     })),
   };
 }
+
+describe("the graph's words follow the interface's language", () => {
+  it("in French, every link of every built-in template is named in French (child, vars, role, imports, inventory, selects…)", () => {
+    const english = new Set(
+      PRESETS.flatMap((name) => buildGraph(presetComponents(name)).edges.map((edge) => edge.label)),
+    );
+    chooseLanguage("fr");
+    try {
+      const french = new Set(
+        PRESETS.flatMap((name) =>
+          buildGraph(presetComponents(name)).edges.map((edge) => edge.label),
+        ),
+      );
+      for (const word of ["child", "vars", "role", "imports", "inventory", "selects"]) {
+        assert.ok(english.has(word), `the templates draw a ${word} link`);
+      }
+      assert.deepEqual(
+        [...french].filter((label) => label !== undefined && english.has(label)),
+        [],
+        "links named in English in the French interface",
+      );
+      for (const word of ["enfant", "variables", "rôle", "importe", "inventaire", "sélectionne"]) {
+        assert.ok(french.has(word), `a French ${word} link`);
+      }
+    } finally {
+      chooseLanguage("en");
+    }
+  });
+});

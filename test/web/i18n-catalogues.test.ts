@@ -8,12 +8,16 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { FIELD_RULE_CODES } from "../../src/core/errors.ts";
 import { FORMAT_RULES } from "../../src/core/formats.ts";
 import { CHECK_RULES } from "../../src/core/project/checks/check-project.ts";
 import { EXEC_PATH_RULES } from "../../src/core/sensitive-paths.ts";
 import {
   execPathKey,
+  fieldRuleKey,
+  findingKey,
   formatKey,
+  isBuiltKey,
   isCoreWordedKey,
   keyInCode,
   pluralForm,
@@ -122,9 +126,10 @@ describe("the dashboard's message catalogues", () => {
       [],
       "asked for by the code, in no catalogue",
     );
-    // a key is used when the code names it as a string: t("key") or a map of keys
+    // a key is used when the code names it as a string: t("key") or a map of keys; the keys
+    // built from a rule id or a field rule's code are checked against the core's lists below
     assert.deepEqual(
-      [...known].filter((key) => !source.includes(`"${key}"`)),
+      [...known].filter((key) => !isBuiltKey(key) && !source.includes(`"${key}"`)),
       [],
       "in the catalogues, used nowhere in web/src",
     );
@@ -153,6 +158,31 @@ describe("the dashboard's message catalogues", () => {
       [],
       "core-worded keys in en.json",
     );
+  });
+
+  it("every check rule's finding and every field rule's code has its sentence in English and in French, and no other rule does", () => {
+    const built = [
+      ...CHECK_RULES.map((rule) => findingKey(rule.id)),
+      // a fixed format is worded by the format's key, checked with the core-worded keys
+      ...FIELD_RULE_CODES.filter((code) => code !== "format").map(fieldRuleKey),
+    ];
+    // a form of a sentence (`_noInventory`, `_range`) and a plural form count for their rule
+    const ruleOf = (key: string) =>
+      built.find((rule) => key === rule || key.startsWith(`${rule}_`));
+    for (const language of LANGUAGES) {
+      const keys = Object.keys(messages[language] ?? {}).filter(isBuiltKey);
+      const worded = new Set(keys.map(ruleOf));
+      assert.deepEqual(
+        built.filter((key) => !worded.has(key)),
+        [],
+        `a rule without its sentence in ${language}.json`,
+      );
+      assert.deepEqual(
+        keys.filter((key) => ruleOf(key) === undefined),
+        [],
+        `in ${language}.json for a rule or code the core does not have`,
+      );
+    }
   });
 
   it("the French is set with French typography", () => {

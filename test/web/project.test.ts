@@ -336,6 +336,8 @@ describe("project files (the zip)", () => {
               path: "",
               rule: "missing",
               expected: "is required",
+              code: "required",
+              params: {},
             });
           }
           return { files: [] };

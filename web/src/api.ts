@@ -3,7 +3,13 @@
 // dashboard's renderer of one component for the core's project pipeline.
 
 import type { ConfigView } from "../../src/core/config.ts";
-import { type ErrorKind, errorMessage, type FieldProblem } from "../../src/core/errors.ts";
+import {
+  type ErrorKind,
+  errorMessage,
+  FIELD_RULE_CODES,
+  type FieldProblem,
+  type FieldRuleCode,
+} from "../../src/core/errors.ts";
 import type { RegistryItemView } from "../../src/core/item.ts";
 import type { PresetComponent, PresetSummary } from "../../src/core/project/preset-manifest.ts";
 import type { RenderOne, RenderOutcome } from "../../src/core/project/render-components.ts";
@@ -135,7 +141,11 @@ function isFieldProblem(value: unknown): value is FieldProblem {
     typeof problem.path === "string" &&
     (problem.rule === "missing" || problem.rule === "invalid") &&
     typeof problem.expected === "string" &&
-    (problem.got === undefined || typeof problem.got === "string")
+    (problem.got === undefined || typeof problem.got === "string") &&
+    // the rule in parts, which the form words itself from
+    FIELD_RULE_CODES.includes(problem.code as FieldRuleCode) &&
+    typeof problem.params === "object" &&
+    problem.params !== null
   );
 }
 

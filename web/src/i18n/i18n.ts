@@ -102,6 +102,26 @@ export function translate(key: MessageKey, values?: MessageValues): string {
 }
 
 /**
+ * The message of a key built from a name of the core's (keys.ts: findingKey, fieldRuleKey), in
+ * the current language; `form` picks one of its forms (i18next's context: `<key>_<form>`, the
+ * plain key when the language has no such form).
+ */
+export function translateBuilt(key: string, values: MessageValues, form?: string): string {
+  return i18n.t(key, form === undefined ? values : { ...values, context: form }) as string;
+}
+
+/**
+ * `items` as one phrase of the current language: `a, b and c` (`or` when `kind` is
+ * `disjunction`), by Intl.ListFormat.
+ */
+export function listWords(
+  items: readonly string[],
+  kind: "conjunction" | "disjunction" = "conjunction",
+): string {
+  return new Intl.ListFormat(currentLanguage(), { type: kind }).format(items);
+}
+
+/**
  * A check rule's summary or fix in the current language, looked up by the rule's id. English
  * is the core's own sentence (`english`), so the dashboard, the CLI and the API word a rule
  * alike; only the other languages' catalogues hold rule keys, and a rule missing from one

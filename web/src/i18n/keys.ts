@@ -44,6 +44,32 @@ export function execPathKey(pattern: string): string {
 }
 
 /**
+ * The catalogue key of a check finding's sentence, `finding.<rule id>`, in every language: the
+ * dashboard words a finding from its params; the catalogue test checks these keys against the
+ * core's rule list. A rule whose sentence has forms adds them as `finding.<id>_<variant>`.
+ */
+export function findingKey(ruleId: string): string {
+  return `finding.${ruleId}`;
+}
+
+/**
+ * The catalogue key of what a field rule says a value must be, `fieldRule.<code>` (FieldProblem's
+ * `code`), in every language; a rule with forms adds `fieldRule.<code>_<form>`. The `format`
+ * code is worded by the format's own key instead (formatKey).
+ */
+export function fieldRuleKey(code: string): string {
+  return `fieldRule.${code}`;
+}
+
+/**
+ * Whether a catalogue key is built from a name of the core's (a rule id, a field rule's code)
+ * rather than written in the code: the catalogue test checks these against the core's lists.
+ */
+export function isBuiltKey(catalogueKey: string): boolean {
+  return ["finding.", "fieldRule."].some((prefix) => catalogueKey.startsWith(prefix));
+}
+
+/**
  * Whether a catalogue key words, in another language, a sentence the core words in English
  * (a check rule's summary or fix, a format's rule, what runs a file): English holds none of these keys, since
  * its words are the core's own, shown as the CLI and the API show them.

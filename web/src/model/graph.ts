@@ -181,7 +181,7 @@ function addGroups(graph: GraphBuilder, facts: ProjectFacts): void {
           detail: translate("graphModel.group"),
           component: inventory.component,
         });
-        graph.edge(`group:${group.name}`, `group:${child}`, "child");
+        graph.edge(`group:${group.name}`, `group:${child}`, translate("graphEdge.child"));
       }
     }
   }
@@ -211,7 +211,8 @@ function addAutomation(graph: GraphBuilder, facts: ProjectFacts): Map<string, st
     if (id !== undefined) graph.edge(source, id, label);
   };
   for (const groupVars of facts.groupVars) {
-    if (groupVars.group) edgeTo(`c:${groupVars.component}`, groupVars.group, "vars");
+    if (groupVars.group)
+      edgeTo(`c:${groupVars.component}`, groupVars.group, translate("graphEdge.vars"));
   }
   const playbookByPath = new Map<string, string>();
   for (const playbook of facts.playbooks) {
@@ -234,7 +235,7 @@ function addAutomation(graph: GraphBuilder, facts: ProjectFacts): Map<string, st
                 "configure",
               )
             : `c:${vendor}`;
-        graph.edge(id, roleId, "role");
+        graph.edge(id, roleId, translate("graphEdge.role"));
       }
     }
   }
@@ -326,7 +327,7 @@ function addEntryPoints(
             translate("graphModel.playbookNotWritten"),
             "configure",
           ),
-        "imports",
+        translate("graphEdge.imports"),
       );
     }
   }
@@ -337,7 +338,8 @@ function addEntryPoints(
       if (facts.components[inventory.component]?.path !== wanted) continue;
       const groups = inventory.groups;
       const top = groups.find((group) => !groups.some((g) => g.children.includes(group.name)));
-      if (top) graph.edge(`c:${config.component}`, `group:${top.name}`, "inventory");
+      if (top)
+        graph.edge(`c:${config.component}`, `group:${top.name}`, translate("graphEdge.inventory"));
     }
   }
 }
@@ -346,7 +348,7 @@ function addEntryPoints(
 function addKubernetes(graph: GraphBuilder, facts: ProjectFacts): void {
   for (const service of facts.services) {
     for (const deployment of service.selects) {
-      graph.edge(`c:${service.component}`, `c:${deployment}`, "selects");
+      graph.edge(`c:${service.component}`, `c:${deployment}`, translate("graphEdge.selects"));
     }
   }
   for (const ingress of facts.ingresses) {

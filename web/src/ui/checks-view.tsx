@@ -1,8 +1,8 @@
 // Findings of the cross-component checks (src/core/project/checks/check-project.ts), with links and one-click fixes;
 // the names and values a message quotes in backticks show as code. A rule's summary and fix are
 // worded by rule id in the interface's language (English is the core's own sentence); a
-// finding's message is one English sentence from the core, so in another language the finding
-// shows its rule's translated summary first and the core's English detail below it.
+// finding's sentence is worded in the interface's language from its rule id and its params
+// (model/finding-words.ts), in English as in French.
 import type { JSX } from "preact";
 import { CHECK_RULES } from "../../../src/core/project/checks/check-project.ts";
 import type {
@@ -18,6 +18,7 @@ import {
   translatesCoreWords,
   useT,
 } from "../i18n/i18n.ts";
+import { findingMessage } from "../model/finding-words.ts";
 import { InlineCode } from "./common.tsx";
 
 /** A severity as the interface words it (the rule ids and messages stay the CLI's). */
@@ -25,12 +26,6 @@ const SEVERITY_WORD: Record<Severity, MessageKey> = {
   error: "checks.severityError",
   warning: "checks.severityWarning",
 };
-
-/** The rule summary a finding belongs to, in the interface's language. */
-function findingSummary(finding: Finding): string | undefined {
-  const rule = CHECK_RULES.find((candidate) => candidate.id === finding.rule);
-  return rule && translateRule(rule.id, "summary", rule.summary);
-}
 
 /**
  * A fix button's words: the core's label in English; in another language worded from what the
@@ -94,14 +89,8 @@ export function ChecksView(props: {
               <span class={`pill ${finding.severity}`}>{t(SEVERITY_WORD[finding.severity])}</span>
               <code class="rule">{finding.rule}</code>
             </div>
-            {translatesCoreWords() && (
-              <p class="finding-summary" data-testid="finding-summary">
-                <InlineCode text={findingSummary(finding) ?? ""} />
-              </p>
-            )}
-            {/* the core's sentence, in English in every language: lang tells screen readers */}
-            <p data-testid="finding-message" lang="en">
-              <InlineCode text={finding.message} />
+            <p data-testid="finding-message">
+              <InlineCode text={findingMessage(finding)} />
             </p>
             <div class="finding-actions">
               {finding.components.map((component) => (

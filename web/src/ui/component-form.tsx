@@ -337,7 +337,7 @@ function FieldError(props: {
   if (!props.problem) return null;
   return (
     <span class="field-error" id={errorId(props.name)} data-testid={`field-error-${props.name}`}>
-      {fieldErrorMessage(props.problem)}
+      <InlineCode text={fieldErrorMessage(props.problem)} />
     </span>
   );
 }

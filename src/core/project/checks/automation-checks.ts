@@ -1,8 +1,15 @@
 // Rules about what the automation runs: plays and the groups they target, the site and the
 // playbooks it imports, and the roles plays use.
 import { hostPatternTargets, type ProjectFacts } from "../facts.ts";
-import { groupHint, inventoryIndexes } from "./inventory-checks.ts";
-import { aComponent, defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
+import { groupHint, groupHintParams, inventoryIndexes } from "./inventory-checks.ts";
+import {
+  aComponent,
+  defineRule,
+  type FindingParams,
+  type Issue,
+  quote,
+  type RuleContext,
+} from "./rule.ts";
 
 /** Targets of a host pattern no inventory defines, as a group or as a host. */
 function unknownTargets(facts: ProjectFacts, pattern: string): string[] {
@@ -10,6 +17,17 @@ function unknownTargets(facts: ProjectFacts, pattern: string): string[] {
   return hostPatternTargets(pattern).filter(
     (target) => !known.has(target) && !facts.knownHosts.has(target),
   );
+}
+
+/** play-unknown-group's parts: the playbook, the play, its unknown target and the known groups. */
+function playUnknownGroupParams(
+  facts: ProjectFacts,
+  context: RuleContext,
+  index: number,
+  play: string,
+  target: string,
+): FindingParams {
+  return { component: context.named(index), play, target, ...groupHintParams(facts) };
 }
 
 /** A play aimed at a group nobody defines runs on no host, and the tool only warns. */
@@ -22,6 +40,7 @@ function playUnknownGroup(facts: ProjectFacts, context: RuleContext): Issue[] {
         issues.push({
           message: `${context.who(playbook.component)}: play ${quote(play.name)} is aimed at ${quote(target)}, which no inventory defines - ${groupHint(facts, context)}, or change the play's hosts`,
           components: [playbook.component, ...inventoryIndexes(facts)],
+          params: playUnknownGroupParams(facts, context, playbook.component, play.name, target),
         });
       }
     }
@@ -37,6 +56,20 @@ export const PLAY_UNKNOWN_GROUP = defineRule({
   check: playUnknownGroup,
 });
 
+/**
+ * bootstrap-unknown-group's parts: the component, its unknown target, the field that names it
+ * and the known groups.
+ */
+function bootstrapUnknownGroupParams(
+  facts: ProjectFacts,
+  context: RuleContext,
+  index: number,
+  target: string,
+  field: string,
+): FindingParams {
+  return { component: context.named(index), target, field, ...groupHintParams(facts) };
+}
+
 /** The same for a component aimed at one host pattern as a whole (such as a node bootstrap). */
 function targetUnknownGroup(facts: ProjectFacts, context: RuleContext): Issue[] {
   const issues: Issue[] = [];
@@ -47,6 +80,7 @@ function targetUnknownGroup(facts: ProjectFacts, context: RuleContext): Issue[] 
       issues.push({
         message: `${context.who(playbook.component)} is aimed at ${quote(target)}, which no inventory defines - ${groupHint(facts, context)}, or set ${field} to an existing group or \`all\``,
         components: [playbook.component, ...inventoryIndexes(facts)],
+        params: bootstrapUnknownGroupParams(facts, context, playbook.component, target, field),
       });
     }
   }
@@ -62,6 +96,16 @@ export const BOOTSTRAP_UNKNOWN_GROUP = defineRule({
   check: targetUnknownGroup,
 });
 
+/** site-missing-playbook's parts: the site, the path it imports and where that resolves. */
+function siteMissingPlaybookParams(
+  context: RuleContext,
+  index: number,
+  path: string,
+  resolved: string,
+): FindingParams {
+  return { component: context.named(index), path, resolved };
+}
+
 /** The site imports by path; a path nothing writes fails the whole run at start. */
 function siteMissingPlaybook(facts: ProjectFacts, context: RuleContext): Issue[] {
   const issues: Issue[] = [];
@@ -71,6 +115,7 @@ function siteMissingPlaybook(facts: ProjectFacts, context: RuleContext): Issue[]
       issues.push({
         message: `${context.who(site.component)} imports ${quote(entry.path)}, which no component writes - add ${aComponent(context, "playbook", "playbook")} that writes ${quote(entry.resolved)} or fix the path`,
         components: [site.component],
+        params: siteMissingPlaybookParams(context, site.component, entry.path, entry.resolved),
       });
     }
   }
@@ -84,6 +129,16 @@ export const SITE_MISSING_PLAYBOOK = defineRule({
   fix: "add a playbook component with that name, or remove the playbook from the site's playbooks field",
   check: siteMissingPlaybook,
 });
+
+/** playbook-not-imported's parts: the playbook, the path it writes and the site. */
+function playbookNotImportedParams(
+  context: RuleContext,
+  index: number,
+  path: string,
+  site: number,
+): FindingParams {
+  return { component: context.named(index), path, site: context.named(site) };
+}
 
 /**
  * A playbook the site does not import never runs when the site runs. Only in projects with a
@@ -100,6 +155,7 @@ function playbookNotImported(facts: ProjectFacts, context: RuleContext): Issue[]
     issues.push({
       message: `${context.who(playbook.component)} writes ${quote(playbook.path)}, which no site imports, so running the site skips it - add it to the playbooks of ${context.who(site.component)}, or run it on its own on purpose`,
       components: [playbook.component, site.component],
+      params: playbookNotImportedParams(context, playbook.component, playbook.path, site.component),
     });
   }
   return issues;
@@ -112,6 +168,15 @@ export const PLAYBOOK_NOT_IMPORTED = defineRule({
   fix: "add the playbook's name to the site component's playbooks field, or remove the playbook if nothing runs it",
   check: playbookNotImported,
 });
+
+/** role-not-vendored's parts: the role and the components whose plays use it. */
+function roleNotVendoredParams(
+  context: RuleContext,
+  role: string,
+  users: readonly number[],
+): FindingParams {
+  return { role, components: users.map(context.named) };
+}
 
 /** A role a play uses must be in a roles folder; roles from collections (`ns.col.role`) are not. */
 function roleNotVendored(facts: ProjectFacts, context: RuleContext): Issue[] {
@@ -128,6 +193,7 @@ function roleNotVendored(facts: ProjectFacts, context: RuleContext): Issue[] {
   return [...missing].map(([role, users]) => ({
     message: `role ${quote(role)} is used by ${users.map(context.who).join(", ")} but no component writes roles/${role}/ - add ${aComponent(context, "role", "role")} named ${quote(role)}`,
     components: users,
+    params: roleNotVendoredParams(context, role, users),
     fix:
       reference === undefined
         ? undefined

@@ -91,6 +91,10 @@ function ruleContext(project: CheckProject): RuleContext {
       const component = project.components[index];
       return component ? `${component.reference} \`${component.name}\`` : `component ${index}`;
     },
+    named(index) {
+      const component = project.components[index];
+      return { reference: component?.reference ?? "", name: component?.name ?? `${index}` };
+    },
     suggestion(kind) {
       return project.catalogue?.find((entry) => entry.kind === kind && entry.suggest)?.reference;
     },
@@ -104,6 +108,7 @@ export function checkProject(project: CheckProject): Finding[] {
   const findings: Finding[] = [];
   for (const rule of RULES) {
     for (const issue of rule.check(facts, context)) {
+      // params last: the keys a client already reads keep their places
       const finding: Finding = {
         rule: rule.id,
         severity: rule.severity,
@@ -112,8 +117,9 @@ export function checkProject(project: CheckProject): Finding[] {
           const component = project.components[index];
           return { index, reference: component?.reference ?? "", name: component?.name ?? "" };
         }),
+        ...(issue.fix ? { fix: issue.fix } : {}),
+        params: issue.params,
       };
-      if (issue.fix) finding.fix = issue.fix;
       findings.push(finding);
     }
   }

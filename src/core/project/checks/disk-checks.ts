@@ -3,7 +3,7 @@
 // of a conflict, and a file kiln.lock tracks that is gone.
 import { plural } from "../../plural.ts";
 import type { ProjectFacts } from "../facts.ts";
-import { defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
+import { defineRule, type FindingParams, type Issue, quote, type RuleContext } from "./rule.ts";
 
 /** `deployment/api`: the address `kiln update` and `kiln remove` take for one component. */
 function addressOf(context: RuleContext, index: number): string {
@@ -11,6 +11,16 @@ function addressOf(context: RuleContext, index: number): string {
   if (component === undefined) return `${index}`;
   const reference = component.reference.replace(/\/+$/, "");
   return `${reference.slice(reference.lastIndexOf("/") + 1)}/${component.name}`;
+}
+
+/** conflict-markers' parts: the component, the file and the lines where a conflict starts. */
+function conflictMarkersParams(
+  context: RuleContext,
+  index: number,
+  file: string,
+  lines: readonly number[],
+): FindingParams {
+  return { component: context.named(index), file, lines: [...lines] };
 }
 
 /**
@@ -21,6 +31,7 @@ function conflictMarkers(facts: ProjectFacts, context: RuleContext): Issue[] {
   return facts.conflictMarkers.map((file) => ({
     message: `${context.who(file.component)}: ${quote(file.shown)} holds unresolved conflict markers (${quote("<<<<<<<")} at line ${file.lines.join(", ")}) - keep the lines you want between ${quote("<<<<<<<")}, ${quote("=======")} and ${quote(">>>>>>>")}, delete the marker lines and run \`kiln check\` again`,
     components: [file.component],
+    params: conflictMarkersParams(context, file.component, file.shown, file.lines),
   }));
 }
 
@@ -40,6 +51,23 @@ function someFiles(shown: readonly string[]): string {
 }
 
 /**
+ * missing-file's parts: the component, every missing file, how many, and the address `kiln
+ * update` and `kiln remove` take.
+ */
+function missingFileParams(
+  context: RuleContext,
+  index: number,
+  files: readonly string[],
+): FindingParams {
+  return {
+    component: context.named(index),
+    files: [...files],
+    count: files.length,
+    address: addressOf(context, index),
+  };
+}
+
+/**
  * A file kiln.lock tracks that is not on disk: deleted by hand, so the project no longer has
  * what the lock says it vendored (and a later `kiln update` writes it again). A warning:
  * nothing that runs needs every file, and the checks that do (a role, a playbook the site
@@ -55,6 +83,7 @@ function missingFiles(facts: ProjectFacts, context: RuleContext): Issue[] {
     return {
       message: `${context.who(component)}: ${plural(shown.length, "file")} kiln.lock tracks ${shown.length === 1 ? "is" : "are"} not on disk (${someFiles(shown)}) - \`kiln update ${address}\` writes ${shown.length === 1 ? "it" : "them"} again, or \`kiln remove ${address}\` stops tracking the component`,
       components: [component],
+      params: missingFileParams(context, component, shown),
     };
   });
 }

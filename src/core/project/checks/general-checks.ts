@@ -2,7 +2,12 @@
 // JSON, and no two components write one path.
 import { errorMessage } from "../../errors.ts";
 import type { ProjectFacts } from "../facts.ts";
-import { defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
+import { defineRule, type FindingParams, type Issue, quote, type RuleContext } from "./rule.ts";
+
+/** render-error's parts: the component and the render's own error, in the core's English. */
+function renderErrorParams(context: RuleContext, index: number, error: string): FindingParams {
+  return { component: context.named(index), error };
+}
 
 /** A component that does not render writes nothing; everything else about it is a guess. */
 function renderErrors(_facts: ProjectFacts, context: RuleContext): Issue[] {
@@ -12,6 +17,7 @@ function renderErrors(_facts: ProjectFacts, context: RuleContext): Issue[] {
     issues.push({
       message: `${context.who(index)} does not render: ${component.renderError} - fix its fields`,
       components: [index],
+      params: renderErrorParams(context, index, component.renderError),
     });
   });
   return issues;
@@ -24,6 +30,17 @@ export const RENDER_ERROR = defineRule({
   fix: "fix the field the message names (`kiln view <reference>` lists the fields and their formats), then render again",
   check: renderErrors,
 });
+
+/** invalid-json's parts: the component, the field, its first character and the parser's reason. */
+function invalidJsonParams(
+  context: RuleContext,
+  index: number,
+  field: string,
+  first: string,
+  error: string,
+): FindingParams {
+  return { component: context.named(index), field, first, error };
+}
 
 /**
  * A value that starts like JSON but is not reaches the template as plain text, so a list or
@@ -41,6 +58,7 @@ function invalidJson(_facts: ProjectFacts, context: RuleContext): Issue[] {
         issues.push({
           message: `${context.who(index)}: field ${quote(field)} starts with ${quote(first)} but is not valid JSON (${errorMessage(error)}), so the template gets it as plain text - fix the JSON`,
           components: [index],
+          params: invalidJsonParams(context, index, field, first, errorMessage(error)),
         });
       }
     }
@@ -56,6 +74,15 @@ export const INVALID_JSON = defineRule({
   check: invalidJson,
 });
 
+/** duplicate-path's parts: the components and the path they all write. */
+function duplicatePathParams(
+  context: RuleContext,
+  components: readonly number[],
+  path: string,
+): FindingParams {
+  return { components: components.map(context.named), path };
+}
+
 /** Two components writing one path: setup refuses the run, so say which ones before it does. */
 function duplicatePaths(facts: ProjectFacts, context: RuleContext): Issue[] {
   const issues: Issue[] = [];
@@ -64,6 +91,7 @@ function duplicatePaths(facts: ProjectFacts, context: RuleContext): Issue[] {
     issues.push({
       message: `${components.map(context.who).join(" and ")} all write ${quote(path)} - rename one of them or change the field that sets its path`,
       components,
+      params: duplicatePathParams(context, components, path),
     });
   }
   return issues;

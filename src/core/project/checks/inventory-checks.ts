@@ -2,7 +2,7 @@
 // variables set in more than one place (where the automation tool's precedence decides silently
 // which value a host gets).
 import type { GroupFact, InventoryFact, ProjectFacts } from "../facts.ts";
-import { defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
+import { defineRule, type FindingParams, type Issue, quote, type RuleContext } from "./rule.ts";
 
 /** What to do about a group no inventory defines: add it, or add an inventory at all. */
 export function groupHint(facts: ProjectFacts, context: RuleContext): string {
@@ -13,9 +13,33 @@ export function groupHint(facts: ProjectFacts, context: RuleContext): string {
   return `add the group to the inventory (groups: ${groups.join(", ")})`;
 }
 
+/**
+ * groupHint's parts: the groups the inventories define, or the variant `noInventory` when the
+ * project has no inventory at all.
+ */
+export function groupHintParams(facts: ProjectFacts): FindingParams {
+  if (facts.inventories.length === 0) return { variant: "noInventory" };
+  return { groups: facts.knownGroups.filter((group) => group !== "ungrouped") };
+}
+
 /** Components that define groups, for findings about a group they lack. */
 export function inventoryIndexes(facts: ProjectFacts): number[] {
   return facts.inventories.map((inventory) => inventory.component);
+}
+
+/** host-two-addresses' parts: the inventory, the host, its addresses and the groups giving them. */
+function hostTwoAddressesParams(
+  context: RuleContext,
+  index: number,
+  host: string,
+  byAddress: ReadonlyMap<string, readonly string[]>,
+): FindingParams {
+  return {
+    component: context.named(index),
+    host,
+    addresses: [...byAddress.keys()],
+    groups: [...new Set([...byAddress.values()].flat())],
+  };
 }
 
 /** A host written with two cm_host values: which one the tool uses depends on group order. */
@@ -39,6 +63,7 @@ function hostTwoAddresses(facts: ProjectFacts, context: RuleContext): Issue[] {
       issues.push({
         message: `${context.who(inventory.component)}: host ${quote(host)} has two addresses (${listing}) - give it one cm_host in every group`,
         components: [inventory.component],
+        params: hostTwoAddressesParams(context, inventory.component, host, byAddress),
       });
     }
   }
@@ -52,6 +77,26 @@ export const HOST_TWO_ADDRESSES = defineRule({
   fix: "give the host one address in every inventory, or name the second one differently",
   check: hostTwoAddresses,
 });
+
+/**
+ * hosts-share-address' parts: the inventory, the hosts, their address and how many; `port` and
+ * the variant `port` when they share a port too.
+ */
+function hostsShareAddressParams(
+  context: RuleContext,
+  index: number,
+  hosts: readonly string[],
+  address: string,
+  port: string | undefined,
+): FindingParams {
+  const shared = {
+    component: context.named(index),
+    hosts: [...hosts],
+    address,
+    count: hosts.length,
+  };
+  return port === undefined ? shared : { ...shared, port, variant: "port" };
+}
 
 /**
  * Two host names with one address and port are one machine the tool configures twice, often a
@@ -80,6 +125,7 @@ function hostsShareAddress(facts: ProjectFacts, context: RuleContext): Issue[] {
       issues.push({
         message: `${context.who(inventory.component)}: hosts ${hosts.map(quote).join(" and ")} share the address ${where}, so the automation tool configures one machine as ${hosts.length} hosts - give each host its own cm_host, or keep one of them`,
         components: [inventory.component],
+        params: hostsShareAddressParams(context, inventory.component, hosts, address, port),
       });
     }
   }
@@ -103,6 +149,18 @@ function childrenOf(inventory: InventoryFact): Map<string, string[]> {
   return children;
 }
 
+/**
+ * children-cycle's parts: the inventory and the cycle as `a → b → a` (arrows read alike in any
+ * language, where a list would be joined with `and`).
+ */
+function childrenCycleParams(
+  context: RuleContext,
+  index: number,
+  cycle: readonly string[],
+): FindingParams {
+  return { component: context.named(index), cycle: cycle.join(" → ") };
+}
+
 /** A group that is its own ancestor: the tool refuses the inventory. */
 function childrenCycle(facts: ProjectFacts, context: RuleContext): Issue[] {
   const issues: Issue[] = [];
@@ -124,6 +182,7 @@ function childrenCycle(facts: ProjectFacts, context: RuleContext): Issue[] {
             issues.push({
               message: `${context.who(inventory.component)}: groups form a cycle through children (${cycle.join(" → ")}) - remove one of these children`,
               components: [inventory.component],
+              params: childrenCycleParams(context, inventory.component, cycle),
             });
           }
         } else if (seen === undefined) {
@@ -145,6 +204,16 @@ export const CHILDREN_CYCLE = defineRule({
   fix: "remove one `:children` entry of the cycle, so no group contains itself",
   check: childrenCycle,
 });
+
+/** empty-child-group's parts: the inventory, the empty group and the groups it is a child of. */
+function emptyChildGroupParams(
+  context: RuleContext,
+  index: number,
+  group: string,
+  parents: readonly string[],
+): FindingParams {
+  return { component: context.named(index), group, parents: [...parents] };
+}
 
 /**
  * A `:children` entry naming a group with no hosts and no children of its own adds nothing to
@@ -170,6 +239,7 @@ function emptyChildGroup(facts: ProjectFacts, context: RuleContext): Issue[] {
       issues.push({
         message: `${context.who(inventory.component)}: group ${quote(child)} is a child of ${of.map(quote).join(", ")} but has no hosts and no children, so it adds nothing - add hosts to ${quote(child)} or remove it from the children`,
         components: [inventory.component],
+        params: emptyChildGroupParams(context, inventory.component, child, of),
       });
     }
   }
@@ -184,6 +254,16 @@ export const EMPTY_CHILD_GROUP = defineRule({
   check: emptyChildGroup,
 });
 
+/** group-vars-unknown-group's parts: the group vars, their unknown group and the known groups. */
+function groupVarsUnknownGroupParams(
+  facts: ProjectFacts,
+  context: RuleContext,
+  index: number,
+  group: string,
+): FindingParams {
+  return { component: context.named(index), group, ...groupHintParams(facts) };
+}
+
 /** Group vars aimed at a group no inventory has apply to no host. */
 function groupVarsUnknownGroup(facts: ProjectFacts, context: RuleContext): Issue[] {
   const known = new Set(facts.knownGroups);
@@ -194,6 +274,7 @@ function groupVarsUnknownGroup(facts: ProjectFacts, context: RuleContext): Issue
     issues.push({
       message: `${context.who(groupVars.component)} sets vars for group ${quote(group)}, which no inventory defines - ${groupHint(facts, context)}, or change the group`,
       components: [groupVars.component, ...inventoryIndexes(facts)],
+      params: groupVarsUnknownGroupParams(facts, context, groupVars.component, group),
     });
   }
   return issues;
@@ -207,6 +288,15 @@ export const GROUP_VARS_UNKNOWN_GROUP = defineRule({
   check: groupVarsUnknownGroup,
 });
 
+/** group-vars-key-twice's parts: the group vars and the keys set in both fields. */
+function groupVarsKeyTwiceParams(
+  context: RuleContext,
+  index: number,
+  keys: readonly string[],
+): FindingParams {
+  return { component: context.named(index), keys: [...keys] };
+}
+
 /** One key in both `vars` and `yaml` writes it twice into one YAML file. */
 function groupVarsKeyTwice(facts: ProjectFacts, context: RuleContext): Issue[] {
   const issues: Issue[] = [];
@@ -218,6 +308,7 @@ function groupVarsKeyTwice(facts: ProjectFacts, context: RuleContext): Issue[] {
     issues.push({
       message: `${context.who(groupVars.component)} sets ${both.map(quote).join(", ")} in both vars and yaml, so the file has the key twice - keep it in one of them`,
       components: [groupVars.component],
+      params: groupVarsKeyTwiceParams(context, groupVars.component, both),
     });
   }
   return issues;
@@ -235,6 +326,22 @@ export const GROUP_VARS_KEY_TWICE = defineRule({
 function groupVarsKeys(facts: ProjectFacts, component: number): Set<string> {
   const groupVars = facts.groupVars.find((entry) => entry.component === component);
   return new Set([...(groupVars?.varKeys ?? []), ...(groupVars?.yamlKeys ?? [])]);
+}
+
+/** group-vars-key-in-inventory's parts: the group vars, the keys, the group and the inventory. */
+function groupVarsKeyInInventoryParams(
+  context: RuleContext,
+  index: number,
+  keys: readonly string[],
+  group: string,
+  inventory: number,
+): FindingParams {
+  return {
+    component: context.named(index),
+    keys: [...keys],
+    group,
+    inventory: context.named(inventory),
+  };
 }
 
 /**
@@ -256,6 +363,13 @@ function groupVarsKeyInInventory(facts: ProjectFacts, context: RuleContext): Iss
       issues.push({
         message: `${context.who(groupVars.component)} sets ${[...both].map(quote).join(", ")} for group ${quote(groupVars.group)}, which ${context.who(inventory.component)} also sets in the group's vars - the group vars file wins; keep each key in one place`,
         components: [groupVars.component, inventory.component],
+        params: groupVarsKeyInInventoryParams(
+          context,
+          groupVars.component,
+          [...both],
+          groupVars.group,
+          inventory.component,
+        ),
       });
     }
   }
@@ -292,6 +406,20 @@ function groupsOfHost(host: string, groups: readonly GroupFact[]): Set<string> {
 }
 
 /**
+ * host-var-overrides-group-var's parts: the inventory, the host, the keys it sets that a group
+ * sets too, and those groups (every key's, together).
+ */
+function hostVarOverridesGroupVarParams(
+  context: RuleContext,
+  index: number,
+  host: string,
+  keys: readonly string[],
+  groups: readonly string[],
+): FindingParams {
+  return { component: context.named(index), host, keys: [...keys], groups: [...new Set(groups)] };
+}
+
+/**
  * A host var with the name of a var of one of the host's groups wins for that host without a
  * word. Often meant (one host differs), so a warning that says where both are set.
  */
@@ -310,27 +438,40 @@ function hostVarOverridesGroupVar(facts: ProjectFacts, context: RuleContext): Is
       if (keys.size === 0) continue;
       const groups = groupsOfHost(host, inventory.groups);
       const parts: string[] = [];
+      const overridden: string[] = [];
+      const overriding: string[] = [];
       const involved: number[] = [inventory.component];
       for (const key of keys) {
         const where: string[] = [];
         for (const group of inventory.groups) {
           if (groups.has(group.name) && Object.hasOwn(group.vars, key)) {
             where.push(`group ${quote(group.name)} in the inventory`);
+            overriding.push(group.name);
           }
         }
         for (const groupVars of facts.groupVars) {
           if (!groupVars.group || !groups.has(groupVars.group)) continue;
           if (!groupVarsKeys(facts, groupVars.component).has(key)) continue;
           where.push(`group ${quote(groupVars.group)} by ${context.who(groupVars.component)}`);
+          overriding.push(groupVars.group);
           if (!involved.includes(groupVars.component)) involved.push(groupVars.component);
         }
-        if (where.length > 0)
+        if (where.length > 0) {
           parts.push(`${quote(key)} (also set for ${[...new Set(where)].join(" and ")})`);
+          overridden.push(key);
+        }
       }
       if (parts.length === 0) continue;
       issues.push({
         message: `${context.who(inventory.component)}: host ${quote(host)} sets ${parts.join(", ")} - the host's value wins for this host; remove it from the host or the group unless that is meant`,
         components: involved,
+        params: hostVarOverridesGroupVarParams(
+          context,
+          inventory.component,
+          host,
+          overridden,
+          overriding,
+        ),
       });
     }
   }
@@ -344,6 +485,22 @@ export const HOST_VAR_OVERRIDES_GROUP_VAR = defineRule({
   fix: "rename the host var, or remove it if the group's value is the one meant",
   check: hostVarOverridesGroupVar,
 });
+
+/** group-vars-both-layouts' parts: the group, its file and its folder's file, and who writes each. */
+function groupVarsBothLayoutsParams(
+  context: RuleContext,
+  group: string,
+  file: { path: string; component: number },
+  inFolder: { path: string; component: number },
+): FindingParams {
+  return {
+    group,
+    file: file.path,
+    fileComponent: context.named(file.component),
+    folderFile: inFolder.path,
+    folderComponent: context.named(inFolder.component),
+  };
+}
 
 /**
  * Group vars for one group written both as `group_vars/<group>.yml` and inside
@@ -365,6 +522,7 @@ function groupVarsBothLayouts(facts: ProjectFacts, context: RuleContext): Issue[
     issues.push({
       message: `group ${quote(first.group)} has group vars in both layouts: ${quote(first.path)} by ${context.who(first.component)} and ${quote(other.path)} by ${context.who(other.component)} - the automation tool reads both and merges them; keep one layout`,
       components,
+      params: groupVarsBothLayoutsParams(context, first.group, first, other),
     });
   }
   return issues;
@@ -377,6 +535,11 @@ export const GROUP_VARS_BOTH_LAYOUTS = defineRule({
   fix: "keep one layout for the group's vars: the file group_vars/<group>.yml or the folder group_vars/<group>/",
   check: groupVarsBothLayouts,
 });
+
+/** two-inventories' parts: the inventories, in the project's order, and how many. */
+function twoInventoriesParams(context: RuleContext, inventories: readonly number[]): FindingParams {
+  return { inventories: inventories.map(context.named), count: inventories.length };
+}
 
 /**
  * A run reads one inventory (the config names one), so a second one's hosts and groups are not
@@ -391,6 +554,7 @@ function twoInventories(facts: ProjectFacts, context: RuleContext): Issue[] {
     {
       message: `${all.map(context.who).join(" and ")} are ${all.length} inventories in one project, and a run reads one of them - merge them into one, or keep them apart on purpose (one per environment)`,
       components: [...others, first as number],
+      params: twoInventoriesParams(context, all),
     },
   ];
 }

@@ -1,7 +1,26 @@
 // Rules about the Kubernetes manifests: a service must select some pods and forward to a port
 // they have, an ingress must route to a service the project defines.
 import type { ProjectFacts } from "../facts.ts";
-import { aComponent, defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
+import {
+  aComponent,
+  defineRule,
+  type FindingParams,
+  type Issue,
+  quote,
+  type RuleContext,
+} from "./rule.ts";
+
+/** service-selects-nothing's parts: the service, its selector (`key=value`s), namespace and name. */
+function serviceSelectsNothingParams(
+  context: RuleContext,
+  index: number,
+  selector: Readonly<Record<string, string>>,
+  namespace: string,
+  service: string,
+): FindingParams {
+  const labels = Object.entries(selector).map(([key, value]) => `${key}=${value}`);
+  return { component: context.named(index), selector: labels, namespace, service };
+}
 
 /** A service whose selector matches no pod template sends traffic nowhere. */
 function serviceSelectsNothing(facts: ProjectFacts, context: RuleContext): Issue[] {
@@ -14,6 +33,13 @@ function serviceSelectsNothing(facts: ProjectFacts, context: RuleContext): Issue
     issues.push({
       message: `${context.who(service.component)} selects pods labelled ${selectorText} in namespace ${quote(service.namespace)}, and no deployment of the project has those labels - add ${aComponent(context, "deployment", "deployment")} named ${quote(service.name)} (same labels) or rename the service`,
       components: [service.component],
+      params: serviceSelectsNothingParams(
+        context,
+        service.component,
+        service.selector,
+        service.namespace,
+        service.name,
+      ),
     });
   }
   return issues;
@@ -27,6 +53,16 @@ export const SERVICE_SELECTS_NOTHING = defineRule({
   check: serviceSelectsNothing,
 });
 
+/** ingress-missing-service's parts: the ingress, the service it routes to and the namespace. */
+function ingressMissingServiceParams(
+  context: RuleContext,
+  index: number,
+  service: string,
+  namespace: string,
+): FindingParams {
+  return { component: context.named(index), service, namespace };
+}
+
 /** An ingress backend names a service in its own namespace; a missing one answers 503. */
 function ingressMissingService(facts: ProjectFacts, context: RuleContext): Issue[] {
   const issues: Issue[] = [];
@@ -35,6 +71,12 @@ function ingressMissingService(facts: ProjectFacts, context: RuleContext): Issue
     issues.push({
       message: `${context.who(ingress.component)} routes to service ${quote(ingress.service)} in namespace ${quote(ingress.namespace)}, which the project does not define - add ${aComponent(context, "service", "service")} named ${quote(ingress.service)} or change the ingress's service`,
       components: [ingress.component],
+      params: ingressMissingServiceParams(
+        context,
+        ingress.component,
+        ingress.service,
+        ingress.namespace,
+      ),
     });
   }
   return issues;
@@ -47,6 +89,29 @@ export const INGRESS_MISSING_SERVICE = defineRule({
   fix: "add a k8s/service with the name the ingress routes to, or set the ingress's service field to a service the project defines",
   check: ingressMissingService,
 });
+
+/**
+ * service-target-port's parts: the service, its target port, the deployments it selects and
+ * their ports and port names; the variant `name` when the target is a port name.
+ */
+function serviceTargetPortParams(
+  context: RuleContext,
+  index: number,
+  target: string,
+  isNumber: boolean,
+  deployments: readonly { component: number; port?: string | undefined; portNames: string[] }[],
+): FindingParams {
+  const ports = deployments.flatMap((deployment) =>
+    [deployment.port, ...deployment.portNames].filter((port) => port !== undefined),
+  );
+  const shared = {
+    component: context.named(index),
+    target,
+    deployments: deployments.map((deployment) => context.named(deployment.component)),
+    ports: [...new Set(ports)],
+  };
+  return isNumber ? shared : { ...shared, variant: "name" };
+}
 
 /**
  * A service forwards to its target port on the pods it selects: a number must be a container
@@ -83,6 +148,7 @@ function serviceTargetPort(facts: ProjectFacts, context: RuleContext): Issue[] {
     issues.push({
       message: `${context.who(service.component)} sends traffic to target port ${quote(target)}, which is ${isNumber ? "not a container port" : "not a port name"} of the deployment it selects: ${ports} - set the service's target_port to the container port, or the deployment's port to ${quote(target)}`,
       components: [service.component, ...selected.map((deployment) => deployment.component)],
+      params: serviceTargetPortParams(context, service.component, target, isNumber, selected),
     });
   }
   return issues;

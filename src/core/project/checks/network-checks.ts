@@ -1,10 +1,30 @@
 // Rules about networks: address ranges of fields that take CIDRs (`"format": "cidr"` in an
 // item's field) must not overlap.
 import type { AddressRangeFact, ProjectFacts } from "../facts.ts";
-import { defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
+import { defineRule, type FindingParams, type Issue, quote, type RuleContext } from "./rule.ts";
 
 function overlaps(a: AddressRangeFact, b: AddressRangeFact): boolean {
   return a.family === b.family && a.first <= b.last && b.first <= a.last;
+}
+
+/**
+ * cidr-overlap's parts: each range's component, field and text; the variant `sameComponent`
+ * when one component holds both.
+ */
+function cidrOverlapParams(
+  context: RuleContext,
+  a: AddressRangeFact,
+  b: AddressRangeFact,
+): FindingParams {
+  const both = {
+    component: context.named(a.component),
+    field: a.field,
+    range: a.text,
+    otherComponent: context.named(b.component),
+    otherField: b.field,
+    otherRange: b.text,
+  };
+  return a.component === b.component ? { ...both, variant: "sameComponent" } : both;
 }
 
 /**
@@ -27,6 +47,7 @@ function cidrOverlap(facts: ProjectFacts, context: RuleContext): Issue[] {
       issues.push({
         message: `${what} - addresses in both ranges are ambiguous; give each its own range`,
         components: a.component === b.component ? [a.component] : [a.component, b.component],
+        params: cidrOverlapParams(context, a, b),
       });
     }
   });

@@ -26,6 +26,32 @@ export interface Fix {
   add: ComponentToAdd[];
 }
 
+/** A component a finding's params name: its reference and name, as the project has them. */
+export interface NamedComponent {
+  reference: string;
+  name: string;
+}
+
+/**
+ * One part a finding's sentence is built from: a name, a path or a value as the project has
+ * it (never quoted), a number, a list of them, or components.
+ */
+export type FindingParam =
+  | string
+  | number
+  | readonly string[]
+  | readonly number[]
+  | NamedComponent
+  | readonly NamedComponent[];
+
+/**
+ * The parts of a finding's sentence, by name, so that a front words the finding in its own
+ * language (the dashboard's catalogues, `finding.<rule id>`). `variant` names which form of
+ * the rule's sentence applies (`noInventory` when the project has none); `count` is the
+ * number a plural form agrees with.
+ */
+export type FindingParams = Readonly<Record<string, FindingParam>>;
+
 export interface Finding<Id extends string = string> {
   rule: Id;
   severity: Severity;
@@ -35,6 +61,8 @@ export interface Finding<Id extends string = string> {
   components: FindingComponent[];
   /** A fix that adds components (e.g. vendor a missing role). */
   fix?: Fix | undefined;
+  /** What `message` is built from, for a front that words it in another language. */
+  params: FindingParams;
 }
 
 /** What a rule's function returns: the finding without what the registry knows. */
@@ -43,6 +71,7 @@ export interface Issue {
   /** Indexes of the components involved; the first is the one to edit. */
   components: number[];
   fix?: Fix | undefined;
+  params: FindingParams;
 }
 
 export interface RuleInfo<Id extends string = string> {
@@ -58,6 +87,8 @@ export interface RuleContext {
   project: CheckProject;
   /** `<reference> \`<name>\`` of a component. */
   who(index: number): string;
+  /** A component's reference and name, for a finding's params. */
+  named(index: number): NamedComponent;
   /**
    * The catalogue's component of this kind that checks suggest adding (`kiln.suggest`), by
    * reference; undefined when the catalogue has none.

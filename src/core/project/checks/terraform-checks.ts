@@ -5,7 +5,7 @@
 // block, resources and outputs), so two components writing Terraform into one folder make a
 // folder Terraform refuses, although each file is valid alone.
 import type { ProjectFacts } from "../facts.ts";
-import { defineRule, type Issue, quote, type RuleContext } from "./rule.ts";
+import { defineRule, type FindingParams, type Issue, quote, type RuleContext } from "./rule.ts";
 
 /** A file Terraform loads as part of its folder's configuration. */
 function isTerraformFile(path: string): boolean {
@@ -15,6 +15,19 @@ function isTerraformFile(path: string): boolean {
 /** The folder part of a normalized path, with its trailing `/`; "" for the output folder. */
 function folderOf(path: string): string {
   return path.slice(0, path.lastIndexOf("/") + 1);
+}
+
+/**
+ * terraform-folder-shared's parts: the components and their folder; the variant
+ * `outputFolder` when that is the output folder itself.
+ */
+function terraformFolderSharedParams(
+  context: RuleContext,
+  components: readonly number[],
+  folder: string,
+): FindingParams {
+  const shared = { components: components.map(context.named), folder };
+  return folder === "" ? { ...shared, variant: "outputFolder" } : shared;
 }
 
 /**
@@ -39,6 +52,7 @@ function terraformFolderShared(facts: ProjectFacts, context: RuleContext): Issue
     issues.push({
       message: `${components.map(context.who).join(" and ")} all write Terraform files into ${where}, which Terraform loads as one configuration: their provider requirements, token variables, providers, resources or outputs are declared twice there and \`terraform init\` refuses the folder - give each component its own folder`,
       components,
+      params: terraformFolderSharedParams(context, components, folder),
     });
   }
   return issues;
