@@ -313,7 +313,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   } catch (error) {
     log(`kiln: warning: ${errorMessage(error)}`);
   }
-  const packagedKiln = readPackagedKilnItems(log);
+  const packagedKiln = await readPackagedKilnItems(log);
   const pool = new RenderPool({
     ...DEFAULT_POOL_OPTIONS,
     ...options.render,
