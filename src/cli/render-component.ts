@@ -24,6 +24,7 @@ import {
   registryReferenceText,
 } from "../core/registry-config.ts";
 import { type RenderResult, renderItem, type TemplateRenderer } from "../core/render-item.ts";
+import { shellWord } from "../core/shell-words.ts";
 import { FIELD_SHORTCUTS } from "../core/shortcuts.ts";
 import { undeclaredFieldWarnings } from "../core/validate.ts";
 import { builtinRegistry } from "../node/builtin-registry.ts";
@@ -427,11 +428,6 @@ export async function renderComponentWith(
   } catch (error) {
     throw withOptionHint(error, builtin);
   }
-}
-
-/** A value as one shell word: as it is when it needs no quotes, else in single quotes. */
-function shellWord(text: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /**
