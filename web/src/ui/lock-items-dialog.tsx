@@ -29,20 +29,23 @@ export function LockItemsDialog(props: {
     setBusy(true);
     const paths = new Map<string, string>();
     const found: Record<string, string> = {};
-    for (const reference of props.references) {
-      const answer = answers[reference] ?? "";
-      if (answer.trim() === "") {
-        found[reference] = t("lockItems.missing");
-        continue;
-      }
-      const path = itemFilePath(reference, answer);
-      try {
-        await inspect(path);
-        paths.set(reference, path);
-      } catch (error) {
-        found[reference] = t("lockItems.unreadable", { path, reason: errorMessage(error) });
-      }
-    }
+    // every answer is checked at once: the service reads the files side by side
+    await Promise.all(
+      props.references.map(async (reference) => {
+        const answer = answers[reference] ?? "";
+        if (answer.trim() === "") {
+          found[reference] = t("lockItems.missing");
+          return;
+        }
+        const path = itemFilePath(reference, answer);
+        try {
+          await inspect(path);
+          paths.set(reference, path);
+        } catch (error) {
+          found[reference] = t("lockItems.unreadable", { path, reason: errorMessage(error) });
+        }
+      }),
+    );
     setBusy(false);
     setErrors(found);
     if (Object.keys(found).length === 0) props.onResolved(paths);
@@ -97,15 +100,19 @@ export function LockItemsDialog(props: {
   );
 }
 
-/** The lock's item files the service cannot read where the lock says they are. */
+/**
+ * The lock's item files the service cannot read where the lock says they are, in the lock's
+ * order. All are asked for at once: one after another, a lock of many files waited for each.
+ */
 export async function unreadableItemFiles(lockText: string): Promise<string[]> {
-  const unreadable: string[] = [];
-  for (const reference of lockItemFiles(lockText)) {
-    try {
-      await inspect(reference);
-    } catch {
-      unreadable.push(reference);
-    }
-  }
-  return unreadable;
+  const references = lockItemFiles(lockText);
+  const readable = await Promise.all(
+    references.map((reference) =>
+      inspect(reference).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return references.filter((_, at) => !readable[at]);
 }
