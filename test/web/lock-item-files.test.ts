@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type Lock, serializeLock } from "../../src/core/project/lock-format.ts";
 import { type RunningServer, startServer } from "../../src/server/server.ts";
-import { unreadableItemFiles } from "../../web/src/ui/lock-items-dialog.tsx";
+import { inspect } from "../../web/src/api.ts";
+import { unreadableItemFiles } from "../../web/src/model/project-lock.ts";
 import { cleanUp, tempDir, writeJson } from "../cli/helpers.ts";
 
 let service: RunningServer;
@@ -75,7 +76,7 @@ describe("a lock's item files in the dashboard", () => {
       "./items/c.json",
       "./items/d.json",
     ].concat(["./items/e.json", "./items/f.json"]);
-    const unreadable = await unreadableItemFiles(lockOf(references));
+    const unreadable = await unreadableItemFiles(lockOf(references), inspect);
     assert.deepEqual(unreadable, ["./items/c.json", "./items/e.json"]);
     assert.equal(mostInFlight, references.length);
   });

@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import { errorMessage } from "../../../src/core/errors.ts";
 import { inspect } from "../api.ts";
 import { useT } from "../i18n/i18n.ts";
-import { itemFilePath, lockItemFiles } from "../model/project-lock.ts";
+import { itemFilePath } from "../model/project-lock.ts";
 import { InlineCode, Modal, TextInput } from "./common.tsx";
 
 export function LockItemsDialog(props: {
@@ -98,21 +98,4 @@ export function LockItemsDialog(props: {
       </form>
     </Modal>
   );
-}
-
-/**
- * The lock's item files the service cannot read where the lock says they are, in the lock's
- * order. All are asked for at once: one after another, a lock of many files waited for each.
- */
-export async function unreadableItemFiles(lockText: string): Promise<string[]> {
-  const references = lockItemFiles(lockText);
-  const readable = await Promise.all(
-    references.map((reference) =>
-      inspect(reference).then(
-        () => true,
-        () => false,
-      ),
-    ),
-  );
-  return references.filter((_, at) => !readable[at]);
 }
