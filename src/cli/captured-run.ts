@@ -5,6 +5,7 @@
 // each file it removed.
 import type { CommandRun, RunFailure, RunFile } from "../core/command-run.ts";
 import { errorMessage } from "../core/errors.ts";
+import { resetNetworkMode } from "../node/network-mode.ts";
 import { isUsageError } from "./args.ts";
 import { exitCodeFor } from "./exit.ts";
 import { Output } from "./output.ts";
@@ -51,6 +52,9 @@ export async function runCaptured(command: RunnableCommand, argv: string[]): Pro
     output.flush();
     failure = failureOf(error);
     status = exitCodeFor(error);
+  } finally {
+    // the next command run in this process starts from its own command line's network mode
+    resetNetworkMode();
   }
   return {
     status,
