@@ -46,7 +46,13 @@ function lockOf(references: readonly string[]): string {
 before(async () => {
   const folder = tempDir();
   for (const name of ["a", "b", "d", "f"]) writeJson(folder, `items/${name}.json`, item(name));
-  service = await startServer({ port: 0, cwd: folder, log: () => {} });
+  service = await startServer({
+    port: 0,
+    cwd: folder,
+    log: () => {},
+    // nothing here renders: one worker, no spare
+    render: { size: 1, spare: false },
+  });
   // the dashboard asks for `api/...` relative to its page: the service's address is the base
   globalThis.fetch = async (input, init) => {
     inFlight += 1;
