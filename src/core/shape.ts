@@ -37,6 +37,11 @@ export class ShapeError extends Error {
   }
 }
 
+/**
+ * Decodes `value`, or throws a ShapeError at `path` (where the value is; empty at the top). The
+ * rules below decode a nested value at the empty path and put the path to it in front of its
+ * errors (decodeInside), so a decoder only ever uses `path` in the errors it throws.
+ */
 export type Decoder<T> = (value: unknown, path: string) => T;
 
 /** How serde names the JSON value it did not expect. */
