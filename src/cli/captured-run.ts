@@ -1,10 +1,11 @@
 // A command run in-process with everything it prints kept, not written: what another front
 // (`kiln mcp`) answers with. The command is the CLI's own, with the same parsing, checks and
 // all-or-nothing writes; only where its lines go differs. Besides the text, the run keeps what
-// a writing command reported as data: each file of its run with its action and content, and
-// each file it removed.
+// a command reported as data: each file of its run with its action and content, each file it
+// removed, each warning it printed and its `--json` document, as the values themselves.
 import type { CommandRun, RunFailure, RunFile } from "../core/command-run.ts";
 import { errorMessage } from "../core/errors.ts";
+import { resetNetworkMode } from "../node/network-mode.ts";
 import { isUsageError } from "./args.ts";
 import { exitCodeFor } from "./exit.ts";
 import { Output } from "./output.ts";
@@ -31,6 +32,8 @@ export async function runCaptured(command: RunnableCommand, argv: string[]): Pro
   const output = new Output((fd, text) => printed[fd].push(text));
   const files: RunFile[] = [];
   const removed: string[] = [];
+  const warnings: string[] = [];
+  let document: unknown;
   output.recorder = {
     steps(steps) {
       for (const step of steps) {
@@ -40,6 +43,12 @@ export async function runCaptured(command: RunnableCommand, argv: string[]): Pro
     },
     removed(paths) {
       removed.push(...paths);
+    },
+    warning(message) {
+      warnings.push(message);
+    },
+    document(value) {
+      document = value;
     },
   };
   let status: number;
@@ -51,6 +60,9 @@ export async function runCaptured(command: RunnableCommand, argv: string[]): Pro
     output.flush();
     failure = failureOf(error);
     status = exitCodeFor(error);
+  } finally {
+    // the next command run in this process starts from its own command line's network mode
+    resetNetworkMode();
   }
   return {
     status,
@@ -59,5 +71,7 @@ export async function runCaptured(command: RunnableCommand, argv: string[]): Pro
     ...(failure ? { failure } : {}),
     files,
     removed,
+    warnings,
+    ...(document === undefined ? {} : { document }),
   };
 }

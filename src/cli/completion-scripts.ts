@@ -3,6 +3,7 @@
 // may be repeated, what completes the value) and positional arguments. The built-in component
 // references and preset names are written into the script as it is generated, so a script
 // completes what the kiln that made it knows; local files are completed by the shell.
+import { singleQuoted } from "../core/shell-words.ts";
 import {
   COMMON_OPTIONS,
   type CommandDecl,
@@ -42,11 +43,6 @@ function flagsOf(option: OptionDecl): string[] {
   return [`--${option.name}`, ...(option.short ? [`-${option.short}`] : [])];
 }
 
-/** A word in single quotes for bash and zsh. */
-function quote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 /** The built-in words a completion offers. */
 function builtinWords(completion: Completion, model: CompletionModel): string[] {
   const words: string[] = [];
@@ -72,7 +68,7 @@ function header(shell: string, model: CompletionModel, install: string[]): strin
 function bashActions(completion: Completion, model: CompletionModel): string {
   const actions: string[] = [];
   const words = builtinWords(completion, model);
-  if (words.length > 0) actions.push(`_kiln_words ${words.map(quote).join(" ")}`);
+  if (words.length > 0) actions.push(`_kiln_words ${words.map(singleQuoted).join(" ")}`);
   if (completion.locked) actions.push("_kiln_locked");
   if (completion.paths) actions.push(`_kiln_paths ${completion.paths}`);
   return actions.join("; ");
@@ -90,7 +86,7 @@ const LOCKED_AWK = `/^      "component": "/ { c = $0; sub(/^[^:]*: "/, "", c); s
 /** `'add 0') action ;;` lines of a `case "$1 $2" in`. */
 function bashCase(branches: [string[], string][]): string {
   return branches
-    .map(([keys, action]) => `    ${keys.map(quote).join("|")}) ${action} ;;`)
+    .map(([keys, action]) => `    ${keys.map(singleQuoted).join("|")}) ${action} ;;`)
     .join("\n");
 }
 
@@ -154,7 +150,7 @@ _kiln_locked() {
   lock=$(_kiln_lock_file) || return 0
   while IFS= read -r word; do
     [[ $word == "$_kiln_cur"* ]] && COMPREPLY+=("$word")
-  done < <(awk ${quote(LOCKED_AWK)} "$lock" | sort -u)
+  done < <(awk ${singleQuoted(LOCKED_AWK)} "$lock" | sort -u)
 }
 
 # Offers folders and, with \`json\`, JSON files.
@@ -178,7 +174,7 @@ ${options}
 # Does option $2 of command $1 take a value?
 _kiln_takes_value() {
   case "$1 $2" in
-    ${valued.map(quote).join("|")}) return 0 ;;
+    ${valued.map(singleQuoted).join("|")}) return 0 ;;
   esac
   return 1
 }
@@ -281,7 +277,7 @@ export function zshScript(model: CompletionModel): string {
       if (completion.paths === "folders") alternatives.push("folders:folder:_files -/");
       entry = {
         name: `_kiln_complete_${functions.size + 1}`,
-        body: `  _alternative \\\n${alternatives.map((a) => `    ${quote(a)}`).join(" \\\n")}`,
+        body: `  _alternative \\\n${alternatives.map((a) => `    ${singleQuoted(a)}`).join(" \\\n")}`,
       };
       functions.set(key, entry);
     }
@@ -306,21 +302,25 @@ export function zshScript(model: CompletionModel): string {
         option.type === "string"
           ? `{-${option.short}+,--${option.name}=}`
           : `{-${option.short},--${option.name}}`;
-      return `${quote(`${repeat}${exclusive}`)}${flags}${quote(`${description}${value}`)}`;
+      return `${singleQuoted(`${repeat}${exclusive}`)}${flags}${singleQuoted(`${description}${value}`)}`;
     }
     const flag = `--${option.name}${option.type === "string" ? "=" : ""}`;
-    return quote(`${repeat}${flag}${description}${value}`);
+    return singleQuoted(`${repeat}${flag}${description}${value}`);
   };
   const branches = commands.map((command) => {
     const specs = [
       ...optionsOf(command).map(spec),
       ...command.positionals.map((positional, index) =>
-        quote(`${index + 1}:${zshMessage(positional.name)}:${actionFor(positional.complete)}`),
+        singleQuoted(
+          `${index + 1}:${zshMessage(positional.name)}:${actionFor(positional.complete)}`,
+        ),
       ),
     ];
     return `        (${command.name})\n          _arguments -S \\\n${specs.map((s) => `            ${s}`).join(" \\\n")}\n          ;;`;
   });
-  const list = commands.map((command) => `    ${quote(`${command.name}:${command.summary}`)}`);
+  const list = commands.map(
+    (command) => `    ${singleQuoted(`${command.name}:${command.summary}`)}`,
+  );
   return `#compdef kiln
 ${header("zsh", model, [
   "Try it in this shell (compinit must have run):  source <(kiln completion zsh)",
@@ -366,7 +366,7 @@ _kiln_locked() {
   local lock
   lock=$(_kiln_lock_file) || return 1
   local -a words
-  words=(\${(f)"$(awk ${quote(LOCKED_AWK)} "$lock" | sort -u)"})
+  words=(\${(f)"$(awk ${singleQuoted(LOCKED_AWK)} "$lock" | sort -u)"})
   compadd -a words
 }
 

@@ -36,6 +36,7 @@ import { type ComponentRender, renderCollectingErrors } from "../core/project/re
 import { type FieldTarget, scopeFields } from "../core/project/scoped-fields.ts";
 import { referenceAtVersion } from "../core/registry-config.ts";
 import { versionControlFolderOf, versionControlSegmentIn } from "../core/sensitive-paths.ts";
+import { shellWord } from "../core/shell-words.ts";
 import type { AutomationProfile } from "../core/vocabulary.ts";
 import { builtinRegistry } from "../node/builtin-registry.ts";
 import { lockEntry, readLock, recordedBase } from "../node/lock-on-disk.ts";
@@ -66,23 +67,18 @@ export function outputFolderOf(cwd: string, config: ProjectConfig): string {
   }
 }
 
-/** `value` as a POSIX shell reads it: quoted when it holds anything but plain characters. */
-function forShell(value: string): string {
-  return /^[\w./:=@%+,-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
-}
-
 /** The `kiln add` command that adds `component` with its fields and labels. */
 function addCommand(component: ComponentToAdd): string {
   return [
     "kiln add",
-    forShell(component.reference),
+    shellWord(component.reference),
     "--name",
-    forShell(component.name),
+    shellWord(component.name),
     ...Object.entries(component.fields).map(
-      ([key, value]) => `--set ${forShell(`${key}=${value}`)}`,
+      ([key, value]) => `--set ${shellWord(`${key}=${value}`)}`,
     ),
     ...Object.entries(component.labels).map(
-      ([key, value]) => `--label ${forShell(`${key}=${value}`)}`,
+      ([key, value]) => `--label ${shellWord(`${key}=${value}`)}`,
     ),
   ].join(" ");
 }

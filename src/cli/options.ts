@@ -102,14 +102,16 @@ export function parseConfig(command: CommandDecl): OptionSpec {
 }
 
 /**
- * `--offline` and `--refresh`, for the commands that take them: the run's network mode. Given
+ * `--offline` and `--refresh`, for the commands that take them: the run's network mode, set from
+ * every command line (without them, off), so a command never runs in another's mode. Given
  * both, `--offline` wins (nothing is fetched, so nothing is fetched again): a script that adds
  * `--offline` to its usual command line must not reach the network.
  */
 function applyNetworkMode(parsed: Parsed): void {
-  const offline = parsed.values.offline === true;
-  const refresh = parsed.values.refresh === true;
-  if (offline || refresh) setNetworkMode({ offline, refresh });
+  setNetworkMode({
+    offline: parsed.values.offline === true,
+    refresh: parsed.values.refresh === true,
+  });
 }
 
 /** Parses a command's arguments by its declaration and checks the number of positionals. */

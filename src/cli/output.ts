@@ -190,13 +190,15 @@ export function writeFd(fd: 1 | 2, text: string): void {
 export type OutputSink = (fd: 1 | 2, text: string) => void;
 
 /**
- * What a writing command did, told as it reports it, for a front that runs the command and
- * answers with data rather than lines (`kiln mcp`): the files of the run (with `dryRun`, what
- * it would write) and the files it removed.
+ * What a command did, told as it reports it, for a front that runs the command and answers with
+ * data rather than lines (`kiln mcp`): the files of the run (with `dryRun`, what it would
+ * write), the files it removed, each warning it printed and the `--json` document it printed.
  */
 export interface RunRecorder {
   steps(steps: readonly Step[], dryRun: boolean): void;
   removed(paths: readonly string[]): void;
+  warning(message: string): void;
+  document(value: unknown): void;
 }
 
 /** Where a command prints: stdout for results, stderr for errors, each with its own style. */
@@ -269,6 +271,16 @@ export class Output {
     this.buffer.push(this.stdoutIsTerminal ? contentForTerminal(text) : text);
   }
 
+  /**
+   * A command's `--json` document on stdout (two-space JSON), after the lines before it; a
+   * recorder is given the value itself, so a front that answers with data never parses it back.
+   */
+  json(document: unknown): void {
+    if (this.quiet) return;
+    this.recorder?.document(document);
+    this.line(JSON.stringify(document, null, 2));
+  }
+
   flush(): void {
     if (this.buffer.length === 0) return;
     this.sink(1, this.buffer.join(""));
@@ -278,6 +290,7 @@ export class Output {
   /** `warning: <message>` on stderr, after the lines before it; changes no exit status. */
   warning(message: string): void {
     if (this.quiet) return;
+    this.recorder?.warning(message);
     this.flush();
     this.sink(2, `${forTerminal(`${this.err.yellow("warning:")} ${message}`)}\n`);
   }

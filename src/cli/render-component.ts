@@ -24,6 +24,7 @@ import {
   registryReferenceText,
 } from "../core/registry-config.ts";
 import { type RenderResult, renderItem, type TemplateRenderer } from "../core/render-item.ts";
+import { shellWord } from "../core/shell-words.ts";
 import { FIELD_SHORTCUTS } from "../core/shortcuts.ts";
 import { undeclaredFieldWarnings } from "../core/validate.ts";
 import { builtinRegistry } from "../node/builtin-registry.ts";
@@ -95,6 +96,8 @@ export interface RendererOptions {
    * taken from kiln's cache, however old, with a warning (see RegistryClient).
    */
   warn?: ((message: string) => void) | undefined;
+  /** A worker the run started before it read the project (startWorkerEarly): used, not started. */
+  earlyWorker?: EarlyWorker | undefined;
 }
 
 /** A render of a component that is not built-in was stopped by a limit (time, memory, output). */
@@ -156,21 +159,65 @@ function namesPackagedKiln(reference: string): boolean {
   return reference.startsWith(`${KILN_NAMESPACE}/`);
 }
 
-/** The worker startWorkerEarly started, until the run's renderer takes it. */
-let earlyPool: Promise<RenderPool> | undefined;
+/**
+ * A render worker started before the run's renderer exists. The renderer takes it (and stops
+ * it when it closes); a run that ends before one took it - a project file refused, a lock from a
+ * newer kiln - stops it itself, so a long-lived process (`kiln mcp`) keeps no worker of a failed
+ * call.
+ */
+export class EarlyWorker {
+  private pool: Promise<RenderPool> | undefined;
+
+  constructor(pool: Promise<RenderPool> | undefined) {
+    this.pool = pool;
+    this.pool?.catch(() => undefined);
+  }
+
+  /** The worker, for the renderer that renders in it; undefined once taken, or when none. */
+  take(): Promise<RenderPool> | undefined {
+    const pool = this.pool;
+    this.pool = undefined;
+    return pool;
+  }
+
+  /** Stops the worker unless a renderer took it. */
+  async stop(): Promise<void> {
+    const pool = this.take();
+    if (pool !== undefined) await stopPool(pool);
+  }
+}
 
 /**
  * Starts the render worker now, for a run whose `reference` will render in it (a registry's
  * `@ns/item`, which never names a built-in; not `@kiln`'s packaged items, which render in this
  * thread): the thread, Node's internals in it and the engine start while this thread reads
- * kiln.toml, kiln.lock and the item, instead of after. The run's first ComponentRenderer takes
- * it; a run that stops before one does ends with the process (the CLI exits explicitly:
- * src/main.ts).
+ * kiln.toml, kiln.lock and the item, instead of after. The run gives it to its renderer
+ * (RendererOptions.earlyWorker) and stops it when it ends.
  */
-export function startWorkerEarly(reference: string): void {
-  if (!isRegistryReference(reference) || namesPackagedKiln(reference)) return;
-  earlyPool ??= startPool();
-  earlyPool.catch(() => undefined);
+export function startWorkerEarly(reference: string): EarlyWorker {
+  if (!isRegistryReference(reference) || namesPackagedKiln(reference)) {
+    return new EarlyWorker(undefined);
+  }
+  return new EarlyWorker(startPool());
+}
+
+/**
+ * Stops a worker pool, started or still starting; waits at most CLOSE_WAIT_MS, so an exit is
+ * never held up for long (a pool still starting then is stopped as soon as it has started).
+ */
+async function stopPool(started: Promise<RenderPool>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, CLOSE_WAIT_MS);
+    timer.unref();
+  });
+  try {
+    await Promise.race([started.then((pool) => pool.close()), waited]);
+  } catch {
+    // the pool never started: nothing to stop
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -354,10 +401,7 @@ export class ComponentRenderer {
 
   /** The run's worker pool: the one started early, or one started now. */
   private startedPool(): Promise<RenderPool> {
-    if (this.pool === undefined) {
-      this.pool = earlyPool ?? startPool();
-      earlyPool = undefined;
-    }
+    this.pool ??= this.options.earlyWorker?.take() ?? startPool();
     return this.pool;
   }
 
@@ -366,19 +410,7 @@ export class ComponentRenderer {
     this.fetches.close();
     const started = this.pool;
     this.pool = undefined;
-    if (!started) return;
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, CLOSE_WAIT_MS);
-      timer.unref();
-    });
-    try {
-      await Promise.race([started.then((pool) => pool.close()), waited]);
-    } catch {
-      // the pool never started: nothing to stop
-    } finally {
-      clearTimeout(timer);
-    }
+    if (started) await stopPool(started);
   }
 }
 
@@ -427,11 +459,6 @@ export async function renderComponentWith(
   } catch (error) {
     throw withOptionHint(error, builtin);
   }
-}
-
-/** A value as one shell word: as it is when it needs no quotes, else in single quotes. */
-function shellWord(text: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /**

@@ -1,5 +1,5 @@
 // What one kiln command run in-process gives back, as data: its exit status, what it printed,
-// why it failed, and the files it wrote or removed. The CLI makes these (src/cli/captured-run.ts)
+// why it failed, the files it wrote or removed, its warnings and its `--json` document. The CLI makes these (src/cli/captured-run.ts)
 // and the MCP front answers with them (src/mcp/); the shape lives here, below both fronts, so
 // neither imports the other.
 
@@ -28,4 +28,8 @@ export interface CommandRun {
   files: RunFile[];
   /** The files the run removed, from the project root. */
   removed: string[];
+  /** Each warning the run printed, without `warning: ` (the whole message, every line of it). */
+  warnings: string[];
+  /** The document a `--json` run printed, as the value it serialised; undefined when none. */
+  document?: unknown;
 }

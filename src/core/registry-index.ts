@@ -6,15 +6,7 @@
 import { KilnError } from "./errors.ts";
 import { parseJsonText } from "./json-text.ts";
 import { isItemName, isVersionText } from "./registry-config.ts";
-import {
-  array,
-  isPlainObject,
-  required,
-  ShapeError,
-  string,
-  struct,
-  withDefault,
-} from "./shape.ts";
+import { array, required, ShapeError, string, struct, withDefault } from "./shape.ts";
 
 export interface RegistryIndexItem {
   name: string;
@@ -53,45 +45,6 @@ const decodeIndex = struct("RegistryIndex", {
   ),
 });
 
-/** A string field with a default: absent or null gives "", anything but a string is refused. */
-function defaultedString(value: unknown): string | undefined {
-  if (value === undefined || value === null) return "";
-  return typeof value === "string" ? value : undefined;
-}
-
-/**
- * The index `json` holds when it is well formed - exactly what decodeIndex returns for it - or
- * undefined when it is not, for decodeIndex to say why. Written out by hand for speed: the
- * decoder builds each value's path (`items[412].title`) as it goes, for its error messages,
- * which made reading a 1,000-item index several times slower than parsing its JSON, and
- * `kiln search` reads every configured registry's index on each run. The decoder stays the
- * one source of the messages: any doubt here goes to it.
- */
-function wellFormedIndex(json: unknown): RegistryIndex | undefined {
-  if (!isPlainObject(json) || typeof json.name !== "string" || !Array.isArray(json.items)) {
-    return undefined;
-  }
-  const homepage = defaultedString(json.homepage);
-  if (homepage === undefined) return undefined;
-  const items: RegistryIndexItem[] = new Array(json.items.length);
-  for (let at = 0; at < json.items.length; at++) {
-    const entry: unknown = json.items[at];
-    if (!isPlainObject(entry)) return undefined;
-    const { name, version, digest } = entry;
-    if (typeof name !== "string" || typeof version !== "string" || typeof digest !== "string") {
-      return undefined;
-    }
-    const category = defaultedString(entry.category);
-    const title = defaultedString(entry.title);
-    const description = defaultedString(entry.description);
-    if (category === undefined || title === undefined || description === undefined) {
-      return undefined;
-    }
-    items[at] = { name, category, title, description, version, digest };
-  }
-  return { name: json.name, homepage, items };
-}
-
 /** Parses the index text; `registry` (`@acme`) names it in errors, never its content. */
 export function parseRegistryIndex(text: string, registry: string): RegistryIndex {
   const invalid = (detail: string) =>
@@ -106,9 +59,9 @@ export function parseRegistryIndex(text: string, registry: string): RegistryInde
   } catch (error) {
     throw invalid(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  let index: RegistryIndex | undefined = wellFormedIndex(json);
+  let index: RegistryIndex;
   try {
-    index ??= decodeIndex(json, "");
+    index = decodeIndex(json, "");
   } catch (error) {
     if (error instanceof ShapeError) throw invalid(error.messageWithoutStrings);
     throw error;

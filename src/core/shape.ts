@@ -19,16 +19,29 @@ export class ShapeError extends Error {
    * error must not echo what it holds. Numbers and booleans stay, as serde words them.
    */
   readonly messageWithoutStrings: string;
+  /** The reason without string values, kept to word the error again under a longer path. */
+  private readonly reasonWithoutStrings: string;
 
   constructor(path: string, reason: string, reasonWithoutStrings = reason) {
     super(path ? `${path}: ${reason}` : reason);
     this.name = "ShapeError";
     this.path = path;
     this.reason = reason;
+    this.reasonWithoutStrings = reasonWithoutStrings;
     this.messageWithoutStrings = path ? `${path}: ${reasonWithoutStrings}` : reasonWithoutStrings;
+  }
+
+  /** The same error about the value at `outer` followed by this error's path. */
+  under(outer: string): ShapeError {
+    return new ShapeError(joinPaths(outer, this.path), this.reason, this.reasonWithoutStrings);
   }
 }
 
+/**
+ * Decodes `value`, or throws a ShapeError at `path` (where the value is; empty at the top). The
+ * rules below decode a nested value at the empty path and put the path to it in front of its
+ * errors (decodeInside), so a decoder only ever uses `path` in the errors it throws.
+ */
 export type Decoder<T> = (value: unknown, path: string) => T;
 
 /** How serde names the JSON value it did not expect. */
@@ -52,7 +65,37 @@ function invalidType(path: string, value: unknown, expected: string): ShapeError
   );
 }
 
-const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+/** The path of `key` inside the value at `path`: `fields.image`, or `image` at the top. */
+export const childPath = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+
+/** `inner`, a path relative to the value at `outer`, as a path from the top. */
+function joinPaths(outer: string, inner: string): string {
+  if (inner === "") return outer;
+  if (outer === "" || inner.startsWith("[")) return outer + inner;
+  return `${outer}.${inner}`;
+}
+
+/**
+ * `decode` of a value inside a larger one, whose errors are reworded with the path to it. A
+ * nested value is decoded at the empty path and its path is only built when it is wrong: building
+ * each element's path as it goes (`items[412].title`) made decoding a 1,000-item registry index
+ * several times slower than parsing its JSON.
+ */
+function decodeInside<T>(
+  decode: Decoder<T>,
+  value: unknown,
+  path: string,
+  keyOrIndex: string | number,
+): T {
+  try {
+    return decode(value, "");
+  } catch (error) {
+    if (!(error instanceof ShapeError)) throw error;
+    throw error.under(
+      typeof keyOrIndex === "number" ? `${path}[${keyOrIndex}]` : childPath(path, keyOrIndex),
+    );
+  }
+}
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -86,7 +129,11 @@ export function unsigned(bits: 16 | 32): Decoder<number> {
 export function array<T>(item: Decoder<T>): Decoder<T[]> {
   return (value, path) => {
     if (!Array.isArray(value)) throw invalidType(path, value, "a sequence");
-    return value.map((entry, index) => item(entry, `${path}[${index}]`));
+    const decoded: T[] = new Array(value.length);
+    for (let index = 0; index < value.length; index++) {
+      decoded[index] = decodeInside(item, value[index], path, index);
+    }
+    return decoded;
   };
 }
 
@@ -98,7 +145,7 @@ export function record<T>(item: Decoder<T>): Decoder<Record<string, T>> {
     for (const [key, entry] of Object.entries(value)) {
       // defineProperty keeps a key named `__proto__` an ordinary own key
       Object.defineProperty(out, key, {
-        value: item(entry, join(path, key)),
+        value: decodeInside(item, entry, path, key),
         enumerable: true,
         writable: true,
         configurable: true,
@@ -176,20 +223,21 @@ export function struct<S extends Record<string, FieldSpec<unknown>>>(
   name: string,
   spec: S,
 ): Decoder<StructOf<S>> {
+  const fields = Object.entries(spec);
   return (value, path) => {
     if (!isPlainObject(value)) throw invalidType(path, value, `struct ${name}`);
     const out: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(spec)) {
+    for (const [key, field] of fields) {
       const raw = Object.hasOwn(value, key) ? value[key] : undefined;
       const absent = raw === undefined || (raw === null && (field.fallback || field.optional));
       if (field.keep === false) {
-        if (!absent) field.decode(raw, join(path, key));
+        if (!absent) decodeInside(field.decode, raw, path, key);
       } else if (absent) {
         if (field.fallback) out[key] = field.fallback();
         else if (field.optional) out[key] = undefined;
         else throw new ShapeError(path, `missing field \`${key}\``);
       } else {
-        out[key] = field.decode(raw, join(path, key));
+        out[key] = decodeInside(field.decode, raw, path, key);
       }
     }
     return out as StructOf<S>;

@@ -36,7 +36,7 @@ export function registerResources(server: McpServer, host: McpHost): void {
       list: async () => {
         const run = await host.runCommand("list", ["--json"]);
         if (run.failure) throw readFailure(run.failure);
-        const { items } = JSON.parse(run.stdout) as {
+        const { items } = run.document as {
           items: { reference: string; title: string; description: string }[];
         };
         return {

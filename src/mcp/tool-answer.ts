@@ -36,17 +36,6 @@ export function failureAnswer(
   };
 }
 
-/**
- * The warnings a run printed (a registry that could not be read, a check after an update),
- * without their `warning: ` mark; the agent gets them in the answer instead of on a terminal.
- */
-export function warningsOf(run: CommandRun): string[] {
-  return run.stderr
-    .split("\n")
-    .filter((line) => line.startsWith("warning: "))
-    .map((line) => line.slice("warning: ".length));
-}
-
 /** The lines a run printed for people (its report and summary), without empty ones. */
 export function linesOf(text: string): string[] {
   return text.split("\n").filter((line) => line.trim() !== "");
@@ -54,9 +43,9 @@ export function linesOf(text: string): string[] {
 
 /** A run's `--json` document as an object (an array under `key`); empty when it printed none. */
 function documentOf(run: CommandRun, key: string): Record<string, unknown> {
-  if (run.stdout.trim() === "") return {};
-  const parsed = JSON.parse(run.stdout) as unknown;
-  return Array.isArray(parsed) ? { [key]: parsed } : (parsed as Record<string, unknown>);
+  const { document } = run;
+  if (document === undefined) return {};
+  return Array.isArray(document) ? { [key]: document } : (document as Record<string, unknown>);
 }
 
 /**
@@ -68,8 +57,7 @@ function documentOf(run: CommandRun, key: string): Record<string, unknown> {
 export function jsonAnswer(run: CommandRun, key = "results"): CallToolResult {
   const data = documentOf(run, key);
   if (run.failure) return failureAnswer(run.failure, data);
-  const warnings = warningsOf(run);
-  return dataAnswer(warnings.length > 0 ? { ...data, notes: warnings } : data);
+  return dataAnswer(run.warnings.length > 0 ? { ...data, notes: run.warnings } : data);
 }
 
 /**

@@ -69,6 +69,7 @@ import {
   struct,
   unsigned,
 } from "../core/shape.ts";
+import { shellWord } from "../core/shell-words.ts";
 import { type ReadProblem, readRegularFile } from "./read-regular-file.ts";
 
 /** The format this kiln writes and the only one it replays (1 held absolute paths, no hashes). */
@@ -673,15 +674,10 @@ function checkJournal(dirReal: string, text: string): Replay | string {
 // ---------------------------------------------------------------------------------------------
 // Replaying
 
-/** `path` quoted for a POSIX shell when it holds anything but plain characters. */
-function forShell(path: string): string {
-  return /^[\w./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
-}
-
 function refusal(shown: string, folder: string, reason: string): KilnError {
   return new KilnError(
     "invalid_request",
-    `${shown} is not a journal this kiln wrote for ${folder} (${reason}) - nothing was restored; inspect it and delete it (rm ${forShell(shown)}) to go on`,
+    `${shown} is not a journal this kiln wrote for ${folder} (${reason}) - nothing was restored; inspect it and delete it (rm ${shellWord(shown)}) to go on`,
     "kiln writes this file before a run's first write and removes it after the last, and the next command that writes rolls back a run killed in between; it replays only a journal whose every file stays in its folder, out of .git and places other tools run as code, and is as that run left it",
   );
 }

@@ -12,25 +12,18 @@
 // holds a header, a credential or a URL. A blob is content-addressed: it is hashed when read
 // and one whose bytes are not its name (corrupt, or planted by someone else) is deleted and
 // never used; every file is read as a stranger's (regular files only, no links, at most
-// 10 MiB). Writes go to a temporary file beside the target and are renamed over it, so two
-// kiln processes at once each see a whole file or none. The cache is bounded: past
-// MAX_CACHE_BYTES of blobs, the ones used longest ago are removed. A cache that cannot be
-// written (a read-only home) is no cache: nothing fails because of it.
-import { createHash, randomBytes } from "node:crypto";
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+// 10 MiB). Writes go to a temporary file beside the target and are renamed over it
+// (atomic-write.ts), so two kiln processes at once each see a whole file or none. The cache is
+// bounded: past MAX_CACHE_BYTES of blobs, the ones used longest ago are removed, once per
+// command, after its first new blob. A cache that cannot be written (a read-only home) is no
+// cache: nothing fails because of it.
+import { createHash } from "node:crypto";
+import { lstatSync, mkdirSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { isKilnError } from "../core/errors.ts";
 import type { RegistryConfig } from "../core/registry-config.ts";
+import { writeAtomically } from "./atomic-write.ts";
 import { readRegularFileBytes } from "./read-regular-file.ts";
 
 /** The most blob bytes the cache keeps; past it the blobs used longest ago go. */
@@ -43,6 +36,9 @@ const MAX_BLOB_BYTES = 10 * 1024 * 1024;
 export const INDEX_FRESH_MS = 10 * 60 * 1000;
 
 const DIGEST = /^sha256:([0-9a-f]{64})$/;
+
+/** The name of a blob: its sha256 in hex. Anything else in the folder is not a blob. */
+const BLOB_NAME = /^[0-9a-f]{64}$/;
 
 /** kiln's cache folder: `$XDG_CACHE_HOME/kiln`, `~/.cache/kiln` by default. */
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -68,16 +64,28 @@ function registryKey(registry: RegistryConfig): string {
   return createHash("sha256").update(written).digest("hex").slice(0, 32);
 }
 
-/** An index the cache holds: its bytes and when kiln fetched them. */
+/** The index of a registry kiln fetched last: which blob holds it, and when it was fetched. */
 export interface CachedIndex {
-  bytes: Uint8Array;
+  digest: string;
   fetchedAt: number;
 }
 
-/** The cache of one run: reads never throw, writes are best effort. */
+/** Bytes read from the cache, with the digest they were verified against. */
+export interface CachedBytes {
+  bytes: Uint8Array;
+  digest: string;
+}
+
+/**
+ * The cache of one command: reads never throw, writes are best effort. It keeps what it verified,
+ * so no blob is hashed twice in a command, and evicts at most once.
+ */
 export class RegistryCache {
   private readonly dir: string;
   private usable: boolean | undefined;
+  /** The digests of the blobs this command read whole and found to be their name's bytes. */
+  private readonly verified = new Set<string>();
+  private evicted = false;
 
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.dir = cacheDir(env);
@@ -95,17 +103,23 @@ export class RegistryCache {
       rmSync(path, { force: true });
       return undefined;
     }
+    this.verified.add(digest);
     this.touch(path);
     return bytes;
   }
 
   /** The item `item@version` of `registry`, when the cache knows which blob it is. */
-  item(registry: RegistryConfig, item: string, version: string): Uint8Array | undefined {
-    const text = this.readText(this.entryPath(registry, "items", `${item}@${version}`));
-    return text === undefined ? undefined : this.blob(text.trim());
+  item(registry: RegistryConfig, item: string, version: string): CachedBytes | undefined {
+    const digest = this.readText(this.entryPath(registry, "items", `${item}@${version}`))?.trim();
+    if (digest === undefined) return undefined;
+    const bytes = this.blob(digest);
+    return bytes === undefined ? undefined : { bytes, digest };
   }
 
-  /** The index of `registry` kiln fetched last, and when. */
+  /**
+   * Which blob holds the index of `registry` kiln fetched last, and when. The blob itself is
+   * read (and hashed) only by the caller that uses it: an index too old to use is not read.
+   */
   index(registry: RegistryConfig): CachedIndex | undefined {
     const text = this.readText(this.entryPath(registry, "index"));
     if (text === undefined) return undefined;
@@ -116,47 +130,42 @@ export class RegistryCache {
       return undefined;
     }
     if (typeof entry.digest !== "string" || typeof entry.fetchedAt !== "number") return undefined;
-    const bytes = this.blob(entry.digest);
-    return bytes === undefined ? undefined : { bytes, fetchedAt: entry.fetchedAt };
+    return { digest: entry.digest, fetchedAt: entry.fetchedAt };
   }
 
-  /** Keeps the bytes of `item@version` (already verified by the caller). */
-  putItem(registry: RegistryConfig, item: string, version: string, bytes: Uint8Array): void {
-    const digest = this.putBlob(bytes);
-    if (digest === undefined) return;
-    this.writeAtomic(this.entryPath(registry, "items", `${item}@${version}`), `${digest}\n`);
+  /** Keeps the bytes of `item@version`, verified by the caller, whose sha256 is `digest`. */
+  putItem(registry: RegistryConfig, item: string, version: string, fetched: CachedBytes): void {
+    if (!this.putBlob(fetched)) return;
+    this.writeFile(this.entryPath(registry, "items", `${item}@${version}`), `${fetched.digest}\n`);
   }
 
   /** Keeps an index just fetched, with the time it was fetched. */
   putIndex(registry: RegistryConfig, bytes: Uint8Array, fetchedAt = Date.now()): void {
-    const digest = this.putBlob(bytes);
-    if (digest === undefined) return;
-    this.writeAtomic(this.entryPath(registry, "index"), JSON.stringify({ digest, fetchedAt }));
-  }
-
-  private putBlob(bytes: Uint8Array): string | undefined {
-    if (!this.ready(true)) return undefined;
     const digest = sha256Digest(bytes);
-    const path = join(this.dir, "blobs", "sha256", digest.slice("sha256:".length));
-    if (this.holdsBlob(path, bytes)) {
-      this.touch(path);
-      return digest;
-    }
-    if (!this.writeAtomic(path, bytes)) return undefined;
-    this.evictOldest();
-    return digest;
+    if (!this.putBlob({ bytes, digest })) return;
+    this.writeFile(this.entryPath(registry, "index"), JSON.stringify({ digest, fetchedAt }));
   }
 
   /**
-   * Does the blob at `path` hold exactly `bytes` already? Then it is not written again: an index
-   * fetched with `--refresh` is most often the same bytes as last time, and reading a file back
-   * costs less than writing and renaming it. One of the same size is compared byte for byte, so
-   * a corrupt or planted blob is still replaced.
+   * Keeps a blob; false when the cache cannot be written. A blob this command already read and
+   * verified is only marked as used: its file holds these bytes. Any other is written, even when
+   * a file of its name is there - one not read in this command may be corrupt or planted, and
+   * reading it back to compare would cost as much as writing it.
    */
-  private holdsBlob(path: string, bytes: Uint8Array): boolean {
-    const stats = lstatSync(path, { throwIfNoEntry: false });
-    if (stats === undefined || !stats.isFile() || stats.size !== bytes.byteLength) return false;
-    return this.readSmall(path, MAX_BLOB_BYTES)?.equals(bytes) === true;
+  private putBlob({ bytes, digest }: CachedBytes): boolean {
+    if (!this.ready(true)) return false;
+    const path = join(this.dir, "blobs", "sha256", digest.slice("sha256:".length));
+    if (this.verified.has(digest)) {
+      this.touch(path);
+      return true;
+    }
+    if (!this.writeFile(path, bytes)) return false;
+    this.verified.add(digest);
+    if (!this.evicted) {
+      this.evicted = true;
+      this.evictOldest();
+    }
+    return true;
   }
 
   private entryPath(registry: RegistryConfig, ...parts: string[]): string {
@@ -195,16 +204,13 @@ export class RegistryCache {
     return this.readSmall(path, 4096)?.toString("utf8");
   }
 
-  /** Writes `data` to a temporary file beside `path` and renames it over `path`. */
-  private writeAtomic(path: string, data: Uint8Array | string): boolean {
-    const temporary = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  /** Writes a cache file atomically, readable by its owner only; false when it cannot. */
+  private writeFile(path: string, data: Uint8Array | string): boolean {
     try {
       mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 });
-      writeFileSync(temporary, data, { mode: 0o600, flag: "wx" });
-      renameSync(temporary, path);
+      writeAtomically(path, data, 0o600);
       return true;
     } catch {
-      rmSync(temporary, { force: true });
       return false;
     }
   }
@@ -219,14 +225,18 @@ export class RegistryCache {
     }
   }
 
-  /** Removes the blobs used longest ago while the blobs take more than MAX_CACHE_BYTES. */
+  /**
+   * Removes the blobs used longest ago while the blobs take more than MAX_CACHE_BYTES. Only
+   * blobs count and go: a file of another name is another kiln's temporary file, being written.
+   */
   private evictOldest(): void {
     const folder = join(this.dir, "blobs", "sha256");
     let blobs: { path: string; size: number; used: number }[];
     try {
       blobs = readdirSync(folder).flatMap((name) => {
+        if (!BLOB_NAME.test(name)) return [];
         const path = join(folder, name);
-        const stats = statSync(path, { throwIfNoEntry: false });
+        const stats = lstatSync(path, { throwIfNoEntry: false });
         return stats?.isFile() ? [{ path, size: stats.size, used: stats.mtimeMs }] : [];
       });
     } catch {

@@ -56,7 +56,13 @@ import {
   readRegularFile,
   readRegularFileBytes,
 } from "./read-regular-file.ts";
-import { INDEX_FRESH_MS, RegistryCache, sha256Digest, shownCacheDir } from "./registry-cache.ts";
+import {
+  type CachedBytes,
+  INDEX_FRESH_MS,
+  RegistryCache,
+  sha256Digest,
+  shownCacheDir,
+} from "./registry-cache.ts";
 import { MAX_LOCAL_FILE_BYTES } from "./resolve-reference.ts";
 
 /**
@@ -524,13 +530,18 @@ export class RegistryClient {
     if (cached === undefined && files instanceof RemoteRegistryFiles && isOffline(this.env)) {
       throw notCachedError(pinned, this.env);
     }
-    const bytes = cached ?? (await files.item(parsed.item, version));
-    const digest = sha256Digest(bytes);
+    // bytes from the cache were hashed when read: their digest is the one they were checked by
+    let read = cached;
+    if (read === undefined) {
+      const bytes = await files.item(parsed.item, version);
+      read = { bytes, digest: sha256Digest(bytes) };
+    }
+    const { bytes, digest } = read;
     if (expected !== undefined && expected.digest !== digest) {
       throw changedWithoutNewVersionError(pinned, expected.digest, digest, expected.where);
     }
     if (cached === undefined && files instanceof RemoteRegistryFiles) {
-      this.cache?.putItem(files.registry, parsed.item, version, bytes);
+      this.cache?.putItem(files.registry, parsed.item, version, read);
     }
     return {
       bytes,
@@ -554,10 +565,11 @@ export class RegistryClient {
     item: string,
     version: string,
     digest: string | undefined,
-  ): Uint8Array | undefined {
+  ): CachedBytes | undefined {
     if (!(files instanceof RemoteRegistryFiles)) return undefined;
-    if (digest !== undefined) return this.cache?.blob(digest);
-    return this.cache?.item(files.registry, item, version);
+    if (digest === undefined) return this.cache?.item(files.registry, item, version);
+    const bytes = this.cache?.blob(digest);
+    return bytes === undefined ? undefined : { bytes, digest };
   }
 
   private index(namespace: string): Promise<RegistryIndex> {
@@ -584,7 +596,8 @@ export class RegistryClient {
     const offline = isOffline(this.env);
     const cached = this.cache?.index(files.registry);
     if (cached !== undefined && (offline || isFresh(cached.fetchedAt))) {
-      return parse(cached.bytes);
+      const kept = this.cache?.blob(cached.digest);
+      if (kept !== undefined) return parse(kept);
     }
     if (offline) throw notCachedError(`the index of ${namespace}`, this.env);
     let bytes: Uint8Array;
@@ -594,8 +607,10 @@ export class RegistryClient {
       if (!(error instanceof NoAnswer) || cached === undefined || this.warn === undefined) {
         throw error;
       }
+      const kept = this.cache?.blob(cached.digest);
+      if (kept === undefined) throw error;
       this.warn(staleIndexWarning(error, cached.fetchedAt, files.secrets));
-      return parse(cached.bytes);
+      return parse(kept);
     }
     const index = parse(bytes);
     this.cache?.putIndex(files.registry, bytes);

@@ -3,19 +3,18 @@
 // the run is undone - new files and the folders made for them removed, overwritten files
 // restored from the bytes read while planning.
 import {
-  chmodSync,
   lstatSync,
   mkdirSync,
   readFileSync,
-  renameSync,
   rmdirSync,
   statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { basename, dirname, join, relative } from "node:path";
+import { dirname, relative } from "node:path";
 import { KilnError } from "../core/errors.ts";
 import { shortPath } from "../core/plan.ts";
+import { writeAtomically } from "./atomic-write.ts";
 import { type JournalChange, missingFolders, removeJournal, writeJournal } from "./journal.ts";
 import {
   errorCode,
@@ -33,36 +32,6 @@ type Undo =
   | { kind: "overwritten"; path: string; bytes: Buffer; mode: number }
   | { kind: "removed"; path: string; bytes: Buffer; mode: number }
   | { kind: "emptied"; path: string };
-
-let temporaryCounter = 0;
-
-/**
- * A name in the same folder (so the rename is atomic), hidden, unlikely to meet a real file.
- * A name near the 255-byte limit is not repeated in it, so the temporary name fits too.
- */
-function temporaryPath(destination: string): string {
-  temporaryCounter += 1;
-  const name = basename(destination);
-  const stem = Buffer.byteLength(name) <= 200 ? name : "long-name";
-  return join(dirname(destination), `.${stem}.kiln-${process.pid}-${temporaryCounter}.tmp`);
-}
-
-/** Writes `bytes` to `destination` atomically: readers see the old file or the new, never half. */
-function writeAtomically(destination: string, bytes: string | Buffer, mode?: number): void {
-  const temporary = temporaryPath(destination);
-  try {
-    writeFileSync(temporary, bytes, { flag: "wx" });
-    if (mode !== undefined) chmodSync(temporary, mode);
-    renameSync(temporary, destination);
-  } catch (error) {
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // the temporary file was never created
-    }
-    throw error;
-  }
-}
 
 /**
  * Creates the missing folders above `file` one by one, journalling each for the undo.

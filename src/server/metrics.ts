@@ -4,8 +4,10 @@
 // registry, never prom-client's global one, so two services in one process (tests) count apart.
 //
 // What is counted, and where: every answered request once, by route pattern, method and status
-// (server.ts tells `answered`); requests refused before any work by reason (the reply carries
-// it: a body over the limit, a Host the guard refuses, the service overloaded); renders by how
+// (server.ts tells `answered`, also for the 400 and 408 Node's own parser answers, under the
+// route `(unparsed)`); requests refused by reason (the reply carries it: a body over the limit, a
+// Host the guard refuses, the service overloaded; the fetch slots' refusal when their line is
+// full is counted where they are wrapped, here); renders by how
 // long a worker took from queue to answer (the render pool tells `observeRender`); fetches the
 // service starts for a caller, to URLs and to registries (the fetch slots, wrapped here). The
 // render pool's queue and workers and the render cache's hits and misses are read when Prometheus
@@ -25,11 +27,18 @@ import type { Services } from "./handlers.ts";
 import type { RenderCache } from "./render-cache.ts";
 import { empty, type RejectionReason, type Reply } from "./reply.ts";
 
-/** Why a request was refused before any work, as the `reason` label spells it. */
-export const REJECTION_REASONS: readonly RejectionReason[] = [
+/**
+ * Why a request was refused, as the `reason` label spells it: before any work, as its reply
+ * says (RejectionReason), or `too_many_fetches` - a fetch it needed found every place under way
+ * and the line of waiting fetches full.
+ */
+type CountedRejection = RejectionReason | "too_many_fetches";
+
+export const REJECTION_REASONS: readonly CountedRejection[] = [
   "body_too_large",
   "host_refused",
   "overloaded",
+  "too_many_fetches",
 ];
 
 /** Where the service fetches for a caller: a URL reference, or a configured registry. */
@@ -47,11 +56,13 @@ const RENDER_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.
 
 /** One answered request, as the metrics and the request log see it. */
 export interface AnsweredRequest {
+  /** The method, or `(unparsed)` for an answer Node's parser gave (see server.ts). */
   method: string;
-  /** The route pattern, `/metrics`, `ui` (the dashboard's files) or `unmatched`. */
+  /** The route pattern, `/metrics`, `ui` (the dashboard's files), `unmatched` or `(unparsed)`. */
   route: string;
   status: number;
-  seconds: number;
+  /** From the request's arrival to its answer; undefined when unknown (`(unparsed)`). */
+  seconds: number | undefined;
   rejected: RejectionReason | undefined;
 }
 
@@ -67,6 +78,7 @@ export class ServiceMetrics {
   private readonly requestSeconds: Histogram<"route" | "method">;
   private readonly renderSeconds: Histogram<"outcome">;
   private readonly rejections: Counter<"reason">;
+  private readonly tooManyFetches: ReturnType<Counter<"reason">["labels"]>;
   private readonly fetches: Counter<"kind">;
   /**
    * The request series by route, method and status, bound once: prom-client finds a series by
@@ -105,12 +117,13 @@ export class ServiceMetrics {
     });
     this.rejections = new Counter({
       name: "kiln_rejected_requests_total",
-      help: "Requests refused before any work: body_too_large (413), host_refused (403), overloaded (503).",
+      help: "Requests refused: before any work, body_too_large (413), host_refused (403), overloaded (503); too_many_fetches (400), a fetch it needed found the fetches under way and waiting at their bound.",
       labelNames: ["reason"],
       registers,
     });
     // every reason is exported from the start, so a rate over it is 0 rather than no data
     for (const reason of REJECTION_REASONS) this.rejections.inc({ reason }, 0);
+    this.tooManyFetches = this.rejections.labels({ reason: "too_many_fetches" });
     this.fetches = new Counter({
       name: "kiln_fetches_total",
       help: "Fetches started for a caller: to a URL reference (url) or a configured registry (registry).",
@@ -135,7 +148,7 @@ export class ServiceMetrics {
       this.series.set(key, series);
     }
     series.requests.inc();
-    series.seconds.observe(request.seconds);
+    if (request.seconds !== undefined) series.seconds.observe(request.seconds);
     if (request.rejected !== undefined) this.rejections.inc({ reason: request.rejected });
   }
 
@@ -148,10 +161,18 @@ export class ServiceMetrics {
   countFetches(kind: FetchKind, acquire: Services["acquireFetch"]): Services["acquireFetch"] {
     const counted = this.fetches.labels({ kind });
     return (signal) =>
-      acquire(signal).then((release) => {
-        counted.inc();
-        return release;
-      });
+      acquire(signal).then(
+        (release) => {
+          counted.inc();
+          return release;
+        },
+        (error: unknown) => {
+          // the slots refuse in two cases: the caller went away (its signal aborted), or every
+          // place is taken and the line of waiting fetches is full - the service's refusal
+          if (!signal.aborted) this.tooManyFetches.inc();
+          throw error;
+        },
+      );
   }
 
   /** The answer to `<method> /metrics`: the exposition text to GET and HEAD, 405 otherwise. */

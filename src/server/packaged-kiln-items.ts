@@ -4,17 +4,15 @@
 // Only the files whose bytes have the digest recorded when the templates were compiled are read
 // (src/node/packaged-kiln.ts); a request for `@kiln/<item>` is answered with the preloaded item
 // only when the bytes the registry client read for it have that same digest.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../core/errors.ts";
-import { parseRegistryItemText, type RegistryItem } from "../core/item.ts";
+import type { RegistryItem } from "../core/item.ts";
 import type { RegistryLockSource } from "../core/project/lock-format.ts";
 import { parseRegistryReference, registryReferenceText } from "../core/registry-config.ts";
 import { itemFileNames } from "../core/registry-source.ts";
 import { isPackagedKilnSource, packagedKilnDigests } from "../node/packaged-kiln.ts";
-import { readRegularFileBytes } from "../node/read-regular-file.ts";
-import { sha256Digest } from "../node/registry-cache.ts";
-import { KILN_REGISTRY_DIR } from "../node/registry-client.ts";
-import { MAX_LOCAL_FILE_BYTES } from "../node/resolve-reference.ts";
+import { KILN_REGISTRY_DIR, RegistryClient } from "../node/registry-client.ts";
 
 /** Pinned reference (`@kiln/aws-server@1.0.0`) -> the packaged item, parsed. */
 export type PackagedKilnItems = ReadonlyMap<string, RegistryItem>;
@@ -22,33 +20,35 @@ export type PackagedKilnItems = ReadonlyMap<string, RegistryItem>;
 /**
  * Reads every packaged `@kiln` item whose file has its recorded digest; one that is changed is
  * left out (it then renders as a stranger's would), with a warning through `log`; one that is
- * missing is left out silently (the registry is not built beside this code).
+ * missing is left out silently (the registry is not built beside this code). Each is read, hashed
+ * and decoded by the registry client, as a request for it is, so both give the same item.
  */
-export function readPackagedKilnItems(log: (message: string) => void): PackagedKilnItems {
-  const items = new Map<string, RegistryItem>();
-  for (const [pinned, digest] of packagedKilnDigests()) {
+export async function readPackagedKilnItems(
+  log: (message: string) => void,
+): Promise<PackagedKilnItems> {
+  // only @kiln is read: no kiln.toml, no user configuration, nothing fetched or cached
+  const client = new RegistryClient(KILN_REGISTRY_DIR, { cache: false, registries: new Map() });
+  const read = [...packagedKilnDigests().keys()].map(async (pinned) => {
     const reference = parseRegistryReference(pinned);
-    if (reference?.version === undefined) continue;
+    if (reference?.version === undefined) return undefined;
     const file = itemFileNames(reference.item, reference.version).pinned;
+    // not built here (kiln run from its sources, before `npm run build`): nothing to preload,
+    // and a request for the item gets the registry client's own error, as on the CLI
+    if (!existsSync(join(KILN_REGISTRY_DIR, file))) return undefined;
     try {
-      const bytes = readRegularFileBytes(
-        join(KILN_REGISTRY_DIR, file),
-        `${pinned}'s file`,
-        MAX_LOCAL_FILE_BYTES,
-      );
-      // not built here (kiln run from its sources, before `npm run build`): nothing to preload,
-      // and a request for the item gets the registry client's own error, as on the CLI
-      if (bytes === undefined) continue;
-      if (sha256Digest(bytes) !== digest) {
+      const { item, source } = await client.resolve(pinned);
+      if (!isPackagedKilnSource(source)) {
         log(`kiln: warning: ${pinned} is not in this installation as it was built`);
-        continue;
+        return undefined;
       }
-      // decoded as the registry client decodes what it read, so both give the same item
-      items.set(pinned, parseRegistryItemText(new TextDecoder().decode(bytes), pinned));
+      return [pinned, item] as const;
     } catch (error) {
       log(`kiln: warning: ${pinned} could not be read: ${errorMessage(error)}`);
+      return undefined;
     }
-  }
+  });
+  const items = new Map<string, RegistryItem>();
+  for (const entry of await Promise.all(read)) if (entry !== undefined) items.set(...entry);
   return items;
 }
 

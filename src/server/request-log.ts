@@ -123,7 +123,7 @@ function jsonLog(destination: Destination): LineWriter {
         method: answered.method,
         route: answered.route,
         status: answered.status,
-        durationMs: milliseconds(answered.seconds),
+        ...(answered.seconds === undefined ? {} : { durationMs: milliseconds(answered.seconds) }),
         ...(answered.rejected === undefined ? {} : { rejected: answered.rejected }),
       },
       "request",
@@ -139,8 +139,9 @@ function jsonLog(destination: Destination): LineWriter {
 function textLog(destination: Destination): LineWriter {
   return (id, answered) => {
     const rejected = answered.rejected === undefined ? "" : ` rejected=${answered.rejected}`;
+    const duration = answered.seconds === undefined ? "-" : `${milliseconds(answered.seconds)}ms`;
     destination.write(
-      `${new Date().toISOString()} ${answered.method} ${answered.route} ${answered.status} ${milliseconds(answered.seconds)}ms id=${id}${rejected}\n`,
+      `${new Date().toISOString()} ${answered.method} ${answered.route} ${answered.status} ${duration} id=${id}${rejected}\n`,
     );
   };
 }

@@ -51,6 +51,13 @@ import type { RequestLog } from "./request-log.ts";
 import { matchRoute, routePattern } from "./routes.ts";
 import { defaultUiDir, serveUi } from "./static-ui.ts";
 
+/**
+ * The method and route the log and the metrics give an answer Node's own HTTP parser gave (400
+ * for a request it cannot parse, 408 for headers that took too long) before any request reached
+ * the service: nothing of the request is known, and a label holds only bounded values.
+ */
+const UNPARSED = "(unparsed)";
+
 export interface ServerTimeouts {
   /** Time allowed to receive the request headers (slow-loris guard). */
   headersMs: number;
@@ -313,7 +320,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   } catch (error) {
     log(`kiln: warning: ${errorMessage(error)}`);
   }
-  const packagedKiln = readPackagedKilnItems(log);
+  const packagedKiln = await readPackagedKilnItems(log);
   const pool = new RenderPool({
     ...DEFAULT_POOL_OPTIONS,
     ...options.render,
@@ -390,6 +397,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     socket.end(
       `HTTP/1.1 ${status} ${status === 408 ? "Request Timeout" : "Bad Request"}\r\nvary: origin\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`,
     );
+    // an answer like any other for the log and the counts; nothing of the request is known
+    const answered = { method: UNPARSED, route: UNPARSED, status, seconds: undefined };
+    metrics?.answered({ ...answered, rejected: undefined });
+    requestLog?.request(requestLog.id(undefined), { ...answered, rejected: undefined });
   });
   try {
     // The socket first, then the workers: a probe sees `starting` (503 on /api/ready) instead of

@@ -5,7 +5,17 @@
 // "never touches the network" is a count of 0), and a small forward proxy here (CONNECT and plain
 // requests, counting them and the hosts asked for) for HTTP_PROXY and NO_PROXY.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { join, relative } from "node:path";
@@ -268,6 +278,91 @@ describe("kiln's cache of registries", { skip, timeout }, () => {
     );
     assert.equal(online.status, 0, online.stderr);
     assert.equal(readFileSync(blob, "utf8"), item);
+  });
+});
+
+/**
+ * A module for `node --require` that records the hex of every sha256 the process computes
+ * (node:crypto's createHash, which kiln hashes with) and writes them, one a line, to the file
+ * KILN_TEST_HASHES names when the process exits: how often kiln hashed given bytes is then a count.
+ */
+function hashRecorder(): string {
+  const path = join(tempDir(), "record-hashes.cjs");
+  writeFileSync(
+    path,
+    `const crypto = require("node:crypto");
+const { syncBuiltinESMExports } = require("node:module");
+const { appendFileSync } = require("node:fs");
+const original = crypto.createHash;
+const seen = [];
+crypto.createHash = function (algorithm, options) {
+  const hash = original.call(this, algorithm, options);
+  if (String(algorithm).toLowerCase() !== "sha256") return hash;
+  const digest = hash.digest;
+  hash.digest = function (encoding) {
+    const result = digest.call(this, encoding);
+    seen.push(Buffer.isBuffer(result) ? result.toString("hex") : String(result));
+    return result;
+  };
+  return hash;
+};
+syncBuiltinESMExports();
+process.on("exit", () => appendFileSync(process.env.KILN_TEST_HASHES, seen.map((hex) => hex + "\\n").join("")));
+`,
+  );
+  return path;
+}
+
+describe("kiln's cache of registries: its own work", { skip, timeout }, () => {
+  it("an item read from the cache is hashed once: to verify it, not again to record it", async () => {
+    const cache = tempDir();
+    const dir = acmeProject(nginx.origin);
+    const first = await run(
+      ["add", "@acme/redis@1.2.0", "--name", "a", "--image", "redis:7"],
+      dir,
+      cache,
+    );
+    assert.equal(first.status, 0, first.stderr);
+    const item = readFileSync(join(served, "acme", "redis@1.2.0.json"), "utf8");
+    const hex = sha256(item).slice("sha256:".length);
+    const hashes = join(tempDir(), "hashes.txt");
+    const again = await run(
+      ["add", "@acme/redis@1.2.0", "--name", "b", "--image", "redis:7", "--offline"],
+      dir,
+      cache,
+      { NODE_OPTIONS: `--require ${hashRecorder()}`, KILN_TEST_HASHES: hashes },
+    );
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, /^created {3}k8s\/b-redis\.yaml\n/);
+    const recorded = readFileSync(hashes, "utf8").split("\n");
+    assert.equal(recorded.filter((digest) => digest === hex).length, 1, recorded.join(", "));
+  });
+
+  it("eviction of a full cache removes the blobs used longest ago and leaves another kiln's temporary file alone", async () => {
+    const cache = tempDir();
+    const blobs = join(cache, "kiln", "blobs", "sha256");
+    mkdirSync(blobs, { recursive: true, mode: 0o700 });
+    // a blob past the cache's bound (a sparse file: its size, no disk), used a day ago, and a
+    // temporary file another kiln is writing, named as kiln names them, older still
+    const old = new Date(Date.now() - 86_400_000);
+    const older = new Date(Date.now() - 2 * 86_400_000);
+    const large = join(blobs, "f".repeat(64));
+    closeSync(openSync(large, "w"));
+    truncateSync(large, 300 * 1024 * 1024);
+    utimesSync(large, old, old);
+    const writing = join(blobs, `.${"e".repeat(64)}.kiln-999999-1.tmp`);
+    writeFileSync(writing, "half of a blob");
+    utimesSync(writing, older, older);
+    const added = await run(
+      ["add", "@acme/redis@1.2.0", "--name", "a", "--image", "redis:7"],
+      acmeProject(nginx.origin),
+      cache,
+    );
+    assert.equal(added.status, 0, added.stderr);
+    const names = readdirSync(blobs);
+    assert.ok(!names.includes("f".repeat(64)), names.join(", "));
+    assert.ok(names.includes(`.${"e".repeat(64)}.kiln-999999-1.tmp`), names.join(", "));
+    assert.equal(readFileSync(writing, "utf8"), "half of a blob");
   });
 });
 

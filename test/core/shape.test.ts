@@ -103,6 +103,36 @@ describe("serde-worded decoding errors", () => {
     );
   });
 
+  test("a path reaches through nested arrays and maps under the caller's own path, with and without strings", () => {
+    const nested = struct("Outer", {
+      rows: required(array(array(struct("Cell", { tags: required(record(string)) })))),
+    });
+    let caught: unknown;
+    try {
+      nested({ rows: [[], [{ tags: {} }, { tags: { a: "x", b: "secret" } }]] }, "body");
+      nested({ rows: [[{ tags: { a: "x" } }], [{ tags: { b: 5 } }]] }, "body");
+    } catch (error) {
+      caught = error;
+    }
+    assert.ok(caught instanceof ShapeError);
+    assert.equal(caught.path, "body.rows[1][0].tags.b");
+    assert.equal(
+      caught.message,
+      "body.rows[1][0].tags.b: invalid type: integer `5`, expected a string",
+    );
+    assert.equal(caught.reason, "invalid type: integer `5`, expected a string");
+    assert.equal(
+      reason(() => nested({ rows: [[{ tags: { a: 1 } }]] }, "")),
+      "rows[0][0].tags.a: invalid type: integer `1`, expected a string",
+    );
+    assert.throws(
+      () => nested({ rows: [[{ tags: "secret" }]] }, ""),
+      (error) =>
+        error instanceof ShapeError &&
+        error.messageWithoutStrings === "rows[0][0].tags: invalid type: string, expected a map",
+    );
+  });
+
   test("optional keys given as null count as absent; unknown keys are ignored", () => {
     const value = decode({ reference: "x", fields: null, port: null, extra: 1 }, "");
     assert.deepEqual(value, { reference: "x", fields: {}, labels: [], port: undefined });

@@ -14,6 +14,8 @@ export interface McpSession {
   stderr(): string;
   /** Errors the client's transport met (a stray line on stdout is one). */
   protocolErrors: Error[];
+  /** The server's process id. */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -37,7 +39,13 @@ export async function startMcp(cwd: string, args: string[] = []): Promise<McpSes
   const protocolErrors: Error[] = [];
   client.onerror = (error) => protocolErrors.push(error);
   await client.connect(transport);
-  return { client, stderr: () => stderr, protocolErrors, close: () => client.close() };
+  return {
+    client,
+    stderr: () => stderr,
+    protocolErrors,
+    pid: transport.pid as number,
+    close: () => client.close(),
+  };
 }
 
 /** Calls a tool and returns its structured answer; fails the test when the tool failed. */

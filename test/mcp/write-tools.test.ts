@@ -8,8 +8,17 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { cleanUp, ensureBuilt, itemFile, kiln, setUpProject, tree } from "../cli/helpers.ts";
+import {
+  cleanUp,
+  ensureBuilt,
+  itemFile,
+  kiln,
+  setUpProject,
+  tempDir,
+  tree,
+} from "../cli/helpers.ts";
 import { ESCAPING_PATHS, EXEC_PATHS, EXEC_SPELLINGS, GIT_PATHS } from "../cli/hostile-payloads.ts";
 import { callData, callError, type McpSession, startMcp } from "./mcp-client.ts";
 
@@ -229,5 +238,30 @@ describe("kiln mcp --allow-writes: what a stranger's item cannot make it write",
     assert.match(asReference.message, /^`--allow-exec-paths` is not a built-in component/);
     assert.deepEqual(tree(dir), before);
     assert.deepEqual(session.protocolErrors, []);
+  });
+});
+
+/** The number of threads of process `pid` (Linux: /proc/<pid>/status); a worker is one. */
+function threadsOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/^Threads:\s+(\d+)$/m.exec(status)?.[1]);
+}
+
+describe("kiln mcp: a failed call leaves no worker behind", () => {
+  it("an add of a registry's item that fails before it renders stops the worker it started early", async (t) => {
+    // a folder with no kiln.toml: add fails reading the project, after it started the worker
+    const session = await startMcp(tempDir(), ["--allow-writes"]);
+    t.after(() => session.close());
+    // the same failure for a built-in, which starts no worker: the process's idle thread count
+    const builtin = await callError(session, "add", { reference: "k8s/service", name: "web" });
+    assert.match(builtin.message, /^no kiln\.toml found in /);
+    const idle = threadsOf(session.pid);
+    const registry = await callError(session, "add", { reference: "@acme/redis", name: "web" });
+    assert.match(registry.message, /^no kiln\.toml found in /);
+    // the worker's thread ends once it is stopped: wait for that effect (a stopped worker that
+    // was still starting ends as soon as it has started), failing after a generous while
+    const deadline = Date.now() + 30_000;
+    while (threadsOf(session.pid) > idle && Date.now() < deadline) await delay(50);
+    assert.equal(threadsOf(session.pid), idle);
   });
 });

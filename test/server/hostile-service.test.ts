@@ -264,7 +264,10 @@ describe("fetches through the service itself, and work for clients that have gon
   });
 
   test("fetches under way are bounded; one more than the line holds is refused at once", async () => {
-    const service = await startFixtureServer({ outbound: { concurrent: 2, waiting: 1 } });
+    const service = await startFixtureServer({
+      outbound: { concurrent: 2, waiting: 1 },
+      metrics: true,
+    });
     let open = 0;
     let most = 0;
     const held: import("node:http").ServerResponse[] = [];
@@ -279,6 +282,9 @@ describe("fetches through the service itself, and work for clients that have gon
       const refused = await inspect(service.url, `${slow.url}/3.json`);
       assert.equal(refused.status, 400);
       assert.equal(most, 2, "never more than two fetches under way");
+      // the refusal is counted as one, by its reason; the fetches waiting in line are not
+      const metrics = await fetch(`${service.url}/metrics`).then((answer) => answer.text());
+      assert.match(metrics, /^kiln_rejected_requests_total\{reason="too_many_fetches"\} 1$/m);
       for (const res of held.splice(0)) {
         res.end(JSON.stringify({ name: "x", category: "c", files: [] }));
       }

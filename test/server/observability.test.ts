@@ -231,6 +231,40 @@ describe("GET /metrics", () => {
     for (const line of server.stdout) assert.ok(!line.includes(REGISTRY_TOKEN), line);
   });
 
+  test("a request Node's parser refuses (400) is counted and logged under the route (unparsed), with no duration", async () => {
+    const before = await scrape(server);
+    const { port } = new URL(server.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () => socket.write("NOT HTTP\r\n\r\n"));
+      let text = "";
+      socket.on("data", (chunk) => {
+        text += chunk.toString();
+      });
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    const after = await scrape(server);
+    const unparsed = { route: "(unparsed)", method: "(unparsed)", status: "400" };
+    assert.equal(
+      sample(after, "kiln_http_requests_total", unparsed) -
+        sample(before, "kiln_http_requests_total", unparsed),
+      1,
+    );
+    const stdout = server.child.stdout as NodeJS.ReadableStream;
+    let line = server.stdout.find((candidate) => candidate.includes('"route":"(unparsed)"'));
+    while (line === undefined) {
+      await new Promise((resolve) => stdout.once("data", resolve));
+      line = server.stdout.find((candidate) => candidate.includes('"route":"(unparsed)"'));
+    }
+    const logged = JSON.parse(line) as Record<string, unknown>;
+    assert.equal(logged.method, "(unparsed)");
+    assert.equal(logged.status, 400);
+    assert.equal(logged.durationMs, undefined);
+    assert.match(String(logged.requestId), /^[0-9a-f-]{36}$/);
+    assert.ok(!line.includes("NOT HTTP"), line);
+  });
+
   test("/metrics is behind the Host guard: a Host that is not allowed gets 403", async () => {
     const refused = await raw(server.url, { path: "/metrics", headers: { host: "evil.example" } });
     assert.equal(refused.status, 403);

@@ -8,7 +8,7 @@ import { checkProject } from "../../src/core/project/checks/check-project.ts";
 import type { ComponentToAdd } from "../../src/core/project/checks/rule.ts";
 import { type CheckComponent, projectFacts } from "../../src/core/project/facts.ts";
 import { withRenderedPaths } from "../../src/core/project/render-components.ts";
-import { api, lockSourcesFromApi, renderThroughApi } from "./api.ts";
+import { api, inspect, lockSourcesFromApi, renderThroughApi } from "./api.ts";
 import { useCatalogue } from "./hooks/use-catalogue.ts";
 import { useItems } from "./hooks/use-items.ts";
 import { usePersistentProject } from "./hooks/use-persistent-project.ts";
@@ -30,7 +30,7 @@ import {
   type StageId,
   stageOf,
 } from "./model/project.ts";
-import { isLockFile, presetFromLockFiles } from "./model/project-lock.ts";
+import { isLockFile, presetFromLockFiles, unreadableItemFiles } from "./model/project-lock.ts";
 import { AddDialog } from "./ui/add-dialog.tsx";
 import { ChecksView } from "./ui/checks-view.tsx";
 import { CommandsDialog } from "./ui/commands-dialog.tsx";
@@ -39,7 +39,7 @@ import { ComponentForm, formContext } from "./ui/component-form.tsx";
 import { GraphView } from "./ui/graph-view.tsx";
 import { Home } from "./ui/home.tsx";
 import { IniImportDialog } from "./ui/ini-dialog.tsx";
-import { LockItemsDialog, unreadableItemFiles } from "./ui/lock-items-dialog.tsx";
+import { LockItemsDialog } from "./ui/lock-items-dialog.tsx";
 import { NotSavedNotice, type ZipProblem, ZipRefusedNotice } from "./ui/notices.tsx";
 import { type Pane, PaneTabs } from "./ui/pane-tabs.tsx";
 import { Preview } from "./ui/preview.tsx";
@@ -223,7 +223,7 @@ function Dashboard(): JSX.Element {
             setHomeBusy(lock.name);
             try {
               const projectFile = files.find((file) => file.name.endsWith(".toml"))?.text;
-              const references = await unreadableItemFiles(lock.text);
+              const references = await unreadableItemFiles(lock.text, inspect);
               if (references.length > 0) {
                 setLockQuestion({ lock, projectFile, references });
                 return;

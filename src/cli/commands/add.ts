@@ -25,13 +25,13 @@ import {
   renderWithDependencies,
   reportDependencies,
 } from "../add-dependencies.ts";
-import { flag, stringOption, UsageError } from "../args.ts";
+import { flag, type Parsed, stringOption, UsageError } from "../args.ts";
 import { ADD } from "../command-list.ts";
 import { fieldValues, labelValues } from "../fields.ts";
 import { recoverInterruptedRun } from "../journal-notice.ts";
 import { commandHelp, parseCommand } from "../options.ts";
 import type { Output } from "../output.ts";
-import { ComponentRenderer, startWorkerEarly } from "../render-component.ts";
+import { ComponentRenderer, type EarlyWorker, startWorkerEarly } from "../render-component.ts";
 import { doneCounts, reportDryRun, reportSteps } from "../report.ts";
 import {
   componentAddress,
@@ -77,7 +77,30 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const labels = labelValues(parsed);
 
   // a registry's item renders in the worker: it starts while the project and the item are read
-  startWorkerEarly(reference);
+  const early = startWorkerEarly(reference);
+  try {
+    return await addComponent({ parsed, reference, name, fields, labels }, early, output);
+  } finally {
+    // a run that stopped before its renderer took the worker stops it here
+    await early.stop();
+  }
+}
+
+/** What `kiln add` was asked to add, as its command line says it. */
+interface AddRequest {
+  parsed: Parsed;
+  reference: string;
+  name: string;
+  fields: Record<string, string>;
+  labels: Record<string, string>;
+}
+
+/** Renders the component (and its dependencies) and writes it with kiln.lock, all or nothing. */
+async function addComponent(
+  { parsed, reference, name, fields, labels }: AddRequest,
+  early: EarlyWorker,
+  output: Output,
+): Promise<number> {
   const cwd = process.cwd();
   // a run killed part-way here is rolled back before anything is planned (journal.ts)
   recoverInterruptedRun(cwd, output);
@@ -102,6 +125,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   // item's dependencies the project lacks render with it, for the same write
   const renderer = new ComponentRenderer(cwd, {
     lock,
+    earlyWorker: early,
     // an unpinned add whose registry does not answer takes the index kiln's cache holds
     warn: (message) => output.warning(message),
   });

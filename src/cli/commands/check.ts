@@ -98,7 +98,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
         ? {}
         : { files: disk.files, edited: disk.edited, unread: disk.unread }),
     };
-    output.line(JSON.stringify(answer, null, 2));
+    output.json(answer);
     return status;
   }
   const style = output.out;

@@ -205,7 +205,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
         : urls === undefined || urls.length === 0
           ? { differs, files }
           : { differs, files, urls };
-    output.line(JSON.stringify(answer, null, 2));
+    output.json(answer);
     return endWith(status, refused);
   }
   const style = output.out;

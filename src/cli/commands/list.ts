@@ -31,7 +31,7 @@ async function listRegistry(namespace: string, json: boolean, output: Output): P
     warn: (message) => output.warning(message),
   });
   const results = await registryResults(client, namespace);
-  if (json) output.line(JSON.stringify({ items: results.map(searchResult) }, null, 2));
+  if (json) output.json({ items: results.map(searchResult) });
   else printResults(results, output);
   return 0;
 }
@@ -51,7 +51,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   }
   const items = builtinRegistry().items.map(toItemView);
   if (flag(parsed, "json")) {
-    output.line(JSON.stringify({ items }, null, 2));
+    output.json({ items });
     return 0;
   }
   const style = output.out;

@@ -19,7 +19,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const { parsed } = parseCommand(argv, PRESETS_COMMAND);
   const presets = builtinPresets().map(presetSummary);
   if (flag(parsed, "json")) {
-    output.line(JSON.stringify({ presets }, null, 2));
+    output.json({ presets });
     return 0;
   }
   const style = output.out;

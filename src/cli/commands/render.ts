@@ -118,7 +118,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
       );
     }
     const { files } = await renderWholePreset(reference, cwd);
-    if (json) output.line(JSON.stringify({ files: fileViews(files) }, null, 2));
+    if (json) output.json({ files: fileViews(files) });
     else printFiles(output, files);
     return 0;
   }
@@ -143,9 +143,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   }
   if (json) {
     // POST /api/render's answer: the component's name and its files
-    output.line(
-      JSON.stringify({ component: result.component, files: fileViews(result.files) }, null, 2),
-    );
+    output.json({ component: result.component, files: fileViews(result.files) });
   } else {
     printFiles(output, result.files);
   }

@@ -69,7 +69,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
   const answer = await searchSources(client, query, registry);
   reportFailures(answer, output);
   if (flag(parsed, "json")) {
-    output.line(JSON.stringify(answer.results.map(searchResult), null, 2));
+    output.json(answer.results.map(searchResult));
     return 0;
   }
   if (answer.results.length === 0) {

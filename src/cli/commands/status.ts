@@ -215,7 +215,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
       ...(urls.length === 0 ? {} : { urls }),
       ...(profile === undefined ? {} : { profile: profileJson(profile) }),
     };
-    output.line(JSON.stringify(answer, null, 2));
+    output.json(answer);
   } else {
     report(output, components, unowned, urls, flag(parsed, "all"));
     if (profile !== undefined) output.line(output.out.yellow(profileDisagreementLine(profile)));

@@ -341,7 +341,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
     cwd,
   );
   commit(steps, removals, cwd, emptied);
-  if (flag(parsed, "json")) output.line(JSON.stringify(updateJson(updates, resolution), null, 2));
+  if (flag(parsed, "json")) output.json(updateJson(updates, resolution));
   else {
     report(output, updates, resolution, outermost(emptied), flag(parsed, "verbose"));
     if (profile !== undefined) {

@@ -118,7 +118,7 @@ export async function run(argv: string[], output: Output): Promise<number> {
         files,
         example,
       };
-      output.line(JSON.stringify(view, null, 2));
+      output.json(view);
       return 0;
     }
     const style = output.out;

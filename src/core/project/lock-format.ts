@@ -18,6 +18,7 @@ import { parseJsonText } from "../json-text.ts";
 import {
   array,
   boolean,
+  childPath,
   type Decoder,
   isPlainObject,
   optional,
@@ -205,7 +206,7 @@ const decodeSource: Decoder<LockSource> = (value, path) => {
     return { type, ...fields };
   }
   throw new ShapeError(
-    `${path}.type`,
+    childPath(path, "type"),
     `unknown variant \`${type}\`, expected one of \`builtin\`, \`url\`, \`file\`, \`registry\``,
   );
 };

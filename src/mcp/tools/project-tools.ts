@@ -16,7 +16,6 @@ import {
   positionals,
   stringOption,
   valueOptions,
-  warningsOf,
 } from "../tool-answer.ts";
 import { FIELD_VALUES, LABELS, REFERENCE } from "./catalogue-tools.ts";
 
@@ -44,11 +43,10 @@ function planAnswer(run: CommandRun, includeContents: boolean | undefined) {
   const files = run.files.map((file) =>
     includeContents === true ? file : { path: file.path, action: file.action },
   );
-  const warnings = warningsOf(run);
   return dataAnswer({
     files,
     report: linesOf(run.stdout),
-    ...(warnings.length > 0 ? { notes: warnings } : {}),
+    ...(run.warnings.length > 0 ? { notes: run.warnings } : {}),
   });
 }
 

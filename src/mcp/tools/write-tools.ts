@@ -18,7 +18,6 @@ import {
   positionals,
   stringOption,
   valueOptions,
-  warningsOf,
 } from "../tool-answer.ts";
 import { FIELD_VALUES, LABELS, REFERENCE } from "./catalogue-tools.ts";
 import { COMPONENTS } from "./project-tools.ts";
@@ -26,13 +25,12 @@ import { COMPONENTS } from "./project-tools.ts";
 /** The answer of a write: each file and what was done to it, and the command's lines. */
 function writeAnswer(run: CommandRun, what: "files" | "removed") {
   if (run.failure) return failureAnswer(run.failure);
-  const warnings = warningsOf(run);
   return dataAnswer({
     ...(what === "removed"
       ? { removed: run.removed }
       : { files: run.files.map(({ path, action }) => ({ path, action })) }),
     report: linesOf(run.stdout),
-    ...(warnings.length > 0 ? { notes: warnings } : {}),
+    ...(run.warnings.length > 0 ? { notes: run.warnings } : {}),
   });
 }
 

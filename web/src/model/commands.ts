@@ -1,9 +1,10 @@
 // The same project as commands: the `kiln init` and `kiln add` lines that rebuild exactly this
 // project - the files, kiln.toml and kiln.lock the zip holds - and, when it is shorter, the
 // preset file written by a here-document and `kiln setup`. Values are quoted for a POSIX shell
-// (`word`), so quotes, spaces, unicode, `$` and JSON reach kiln as the dashboard holds them.
+// (src/core/shell-words.ts), so quotes, spaces, unicode, `$` and JSON reach kiln as the dashboard holds them.
 import { DEFAULT_PROJECT_NAME } from "../../../src/core/config.ts";
 import { serializePreset } from "../../../src/core/project/preset-manifest.ts";
+import { shellOption, shellWord } from "../../../src/core/shell-words.ts";
 import { type Project, presetFileName, presetFromProject } from "./project.ts";
 
 /** What the Commands export shows: the init/add lines, and the preset route when shorter. */
@@ -16,25 +17,6 @@ export interface ProjectCommands {
 
 /** The here-document's end marker: no line of a preset's JSON can be it (JSON quotes text). */
 const HEREDOC_END = "KILN_PRESET";
-
-/** Characters no POSIX shell treats specially anywhere in a word. */
-const PLAIN_WORD = /^[A-Za-z0-9_./:=@%+,-]+$/;
-
-/**
- * A value as one POSIX shell word: bare when every character is plain, else in single quotes,
- * inside which nothing is special, with each `'` written as `'\''` (close, an escaped quote,
- * reopen). Hand-written rather than shell-quote's `quote`, which escapes plain `=`, `:` and `@`
- * with backslashes (`port\=80`, `nginx\:1.27`): correct, but the lines are for people to read.
- */
-function word(value: string): string {
-  if (PLAIN_WORD.test(value)) return value;
-  return `'${value.replaceAll("'", "'\\''")}'`;
-}
-
-/** `--option value`, or `--option=value` when the value starts with `-` (it would read as one). */
-function option(name: string, value: string): string {
-  return value.startsWith("-") ? `${name}=${word(value)}` : `${name} ${word(value)}`;
-}
 
 /**
  * `kiln init` with the project's settings, then `kiln add` for each component in order (kiln.lock
@@ -51,18 +33,22 @@ export function initAndAddCommands(project: Project): string | undefined {
   const lines = [
     [
       "kiln init",
-      option("--name", settings.name ?? DEFAULT_PROJECT_NAME),
-      option("--dir", settings.outputDir),
-      option("--namespace", settings.namespace),
+      shellOption("--name", settings.name ?? DEFAULT_PROJECT_NAME),
+      shellOption("--dir", settings.outputDir),
+      shellOption("--namespace", settings.namespace),
     ].join(" "),
   ];
   for (const component of project.components) {
-    const parts = ["kiln add", word(component.reference), option("--name", component.name)];
+    const parts = [
+      "kiln add",
+      shellWord(component.reference),
+      shellOption("--name", component.name),
+    ];
     for (const [field, value] of Object.entries(component.fields)) {
-      parts.push(`--set ${word(`${field}=${value}`)}`);
+      parts.push(`--set ${shellWord(`${field}=${value}`)}`);
     }
     for (const [key, value] of Object.entries(component.labels)) {
-      parts.push(`--label ${word(`${key}=${value}`)}`);
+      parts.push(`--label ${shellWord(`${key}=${value}`)}`);
     }
     lines.push(parts.join(" "));
   }
@@ -83,11 +69,11 @@ export function presetSetupCommands(project: Project): string {
   };
   const file = presetFileName(project);
   return [
-    `cat > ${word(file)} <<'${HEREDOC_END}'`,
+    `cat > ${shellWord(file)} <<'${HEREDOC_END}'`,
     serializePreset(named).replace(/\n$/, ""),
     HEREDOC_END,
-    `kiln setup ${word(`./${file}`)}`,
-    `rm ${word(file)}`,
+    `kiln setup ${shellWord(`./${file}`)}`,
+    `rm ${shellWord(file)}`,
     "",
   ].join("\n");
 }

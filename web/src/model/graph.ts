@@ -384,21 +384,39 @@ export function provisionedIndex(server: ServerFact, host: HostFact): number | u
   return undefined;
 }
 
-/** Cloud servers → each inventory group holding hosts they provision, the hosts named. */
-function addProvisioning(graph: GraphBuilder, facts: ProjectFacts): void {
-  for (const server of facts.servers) {
-    for (const inventory of facts.inventories) {
-      for (const group of inventory.groups) {
+/** A servers component and the inventory groups holding hosts it provisions, with those hosts. */
+interface Provisioning {
+  server: ServerFact;
+  groups: { group: string; hosts: string[] }[];
+}
+
+/**
+ * Each cloud servers component with the inventory groups (of every inventory) that hold hosts it
+ * provisions: one scan, which the provisioning edges and the configured-by edges both read.
+ */
+function provisioningOf(facts: ProjectFacts): Provisioning[] {
+  return facts.servers.map((server) => ({
+    server,
+    groups: facts.inventories.flatMap((inventory) =>
+      inventory.groups.flatMap((group) => {
         const hosts = group.hosts
           .filter((host) => provisionedIndex(server, host) !== undefined)
           .map((host) => host.name);
-        if (hosts.length === 0) continue;
-        const label =
-          hosts.length <= 2
-            ? translate("graphModel.provisionsNamed", { hosts: hosts.join(", ") })
-            : translate("graphModel.provisionsCount", { count: hosts.length });
-        graph.edge(`c:${server.component}`, `group:${group.name}`, label);
-      }
+        return hosts.length === 0 ? [] : [{ group: group.name, hosts }];
+      }),
+    ),
+  }));
+}
+
+/** Cloud servers → each inventory group holding hosts they provision, the hosts named. */
+function addProvisioning(graph: GraphBuilder, provisioning: readonly Provisioning[]): void {
+  for (const { server, groups } of provisioning) {
+    for (const { group, hosts } of groups) {
+      const label =
+        hosts.length <= 2
+          ? translate("graphModel.provisionsNamed", { hosts: hosts.join(", ") })
+          : translate("graphModel.provisionsCount", { count: hosts.length });
+      graph.edge(`c:${server.component}`, `group:${group}`, label);
     }
   }
 }
@@ -408,14 +426,13 @@ function addProvisioning(graph: GraphBuilder, facts: ProjectFacts): void {
  * name (`edge` servers, `edge` playbook): naming both alike is how a project says which play
  * configures which machines, and it ties the servers to the groups that playbook runs on.
  */
-function addConfiguredBy(graph: GraphBuilder, facts: ProjectFacts): void {
-  for (const server of facts.servers) {
-    const provisions = facts.inventories.some((inventory) =>
-      inventory.groups.some((group) =>
-        group.hosts.some((host) => provisionedIndex(server, host) !== undefined),
-      ),
-    );
-    if (provisions) continue;
+function addConfiguredBy(
+  graph: GraphBuilder,
+  facts: ProjectFacts,
+  provisioning: readonly Provisioning[],
+): void {
+  for (const { server, groups } of provisioning) {
+    if (groups.length > 0) continue;
     for (const playbook of facts.playbooks) {
       if (facts.components[playbook.component]?.name !== server.name) continue;
       graph.edge(
@@ -471,8 +488,9 @@ export function buildGraph(components: readonly GraphComponent[], namespace = "d
   const playbookByPath = addAutomation(graph, facts);
   addEntryPoints(graph, facts, playbookByPath);
   addKubernetes(graph, facts);
-  addProvisioning(graph, facts);
-  addConfiguredBy(graph, facts);
+  const provisioning = provisioningOf(facts);
+  addProvisioning(graph, provisioning);
+  addConfiguredBy(graph, facts, provisioning);
   addCluster(graph, facts);
   return graph.graph();
 }

@@ -138,6 +138,27 @@ export function lockItemFiles(lockText: string): string[] {
 }
 
 /**
+ * The lock's item files the service cannot read where the lock says they are, in the lock's
+ * order, by `inspect` (GET /api/registry/inspect). All are asked for at once: one after another,
+ * a lock of many files waited for each answer in turn.
+ */
+export async function unreadableItemFiles(
+  lockText: string,
+  inspect: (reference: string) => Promise<unknown>,
+): Promise<string[]> {
+  const references = lockItemFiles(lockText);
+  const readable = await Promise.all(
+    references.map((reference) =>
+      inspect(reference).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return references.filter((_, at) => !readable[at]);
+}
+
+/**
  * Where an item file is, from the user's answer: the item file itself (a path ending in
  * `.json`), or the project's folder, which the lock's relative path is then joined to.
  */

@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import { errorMessage } from "../../../src/core/errors.ts";
 import { inspect } from "../api.ts";
 import { useT } from "../i18n/i18n.ts";
-import { itemFilePath, lockItemFiles } from "../model/project-lock.ts";
+import { itemFilePath } from "../model/project-lock.ts";
 import { InlineCode, Modal, TextInput } from "./common.tsx";
 
 export function LockItemsDialog(props: {
@@ -29,20 +29,23 @@ export function LockItemsDialog(props: {
     setBusy(true);
     const paths = new Map<string, string>();
     const found: Record<string, string> = {};
-    for (const reference of props.references) {
-      const answer = answers[reference] ?? "";
-      if (answer.trim() === "") {
-        found[reference] = t("lockItems.missing");
-        continue;
-      }
-      const path = itemFilePath(reference, answer);
-      try {
-        await inspect(path);
-        paths.set(reference, path);
-      } catch (error) {
-        found[reference] = t("lockItems.unreadable", { path, reason: errorMessage(error) });
-      }
-    }
+    // every answer is checked at once: the service reads the files side by side
+    await Promise.all(
+      props.references.map(async (reference) => {
+        const answer = answers[reference] ?? "";
+        if (answer.trim() === "") {
+          found[reference] = t("lockItems.missing");
+          return;
+        }
+        const path = itemFilePath(reference, answer);
+        try {
+          await inspect(path);
+          paths.set(reference, path);
+        } catch (error) {
+          found[reference] = t("lockItems.unreadable", { path, reason: errorMessage(error) });
+        }
+      }),
+    );
     setBusy(false);
     setErrors(found);
     if (Object.keys(found).length === 0) props.onResolved(paths);
@@ -95,17 +98,4 @@ export function LockItemsDialog(props: {
       </form>
     </Modal>
   );
-}
-
-/** The lock's item files the service cannot read where the lock says they are. */
-export async function unreadableItemFiles(lockText: string): Promise<string[]> {
-  const unreadable: string[] = [];
-  for (const reference of lockItemFiles(lockText)) {
-    try {
-      await inspect(reference);
-    } catch {
-      unreadable.push(reference);
-    }
-  }
-  return unreadable;
 }
