@@ -37,10 +37,21 @@
 //
 // tsc (build:core) also compiles src/cli into dist/cli; this script replaces that folder, so
 // run it after build:core (as `npm run build` does).
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { compileFunction } from "node:vm";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Script } from "node:vm";
 import { build } from "esbuild";
 
 const OUT = "dist/cli";
@@ -141,22 +152,95 @@ const main = readFileSync(`${OUT}/main.js`, "utf8");
 if (!main.startsWith("#!/usr/bin/env node\n")) {
   writeFileSync(`${OUT}/main.js`, `#!/usr/bin/env node\n${main.replace(/^#!.*\n/, "")}`);
 }
-// the code caches (see the header): the parameters are those of src/cli/bundle-file.ts, which
-// compiles the file the same way when it loads it
+// the code caches (see the header and src/node/code-cache.ts, which reads them): first one made
+// right after compiling, for every file the CLI loads through code-cache.ts (a command's file of
+// 64 KiB or more, the structural merge, the catalogue's compiled templates and validators); then
+// real runs of the commands replace the caches of the files they load with ones made after the
+// run, which hold the functions the run called too
 const CACHED_FROM_BYTES = 64 * 1024;
-const MODULE_PARAMETERS = ["exports", "require", "module", "__filename", "__dirname"];
-for (const name of readdirSync(OUT)) {
-  if (!name.endsWith(".js") || name === "main.js" || name === "render-worker.js") continue;
-  const file = `${OUT}/${name}`;
-  if (statSync(file).size < CACHED_FROM_BYTES) continue;
+const REGISTRY = "dist/core/registry";
+const CATALOGUE_FILES = [
+  "compiled-templates.cjs",
+  "compiled-kiln-templates.cjs",
+  "field-validators.cjs",
+];
+const cached = [
+  ...readdirSync(OUT)
+    .filter((name) => name.endsWith(".js") && name !== "main.js" && name !== "render-worker.js")
+    .map((name) => `${OUT}/${name}`)
+    .filter((file) => statSync(file).size >= CACHED_FROM_BYTES),
+  ...CATALOGUE_FILES.map((name) => `${REGISTRY}/${name}`).filter((file) => existsSync(file)),
+];
+for (const file of cached) {
   const source = readFileSync(file, "utf8");
-  const compiled = compileFunction(source, MODULE_PARAMETERS, {
-    filename: resolve(file),
-    produceCachedData: true,
-  });
-  if (compiled.cachedData === undefined) continue;
+  // the wrapper of code-cache.ts: the cache is of the whole script it compiles
+  const script = new Script(
+    `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
+    {
+      filename: resolve(file),
+    },
+  );
   const hash = createHash("sha256").update(source).digest("hex");
-  writeFileSync(`${file}.cache`, Buffer.concat([Buffer.from(`${hash}\n`), compiled.cachedData]));
+  writeFileSync(
+    `${file}.cache`,
+    Buffer.concat([Buffer.from(`${hash}\n`), script.createCachedData()]),
+  );
+}
+trainCodeCaches();
+
+/**
+ * Runs the built CLI as a user would, in a temporary folder, with the training hook
+ * (scripts/code-cache-training.cjs) writing the caches of the files each run loads. The most
+ * common commands run last, since a file several commands load (the compiled templates) keeps
+ * the cache of the last run: `add`, then `setup`. No run may load the template engine (it
+ * changes V8's flags, and V8 rejects a cache made under other flags): built-ins only, on the
+ * compiled path. A run that fails stops the build.
+ */
+function trainCodeCaches() {
+  const folder = mkdtempSync(join(tmpdir(), "kiln-code-cache-"));
+  const env = { ...process.env, KILN_CODE_CACHE_ROOT: resolve("dist") };
+  for (const name of Object.keys(env)) {
+    if (name === "NODE_OPTIONS" || (name.startsWith("KILN_") && name !== "KILN_CODE_CACHE_ROOT")) {
+      delete env[name];
+    }
+  }
+  env.XDG_CACHE_HOME = join(folder, "cache");
+  env.XDG_CONFIG_HOME = join(folder, "config");
+  const kiln = (cwd, ...args) => {
+    const run = spawnSync(
+      process.execPath,
+      ["--require", resolve("scripts/code-cache-training.cjs"), resolve(`${OUT}/main.js`), ...args],
+      { cwd, env, encoding: "utf8" },
+    );
+    if (run.status !== 0) {
+      throw new Error(
+        `code cache training: kiln ${args.join(" ")} failed (${run.status}): ${run.stderr}`,
+      );
+    }
+  };
+  try {
+    const project = join(folder, "project");
+    mkdirSync(project);
+    kiln(folder, "list");
+    kiln(folder, "search", "server", "--offline");
+    kiln(folder, "view", "k8s/deployment");
+    kiln(folder, "render", "k8s/deployment", "--name", "web", "--image", "nginx:1.27");
+    kiln(folder, "apply", "k8s-web-app", "--into", "applied");
+    kiln(folder, "check", "k8s-web-app");
+    kiln(project, "setup", "multi-tier-platform");
+    writeFileSync(join(project, "infra", "site.yml"), "---\n# edited by hand\n", { flag: "a" });
+    kiln(project, "status");
+    kiln(project, "diff");
+    kiln(project, "update", "api", "--image", "ghcr.io/example/api:2.0");
+    kiln(project, "preset", "export");
+    kiln(project, "remove", "worker");
+    kiln(project, "add", "k8s/deployment", "--name", "web", "--image", "nginx:1.27");
+    const fresh = join(folder, "fresh");
+    mkdirSync(fresh);
+    kiln(fresh, "setup", "multi-tier-platform");
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }
 
 const sizes = Object.entries(result.metafile.outputs)
