@@ -4,8 +4,9 @@
 //   Node's ES module loader, and each `import` of a built-in builds an ES module facade over it
 //   (node:fs's even loads the streams code); together about 9 ms of `kiln add`, measured against
 //   the same bundle as ES modules. The core's import.meta.url becomes the file's own URL.
-// - One file per command, each with everything that command needs, plus main.js (src/main.ts, the
-//   program's entry), which only dispatches (a command's file is required when the command runs): `kiln add` loads main.js
+// - One file per command, each with everything that command needs, plus main-body.js (src/main.ts,
+//   the program's entry), which only dispatches (a command's file is required when the command
+//   runs), and main.js (src/cli/bin.ts, the bin), which loads main-body.js: `kiln add` loads main.js
 //   and add.js and nothing else of ours. That beats esbuild's code splitting here: splitting
 //   made a dozen small shared chunks, and every extra module file costs a resolve, a read and
 //   a compile at start-up. The price is that shared modules (args, output, core) exist once
@@ -28,12 +29,14 @@
 //   itself). A worker from one bundled file is ready in about 50 ms instead of 85 ms from the
 //   compiled ES modules of dist/sandbox (measured), which every `kiln add ./item.json` pays.
 // - Each file of 64 KiB or more that the CLI requires itself (a command's file, the structural
-//   merge) gets a V8 code cache beside it, `<file>.cache`, made here right after compiling it, and
-//   is loaded through src/cli/bundle-file.ts, which uses the cache only for the exact bytes it was
-//   made from: V8 then need not parse and compile the file on every run (setup.js 4.6 ms ->
-//   0.7 ms, update.js 14 ms -> 1.2 ms). A Node other than the one that ran the build, or other V8
-//   flags, make V8 reject the cache and compile the file as without one. main.js is loaded by
-//   Node itself, and the render worker by its thread: neither has one.
+//   merge), the program (main-body.js) and the catalogue's compiled templates and validators get
+//   a V8 code cache beside them, `<file>.cache`, and are loaded through src/node/code-cache.ts,
+//   which uses a cache only for the exact bytes it was made from: V8 then need not parse and
+//   compile the file on every run. Each cache is made after real runs of the built CLI
+//   (trainCodeCaches below), so it holds the functions a run calls, not only the top level. A
+//   Node other than the one that ran the build, or other V8 flags, make V8 reject the cache and
+//   compile the file as without one. main.js is loaded by Node itself, and the render worker by
+//   its thread: neither has one.
 //
 // tsc (build:core) also compiles src/cli into dist/cli; this script replaces that folder, so
 // run it after build:core (as `npm run build` does).
@@ -114,7 +117,9 @@ const keepSeparate = {
 rmSync(OUT, { recursive: true, force: true });
 const result = await build({
   entryPoints: [
-    "src/main.ts",
+    // the bin, a few lines that load the program (main-body.js) with its code cache
+    { in: "src/cli/bin.ts", out: "main" },
+    { in: "src/main.ts", out: "main-body" },
     ...COMMANDS.map((name) => `src/cli/commands/${name}.ts`),
     "src/sandbox/render-pool.ts",
     "src/sandbox/render-worker.ts",
@@ -147,11 +152,14 @@ const result = await build({
 writeFileSync(`${OUT}/package.json`, '{ "type": "commonjs" }\n');
 
 // npm's bin link needs `#!/usr/bin/env node` on the first line of main.js (esbuild keeps the
-// entry's hashbang above the banner; this makes sure).
+// entry's hashbang above the banner; this makes sure). main-body.js is compiled inside a function
+// by src/node/code-cache.ts, where a hashbang line would be a syntax error: it has none.
 const main = readFileSync(`${OUT}/main.js`, "utf8");
 if (!main.startsWith("#!/usr/bin/env node\n")) {
   writeFileSync(`${OUT}/main.js`, `#!/usr/bin/env node\n${main.replace(/^#!.*\n/, "")}`);
 }
+const body = readFileSync(`${OUT}/main-body.js`, "utf8");
+writeFileSync(`${OUT}/main-body.js`, body.replace(/^#!.*\n/, ""));
 // the code caches (see the header and src/node/code-cache.ts, which reads them): first one made
 // right after compiling, for every file the CLI loads through code-cache.ts (a command's file of
 // 64 KiB or more, the structural merge, the catalogue's compiled templates and validators); then
@@ -168,7 +176,7 @@ const cached = [
   ...readdirSync(OUT)
     .filter((name) => name.endsWith(".js") && name !== "main.js" && name !== "render-worker.js")
     .map((name) => `${OUT}/${name}`)
-    .filter((file) => statSync(file).size >= CACHED_FROM_BYTES),
+    .filter((file) => file.endsWith("/main-body.js") || statSync(file).size >= CACHED_FROM_BYTES),
   ...CATALOGUE_FILES.map((name) => `${REGISTRY}/${name}`).filter((file) => existsSync(file)),
 ];
 for (const file of cached) {
