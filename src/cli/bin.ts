@@ -21,11 +21,19 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const PROGRAM = join(HERE, "main-body.js");
 
 /**
- * Whether a word of the command line names a command whose file has a code cache (a command is
- * one lowercase word; a word that only looks like one costs a lookup, never a wrong answer).
+ * Whether the command has a file with a code cache. Only a first word can say so: global
+ * options (`-C <dir>`, `-q`) come before the command, and a run that starts with one loads the
+ * program as any module. That also keeps `kiln serve` off the cached path whatever its
+ * arguments are: the program imports the server with `import()`, which Node 20 refuses in a
+ * script compiled from cached data (see src/node/code-cache.ts).
  */
 function commandHasCodeCache(argv: readonly string[]): boolean {
-  return argv.some((word) => /^[a-z]+$/.test(word) && existsSync(join(HERE, `${word}.js.cache`)));
+  const command = argv[0];
+  return (
+    command !== undefined &&
+    /^[a-z]+$/.test(command) &&
+    existsSync(join(HERE, `${command}.js.cache`))
+  );
 }
 
 if (commandHasCodeCache(process.argv.slice(2))) requireWithCodeCache(PROGRAM);

@@ -86,6 +86,9 @@ function evaluate(file: string): unknown {
   const train = training();
   const cachedData = train === undefined ? cacheFor(file, source) : undefined;
   if (cachedData === undefined && train === undefined) return requireHere(file);
+  // no `import()` may run in such a file: Node 20 gives a script compiled from cached data no
+  // dynamic import callback (its importModuleDynamically is lost with the cache; measured), so
+  // an import() there throws - kiln's bin never loads the program this way for `kiln serve`
   const script = new Script(wrapped(source), { filename: file, cachedData });
   train?.(file, source, script);
   const run = script.runInThisContext() as (...parameters: unknown[]) => void;
