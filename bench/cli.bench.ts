@@ -290,26 +290,39 @@ const cases: Case[] = [
 ];
 
 const times = new Map<string, number[]>(cases.map((c) => [c.label, []]));
-/** CPU time (user + system) of each run, from /usr/bin/time when the machine has it. */
+/**
+ * CPU time (user + system) of each run: the kernel's account of the child, printed by bash's
+ * `times` after the child exits, in milliseconds (GNU time prints it in steps of 10 ms, too
+ * coarse for a command of 60-150 ms). On a machine other jobs share, it is steadier than the
+ * wall-clock time, which grows while the child waits for a core.
+ */
 const cpuTimes = new Map<string, number[]>(cases.map((c) => [c.label, []]));
-const TIME = "/usr/bin/time";
-const hasTime = existsSync(TIME);
-const cpuFile = join(root, "cpu.txt");
+const BASH = "/bin/bash";
+const hasBash = existsSync(BASH);
+/** Runs the node child, then prints the children's user and system times (`times`' 2nd line). */
+const TIMED = 'node="$1"; shift; "$node" "$@" >/dev/null 2>&1; status=$?; times; exit $status';
 
-/** Runs one case; its wall time, and its CPU time when /usr/bin/time measures it. */
+/** `1m2.345s` as milliseconds. */
+function millisecondsOf(text: string): number {
+  const match = /^(\d+)m([\d.]+)s$/.exec(text);
+  if (!match) throw new Error(`bench: unexpected time ${JSON.stringify(text)} from bash's times`);
+  return (Number(match[1]) * 60 + Number(match[2])) * 1000;
+}
+
+/** Runs one case; its wall time, and its CPU time when bash measures it. */
 function run(c: Case): { wall: number; cpu: number | undefined } {
   const cwd = c.prepare();
   const env = { ...process.env, ...c.env };
-  const [file, args] = hasTime
-    ? [TIME, ["-f", "%U %S", "-o", cpuFile, process.execPath, ...c.args]]
+  const [file, args] = hasBash
+    ? [BASH, ["-c", TIMED, "bash", process.execPath, ...c.args]]
     : [process.execPath, c.args];
   const t0 = performance.now();
-  const result = spawnSync(file, args, { cwd, env, stdio: "ignore" });
+  const result = spawnSync(file, args, { cwd, env, encoding: "utf8" });
   const wall = performance.now() - t0;
   if (result.status !== 0) throw new Error(`${c.label} failed with exit ${result.status}`);
-  if (!hasTime) return { wall, cpu: undefined };
-  const [user, system] = readFileSync(cpuFile, "utf8").trim().split(/\s+/).slice(-2).map(Number);
-  return { wall, cpu: ((user as number) + (system as number)) * 1000 };
+  if (!hasBash) return { wall, cpu: undefined };
+  const [user, system] = (result.stdout.trim().split("\n")[1] ?? "").split(/\s+/);
+  return { wall, cpu: millisecondsOf(user as string) + millisecondsOf(system as string) };
 }
 const started = performance.now();
 // one untimed warm-up round: the first run after a build pays for cold disk caches
@@ -334,7 +347,7 @@ function median(values: number[]): number {
 }
 
 const base = median(times.get("node -e 0") as number[]);
-const cpuBase = hasTime ? median(cpuTimes.get("node -e 0") as number[]) : undefined;
+const cpuBase = hasBash ? median(cpuTimes.get("node -e 0") as number[]) : undefined;
 /**
  * Each goal: the most a command may take, as a multiple of `node -e 0` (or of `baseOf`'s row),
  * and what it covers.

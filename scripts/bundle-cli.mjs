@@ -4,8 +4,9 @@
 //   Node's ES module loader, and each `import` of a built-in builds an ES module facade over it
 //   (node:fs's even loads the streams code); together about 9 ms of `kiln add`, measured against
 //   the same bundle as ES modules. The core's import.meta.url becomes the file's own URL.
-// - One file per command, each with everything that command needs, plus main.js (src/main.ts, the
-//   program's entry), which only dispatches (a command's file is required when the command runs): `kiln add` loads main.js
+// - One file per command, each with everything that command needs, plus main-body.js (src/main.ts,
+//   the program's entry), which only dispatches (a command's file is required when the command
+//   runs), and main.js (src/cli/bin.ts, the bin), which loads main-body.js: `kiln add` loads main.js
 //   and add.js and nothing else of ours. That beats esbuild's code splitting here: splitting
 //   made a dozen small shared chunks, and every extra module file costs a resolve, a read and
 //   a compile at start-up. The price is that shared modules (args, output, core) exist once
@@ -28,19 +29,32 @@
 //   itself). A worker from one bundled file is ready in about 50 ms instead of 85 ms from the
 //   compiled ES modules of dist/sandbox (measured), which every `kiln add ./item.json` pays.
 // - Each file of 64 KiB or more that the CLI requires itself (a command's file, the structural
-//   merge) gets a V8 code cache beside it, `<file>.cache`, made here right after compiling it, and
-//   is loaded through src/cli/bundle-file.ts, which uses the cache only for the exact bytes it was
-//   made from: V8 then need not parse and compile the file on every run (setup.js 4.6 ms ->
-//   0.7 ms, update.js 14 ms -> 1.2 ms). A Node other than the one that ran the build, or other V8
-//   flags, make V8 reject the cache and compile the file as without one. main.js is loaded by
-//   Node itself, and the render worker by its thread: neither has one.
+//   merge), the program (main-body.js) and the catalogue's compiled templates and validators get
+//   a V8 code cache beside them, `<file>.cache`, and are loaded through src/node/code-cache.ts,
+//   which uses a cache only for the exact bytes it was made from: V8 then need not parse and
+//   compile the file on every run. Each cache is made after real runs of the built CLI
+//   (trainCodeCaches below), so it holds the functions a run calls, not only the top level. A
+//   Node other than the one that ran the build, or other V8 flags, make V8 reject the cache and
+//   compile the file as without one. main.js is loaded by Node itself, and the render worker by
+//   its thread: neither has one.
 //
 // tsc (build:core) also compiles src/cli into dist/cli; this script replaces that folder, so
 // run it after build:core (as `npm run build` does).
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { compileFunction } from "node:vm";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Script } from "node:vm";
 import { build } from "esbuild";
 
 const OUT = "dist/cli";
@@ -103,7 +117,9 @@ const keepSeparate = {
 rmSync(OUT, { recursive: true, force: true });
 const result = await build({
   entryPoints: [
-    "src/main.ts",
+    // the bin, a few lines that load the program (main-body.js) with its code cache
+    { in: "src/cli/bin.ts", out: "main" },
+    { in: "src/main.ts", out: "main-body" },
     ...COMMANDS.map((name) => `src/cli/commands/${name}.ts`),
     "src/sandbox/render-pool.ts",
     "src/sandbox/render-worker.ts",
@@ -136,27 +152,103 @@ const result = await build({
 writeFileSync(`${OUT}/package.json`, '{ "type": "commonjs" }\n');
 
 // npm's bin link needs `#!/usr/bin/env node` on the first line of main.js (esbuild keeps the
-// entry's hashbang above the banner; this makes sure).
+// entry's hashbang above the banner; this makes sure). main-body.js is compiled inside a function
+// by src/node/code-cache.ts, where a hashbang line would be a syntax error: it has none.
 const main = readFileSync(`${OUT}/main.js`, "utf8");
 if (!main.startsWith("#!/usr/bin/env node\n")) {
   writeFileSync(`${OUT}/main.js`, `#!/usr/bin/env node\n${main.replace(/^#!.*\n/, "")}`);
 }
-// the code caches (see the header): the parameters are those of src/cli/bundle-file.ts, which
-// compiles the file the same way when it loads it
+const body = readFileSync(`${OUT}/main-body.js`, "utf8");
+writeFileSync(`${OUT}/main-body.js`, body.replace(/^#!.*\n/, ""));
+// the code caches (see the header and src/node/code-cache.ts, which reads them): first one made
+// right after compiling, for every file the CLI loads through code-cache.ts (a command's file of
+// 64 KiB or more, the structural merge, the catalogue's compiled templates and validators); then
+// real runs of the commands replace the caches of the files they load with ones made after the
+// run, which hold the functions the run called too
 const CACHED_FROM_BYTES = 64 * 1024;
-const MODULE_PARAMETERS = ["exports", "require", "module", "__filename", "__dirname"];
-for (const name of readdirSync(OUT)) {
-  if (!name.endsWith(".js") || name === "main.js" || name === "render-worker.js") continue;
-  const file = `${OUT}/${name}`;
-  if (statSync(file).size < CACHED_FROM_BYTES) continue;
+const REGISTRY = "dist/core/registry";
+const CATALOGUE_FILES = [
+  "compiled-templates.cjs",
+  "compiled-kiln-templates.cjs",
+  "field-validators.cjs",
+];
+const cached = [
+  ...readdirSync(OUT)
+    .filter((name) => name.endsWith(".js") && name !== "main.js" && name !== "render-worker.js")
+    .map((name) => `${OUT}/${name}`)
+    .filter((file) => file.endsWith("/main-body.js") || statSync(file).size >= CACHED_FROM_BYTES),
+  ...CATALOGUE_FILES.map((name) => `${REGISTRY}/${name}`).filter((file) => existsSync(file)),
+];
+for (const file of cached) {
   const source = readFileSync(file, "utf8");
-  const compiled = compileFunction(source, MODULE_PARAMETERS, {
-    filename: resolve(file),
-    produceCachedData: true,
-  });
-  if (compiled.cachedData === undefined) continue;
+  // the wrapper of code-cache.ts: the cache is of the whole script it compiles
+  const script = new Script(
+    `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
+    {
+      filename: resolve(file),
+    },
+  );
   const hash = createHash("sha256").update(source).digest("hex");
-  writeFileSync(`${file}.cache`, Buffer.concat([Buffer.from(`${hash}\n`), compiled.cachedData]));
+  writeFileSync(
+    `${file}.cache`,
+    Buffer.concat([Buffer.from(`${hash}\n`), script.createCachedData()]),
+  );
+}
+trainCodeCaches();
+
+/**
+ * Runs the built CLI as a user would, in a temporary folder, with the training hook
+ * (scripts/code-cache-training.cjs) writing the caches of the files each run loads. The most
+ * common commands run last, since a file several commands load (the compiled templates) keeps
+ * the cache of the last run: `add`, then `setup`. No run may load the template engine (it
+ * changes V8's flags, and V8 rejects a cache made under other flags): built-ins only, on the
+ * compiled path. A run that fails stops the build.
+ */
+function trainCodeCaches() {
+  const folder = mkdtempSync(join(tmpdir(), "kiln-code-cache-"));
+  const env = { ...process.env, KILN_CODE_CACHE_ROOT: resolve("dist") };
+  for (const name of Object.keys(env)) {
+    if (name === "NODE_OPTIONS" || (name.startsWith("KILN_") && name !== "KILN_CODE_CACHE_ROOT")) {
+      delete env[name];
+    }
+  }
+  env.XDG_CACHE_HOME = join(folder, "cache");
+  env.XDG_CONFIG_HOME = join(folder, "config");
+  const kiln = (cwd, ...args) => {
+    const run = spawnSync(
+      process.execPath,
+      ["--require", resolve("scripts/code-cache-training.cjs"), resolve(`${OUT}/main.js`), ...args],
+      { cwd, env, encoding: "utf8" },
+    );
+    if (run.status !== 0) {
+      throw new Error(
+        `code cache training: kiln ${args.join(" ")} failed (${run.status}): ${run.stderr}`,
+      );
+    }
+  };
+  try {
+    const project = join(folder, "project");
+    mkdirSync(project);
+    kiln(folder, "list");
+    kiln(folder, "search", "server", "--offline");
+    kiln(folder, "view", "k8s/deployment");
+    kiln(folder, "render", "k8s/deployment", "--name", "web", "--image", "nginx:1.27");
+    kiln(folder, "apply", "k8s-web-app", "--into", "applied");
+    kiln(folder, "check", "k8s-web-app");
+    kiln(project, "setup", "multi-tier-platform");
+    writeFileSync(join(project, "infra", "site.yml"), "---\n# edited by hand\n", { flag: "a" });
+    kiln(project, "status");
+    kiln(project, "diff");
+    kiln(project, "update", "api", "--image", "ghcr.io/example/api:2.0");
+    kiln(project, "preset", "export");
+    kiln(project, "remove", "worker");
+    kiln(project, "add", "k8s/deployment", "--name", "web", "--image", "nginx:1.27");
+    const fresh = join(folder, "fresh");
+    mkdirSync(fresh);
+    kiln(fresh, "setup", "multi-tier-platform");
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }
 
 const sizes = Object.entries(result.metafile.outputs)

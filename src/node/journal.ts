@@ -71,6 +71,7 @@ import {
 } from "../core/shape.ts";
 import { shellWord } from "../core/shell-words.ts";
 import { type ReadProblem, readRegularFile } from "./read-regular-file.ts";
+import { relativePath } from "./relative-path.ts";
 
 /** The format this kiln writes and the only one it replays (1 held absolute paths, no hashes). */
 const JOURNAL_VERSION = 2;
@@ -162,7 +163,7 @@ function sha256(bytes: string | Buffer): string {
 
 /** `path` relative to `folderReal`, `/`-separated; undefined when it is not below it. */
 function below(folderReal: string, path: string): string | undefined {
-  const text = relative(folderReal, path);
+  const text = relativePath(folderReal, path);
   if (text === "" || text === ".." || text.startsWith(`..${sep}`) || isAbsolute(text)) {
     return undefined;
   }

@@ -13,6 +13,7 @@ import {
 } from "../core/lazy-libraries.ts";
 import { FIELD_VALIDATORS_FILE } from "../core/validate.ts";
 import { BUILTIN_REGISTRY_DIR } from "./builtin-registry.ts";
+import { requireWithCodeCache } from "./code-cache.ts";
 
 const requireHere = createRequire(import.meta.url);
 /** The built-in templates compiled ahead of time (scripts/compile-templates.ts), beside them. */
@@ -28,9 +29,11 @@ provideLazyLibraries({
   }),
   precompiledValidators: (formats) => {
     try {
-      const validatorsWith = requireHere(join(BUILTIN_REGISTRY_DIR, FIELD_VALIDATORS_FILE)) as (
-        formats: SchemaFormatDefinitions,
-      ) => PrecompiledValidators;
+      // with the code cache the build made after real runs (code-cache.ts): a run calls a
+      // handful of the validators, each compiled on its first call without it
+      const validatorsWith = requireWithCodeCache(
+        join(BUILTIN_REGISTRY_DIR, FIELD_VALIDATORS_FILE),
+      ) as (formats: SchemaFormatDefinitions) => PrecompiledValidators;
       return validatorsWith(formats);
     } catch {
       // an edited catalogue or a missing file: every schema is compiled at run time instead
@@ -40,7 +43,7 @@ provideLazyLibraries({
   compiledTemplates: (runtime, set) => {
     const file = set === "builtins" ? COMPILED_TEMPLATES_FILE : COMPILED_KILN_TEMPLATES_FILE;
     try {
-      const templatesWith = requireHere(join(BUILTIN_REGISTRY_DIR, file)) as (
+      const templatesWith = requireWithCodeCache(join(BUILTIN_REGISTRY_DIR, file)) as (
         runtime: object,
       ) => ReadonlyMap<string, CompiledTemplate>;
       return templatesWith(runtime);

@@ -112,11 +112,19 @@ export function capWasmMemory(wasm: Uint8Array, maxPages: number): Uint8Array<Ar
 }
 
 const require = createRequire(import.meta.url);
-const gluePath = require.resolve("minijinja-js/dist/node/minijinja_js.js");
+/**
+ * Where minijinja-js's glue is, looked up when the engine is first needed: resolving it walks
+ * node_modules (a dozen file lookups), which a run on the compiled path never needs.
+ */
+let glueFile: string | undefined;
+function gluePath(): string {
+  glueFile ??= require.resolve("minijinja-js/dist/node/minijinja_js.js");
+  return glueFile;
+}
 /** The glue's text, read on the first engine's first render (a run on the compiled path never). */
 let glueText: string | undefined;
 function glueSource(): string {
-  glueText ??= readFileSync(gluePath, "utf8");
+  glueText ??= readFileSync(gluePath(), "utf8");
   return glueText;
 }
 const compiledModules = new Map<number, WebAssembly.Module>();
@@ -125,7 +133,7 @@ const compiledModules = new Map<number, WebAssembly.Module>();
 function wasmModule(maxPages: number): WebAssembly.Module {
   let compiled = compiledModules.get(maxPages);
   if (!compiled) {
-    const original = readFileSync(join(dirname(gluePath), "minijinja_js_bg.wasm"));
+    const original = readFileSync(join(dirname(gluePath()), "minijinja_js_bg.wasm"));
     compiled = new WebAssembly.Module(capWasmMemory(original, maxPages));
     compiledModules.set(maxPages, compiled);
   }
@@ -167,7 +175,7 @@ function loadMiniJinja(maxPages: number): MiniJinjaModule {
     "WebAssembly",
     fasterGlue(glueSource()),
   );
-  run(mod, mod.exports, glueRequire, dirname(gluePath), silentConsole, wasmShim);
+  run(mod, mod.exports, glueRequire, dirname(gluePath()), silentConsole, wasmShim);
   return mod.exports as unknown as MiniJinjaModule;
 }
 

@@ -38,6 +38,7 @@ import {
   versionControlSegmentIn,
 } from "../core/sensitive-paths.ts";
 import { readRegularFileBytes } from "./read-regular-file.ts";
+import { relativePath } from "./relative-path.ts";
 
 /** Rendered files and the folder their paths are relative to (the target directory). */
 export interface WriteGroup {
@@ -425,7 +426,7 @@ interface ResolvedGroup {
 
 /** The project-relative text of a path, with `/` separators (`""` for the project itself). */
 function fromProject(project: string, path: string): string {
-  const text = relative(project, path);
+  const text = relativePath(project, path);
   return sep === "/" ? text : text.replaceAll(sep, "/");
 }
 

@@ -1,7 +1,7 @@
 // The binary as a whole: help, version, unknown commands and options, exit statuses, colour.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { BIN, cleanEnv, cleanUp, ensureBuilt, kiln, REPO, tempDir } from "./helpers.ts";
@@ -159,18 +159,35 @@ describe("colour", () => {
 describe("the bundle starts lean", () => {
   const file = (name: string) => readFileSync(join(REPO, "dist", "cli", name), "utf8");
   /**
-   * The JavaScript files a real run loads as modules (NODE_DEBUG=module: the bundle is CommonJS,
-   * so Node logs each `load "<file>"`), relative to the repository. An ES module (the server)
-   * does not show up here; it is checked by name below. Nor does a command's file of 64 KiB or
-   * more: main.js compiles it from the code cache beside it (src/cli/bundle-file.ts; that it
-   * does is test/cli/start-up-modules.test.ts's), without Node's module loader.
+   * The JavaScript files of kiln a real run compiles, in order: those Node's module loader
+   * requires (NODE_DEBUG=module: the bundle is CommonJS, so Node logs each `load "<file>"`), and
+   * those src/node/code-cache.ts compiles from the V8 code cache beside them (seen by a preloaded
+   * hook on `fs.readFileSync`: it reads `<file>.cache` first; a file without one is required), relative to the repository. An ES
+   * module (the server) does not show up here; it is checked by name below.
    */
   const loadedFiles = (args: string[], cwd = tempDir()) => {
-    // the compiled path, whatever the test run asks for (KILN_ENGINE=sandbox runs the suites on the engine)
-    const run = kiln(args, cwd, { NODE_DEBUG: "module", KILN_ENGINE: "" });
-    return [...run.stderr.matchAll(/^MODULE \d+: load "([^"]+)"/gm)].map((match) =>
-      (match[1] as string).replace(`${REPO}/`, ""),
+    const hook = join(tempDir(), "cache-reads.cjs");
+    writeFileSync(
+      hook,
+      `const fs = require("node:fs");
+const read = fs.readFileSync;
+fs.readFileSync = function (path, ...rest) {
+  const bytes = read.call(this, path, ...rest);
+  if (String(path).endsWith(".cache")) process.stderr.write('CACHED "' + String(path).slice(0, -6) + '"\\n');
+  return bytes;
+};
+`,
     );
+    // the compiled path, whatever the test run asks for (KILN_ENGINE=sandbox runs the suites on the engine)
+    const run = kiln(args, cwd, {
+      NODE_DEBUG: "module",
+      KILN_ENGINE: "",
+      NODE_OPTIONS: `--require ${hook}`,
+    });
+    return [...run.stderr.matchAll(/^(?:MODULE \d+: load|CACHED) "([^"]+)"/gm)]
+      .map((match) => match[1] as string)
+      .filter((file) => file.startsWith(`${REPO}/`))
+      .map((file) => file.replace(`${REPO}/`, ""));
   };
 
   it("the command files are CommonJS, loaded without Node's ES module loader", () => {
@@ -179,15 +196,12 @@ describe("the bundle starts lean", () => {
   });
 
   it("kiln --version and kiln list load main.js and the command's file only", () => {
-    assert.deepEqual(loadedFiles(["--version"]), ["dist/cli/main.js"]);
-    // a command's file of 64 KiB or more is compiled from its code cache, not by the loader
-    const throughLoader = (name: string) =>
-      statSync(join(REPO, "dist", "cli", name)).size < 64 * 1024 ? [`dist/cli/${name}`] : [];
-    assert.deepEqual(loadedFiles(["list"]), ["dist/cli/main.js", ...throughLoader("list.js")]);
-    assert.deepEqual(loadedFiles(["presets"]), [
-      "dist/cli/main.js",
-      ...throughLoader("presets.js"),
-    ]);
+    // the bin (main.js) and the program (main-body.js): from its code cache only for a command
+    // whose own file has one, which loads node:crypto for the cache's check anyway
+    const program = ["dist/cli/main.js", "dist/cli/main-body.js"];
+    assert.deepEqual(loadedFiles(["--version"]), program);
+    assert.deepEqual(loadedFiles(["list"]), [...program, "dist/cli/list.js"]);
+    assert.deepEqual(loadedFiles(["presets"]), [...program, "dist/cli/presets.js"]);
   });
 
   it("kiln add and kiln setup load their file and the built-ins' compiled templates (setup also the built-ins' compiled JSON-shape validators; add @kiln/x also @kiln's compiled templates)", () => {
@@ -195,7 +209,12 @@ describe("the bundle starts lean", () => {
     kiln(["init"], project);
     assert.deepEqual(
       loadedFiles(["add", "k8s/deployment", "--name", "w", "--image", "x"], project),
-      ["dist/cli/main.js", "dist/core/registry/compiled-templates.cjs"],
+      [
+        "dist/cli/main.js",
+        "dist/cli/main-body.js",
+        "dist/cli/add.js",
+        "dist/core/registry/compiled-templates.cjs",
+      ],
     );
     // @kiln's compiled templates are a module of their own, loaded only for an @kiln item
     const aws = ["--name", "w", "--set", "region=eu-central-1", "--set", "size=t3.micro"];
@@ -205,6 +224,8 @@ describe("the bundle starts lean", () => {
     // ahead of time, loaded only when a component has such a field: never ajv itself
     assert.deepEqual(loadedFiles(["setup", "multi-tier-platform", "--dry-run"]), [
       "dist/cli/main.js",
+      "dist/cli/main-body.js",
+      "dist/cli/setup.js",
       "dist/core/registry/compiled-templates.cjs",
       "dist/core/registry/field-validators.cjs",
     ]);
@@ -253,6 +274,8 @@ fs.readFileSync = function (path, ...rest) {
   it("kiln render of a built-in loads its file and the built-ins' compiled templates only", () => {
     assert.deepEqual(loadedFiles(["render", "k8s/deployment", "--name", "w", "--image", "x"]), [
       "dist/cli/main.js",
+      "dist/cli/main-body.js",
+      "dist/cli/render.js",
       "dist/core/registry/compiled-templates.cjs",
     ]);
   });
@@ -264,6 +287,6 @@ fs.readFileSync = function (path, ...rest) {
     }
     // serve's command module reads its options; the program's entry hands them to the server
     assert.equal(file("serve.js").includes("serve-command"), false);
-    assert.equal(file("main.js").includes("../server/serve-command.js"), true);
+    assert.equal(file("main-body.js").includes("../server/serve-command.js"), true);
   });
 });

@@ -2,6 +2,8 @@
 // falling back to its environment variable), and the hand-over to the HTTP service (dist/server,
 // loaded only for serve).
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "../../src/cli/args.ts";
 import { SERVE } from "../../src/cli/command-list.ts";
@@ -37,6 +39,29 @@ describe("kiln serve", () => {
       const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
       child.kill("SIGTERM");
       assert.equal(await exited, 0);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
+  it("serves whatever other words its command line holds: `kiln -C add serve` from a folder named like a command (the program's import of the server never runs from a code cache)", async () => {
+    const cwd = tempDir();
+    mkdirSync(join(cwd, "add"));
+    const child = kilnBackground(["-C", "add", "serve", "--port", "0", "--drain-delay", "0"], cwd);
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes("\n")) resolve(out.split("\n")[0] as string);
+        });
+        child.stderr.on("data", (chunk: Buffer) => {
+          err += chunk.toString();
+        });
+        child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+      });
+      assert.match(line, /^kiln listening on http:\/\/127\.0\.0\.1:\d+$/);
     } finally {
       child.kill("SIGKILL");
     }

@@ -95,6 +95,52 @@ describe("the bundle's code caches (dist/cli/<file>.cache)", () => {
     assert.ok(!loaded.required.includes(join(REPO, "dist", "cli", "setup.js")));
   });
 
+  it("every cache the build wrote is accepted by V8, and those of the files add and setup load were made after real runs (they hold the functions a run calls, not only the top level)", () => {
+    // in a plain node (no V8 flags of the test runner's): for each cache, whether V8 accepts it,
+    // and the size of its V8 data against a cache made right after compiling the same file
+    const files = [
+      ...readdirSync(join(REPO, "dist", "cli"))
+        .filter((name) => name.endsWith(".js.cache"))
+        .map((name) => join(REPO, "dist", "cli", name.slice(0, -".cache".length))),
+      join(REPO, "dist", "core", "registry", "compiled-templates.cjs"),
+      join(REPO, "dist", "core", "registry", "field-validators.cjs"),
+    ];
+    const probe = `const { readFileSync } = require("node:fs");
+const { Script } = require("node:vm");
+const wrap = (source) => "(function (exports, require, module, __filename, __dirname) {" + source + "\\n})";
+const out = {};
+for (const file of ${JSON.stringify(files)}) {
+  const source = readFileSync(file, "utf8");
+  const cache = readFileSync(file + ".cache");
+  const cachedData = cache.subarray(cache.indexOf(10) + 1);
+  const script = new Script(wrap(source), { filename: file, cachedData });
+  const fresh = new Script(wrap(source), { filename: file }).createCachedData().length;
+  out[file.split("/").pop()] = { rejected: script.cachedDataRejected, shipped: cachedData.length, fresh };
+}
+process.stdout.write(JSON.stringify(out));`;
+    const run = spawnSync(process.execPath, ["-e", probe], { env: cleanEnv(), encoding: "utf8" });
+    assert.equal(run.status, 0, run.stderr);
+    const caches = JSON.parse(run.stdout) as Record<
+      string,
+      { rejected: boolean; shipped: number; fresh: number }
+    >;
+    for (const [name, cache] of Object.entries(caches)) {
+      assert.equal(cache.rejected, false, `V8 refused the cache of ${name}`);
+    }
+    // a run of add or setup calls hundreds of the file's functions: a cache made after it is
+    // well over one and a half times one of the top level alone
+    for (const name of [
+      "main-body.js",
+      "add.js",
+      "setup.js",
+      "compiled-templates.cjs",
+      "field-validators.cjs",
+    ]) {
+      const cache = caches[name];
+      assert.ok(cache && cache.shipped > 1.5 * cache.fresh, `${name}: ${JSON.stringify(cache)}`);
+    }
+  });
+
   it("a cache made from other bytes is not used: the file is required, and writes the same", () => {
     const cli = copyOfBuild();
     const cache = readFileSync(`${setupFile(cli)}.cache`);

@@ -9,7 +9,9 @@ import { deflateSync } from "fflate";
 import type { RegistryItem } from "../../src/core/item.ts";
 import {
   itemFingerprint as fingerprintWith,
+  type LockCodec,
   lockedFile as lockedFileWith,
+  setupLock,
 } from "../../src/core/project/lock-entry.ts";
 import {
   emptyLock,
@@ -24,6 +26,7 @@ import {
   urlForLock,
   withoutComponents,
 } from "../../src/core/project/lock-format.ts";
+import type { PresetComponent } from "../../src/core/project/preset-manifest.ts";
 import {
   encodeBase,
   encodeBaseAsync,
@@ -283,5 +286,49 @@ describe("kiln.lock entries (src/core/project/lock-entry.ts, with Node's codec)"
       itemFingerprint(item),
       itemFingerprint({ ...item, files: [{ path: "a", template: "y" }] }),
     );
+  });
+});
+
+describe("a set-up project's lock", () => {
+  test("hashes and compresses each distinct file content once: repeated files share the work, each still with its own hash and base", () => {
+    const calls = { sha256: 0, encodeBase: 0 };
+    const counting: LockCodec = {
+      sha256: (text) => {
+        calls.sha256 += 1;
+        return NODE_LOCK_CODEC.sha256(text);
+      },
+      encodeBase: (content) => {
+        calls.encodeBase += 1;
+        return NODE_LOCK_CODEC.encodeBase(content);
+      },
+    };
+    // three roles whose defaults, handlers and meta files are the same bytes, as the built-in
+    // role's are
+    const roles = ["web", "db", "cache"].map((name) => ({
+      component: { reference: "automation/role", name, fields: {} } as PresetComponent,
+      item: {
+        component: "automation/role",
+        source: { type: "builtin" as const, kiln: "0.1.0" },
+        fingerprint: "sha256:0",
+      },
+      files: [
+        { path: `roles/${name}/tasks/main.yml`, content: `---\n# ${name}\n` },
+        { path: `roles/${name}/defaults/main.yml`, content: "---\n" },
+        { path: `roles/${name}/meta/main.yml`, content: "---\ndependencies: []\n" },
+      ],
+    }));
+    const lock = setupLock(roles, { outputDir: "infra", defaultNamespace: "default" }, counting);
+    // 5 distinct contents: 3 tasks files, one defaults, one meta
+    assert.equal(calls.encodeBase, 5);
+    assert.equal(calls.sha256, 5);
+    for (const component of lock.components) {
+      for (const file of component.files) {
+        const content = roles
+          .flatMap((role) => role.files)
+          .find((planned) => `infra/${planned.path}` === file.path)?.content as string;
+        assert.equal(file.sha256, sha256Hex(content));
+        assert.equal(file.base, encodeBase(content));
+      }
+    }
   });
 });
