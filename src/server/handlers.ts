@@ -17,7 +17,9 @@ import {
   isRegistryReference,
   KILN_NAMESPACE,
   type RegistryConfig,
+  UnknownNamespaceError,
 } from "../core/registry-config.ts";
+import type { RegistryIndex } from "../core/registry-index.ts";
 import { searchResult } from "../core/registry-search.ts";
 import { parseRenderRequest, type RenderRequest } from "../core/render-request.ts";
 import { FrameworkError, MESSAGES } from "../core/wire-errors.ts";
@@ -33,7 +35,11 @@ import { isJsonContentType, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { type BytesInFlight, declaredLength, holdHeavy, LARGE_BODY_BYTES } from "./heavy-bodies.ts";
 import type { Readiness } from "./lifecycle.ts";
-import { type PackagedKilnItems, packagedItemFor } from "./packaged-kiln-items.ts";
+import {
+  type PackagedKilnItems,
+  packagedItemFor,
+  packagedItemNamed,
+} from "./packaged-kiln-items.ts";
 import { RenderCache, renderReply } from "./render-cache.ts";
 import { constant, JSON_TYPE, json, type Reply, text } from "./reply.ts";
 
@@ -64,6 +70,8 @@ export interface Services {
   registryIndexes: SharedIndexes | undefined;
   /** `@kiln`'s packaged items, preloaded in the render workers like the built-ins. */
   packagedKiln: PackagedKilnItems;
+  /** `@kiln`'s index (a folder of the package), read once and kept for the service's life. */
+  localIndexes: Map<string, Promise<RegistryIndex>>;
 }
 
 export class RequestContext {
@@ -208,13 +216,19 @@ function requiredQuery(query: URLSearchParams, key: string): string {
  */
 function locate(reference: string, ctx: RequestContext, services: Services): Promise<Located> {
   if (isRegistryReference(reference)) {
-    // one of `@kiln`'s packaged items, byte for byte, is the preloaded (trusted) one
-    return registryClient(ctx, services)
-      .itemBytes(reference)
-      .then(({ bytes, source }): Located => {
-        const item = packagedItemFor(source, services.packagedKiln);
-        return item ? { item } : { bytes, origin: reference };
-      }, forTheService);
+    const client = registryClient(ctx, services);
+    // a packaged `@kiln` item is found without reading its file again; any other reference is
+    // read, and one of `@kiln`'s packaged items, byte for byte, is the preloaded (trusted) one
+    return packagedItemNamed(reference, services.packagedKiln, () =>
+      client.readIndex(KILN_NAMESPACE),
+    ).then((packaged) =>
+      packaged
+        ? { item: packaged }
+        : client.itemBytes(reference).then(({ bytes, source }): Located => {
+            const item = packagedItemFor(source, services.packagedKiln);
+            return item ? { item } : { bytes, origin: reference };
+          }, forTheService),
+    );
   }
   return locateReference(reference, {
     registry: services.catalogue.registry(),
@@ -239,6 +253,7 @@ function registryClient(ctx: RequestContext, services: Services): RegistryClient
     // an index at most once per freshness period (kept in memory)
     cache: false,
     ...(services.registryIndexes === undefined ? {} : { sharedIndexes: services.registryIndexes }),
+    localIndexes: services.localIndexes,
     fetchOptions: {
       checkTarget: services.checkTarget,
       acquire: services.acquireRegistryFetch,
@@ -253,12 +268,11 @@ function registryClient(ctx: RequestContext, services: Services): RegistryClient
  * help to a caller, who cannot add one; say where the service's registries come from instead.
  */
 function forTheService(error: unknown): never {
-  if (error instanceof KilnError && error.message.includes(", which is not configured")) {
-    const configured = error.detail?.split("\n")[0] ?? "";
+  if (error instanceof UnknownNamespaceError) {
     throw new KilnError(
       error.kind,
       error.message,
-      `${configured} - the service's registries are named when it starts (kiln serve --config <file>; GET /api/registries lists them), never by a request`,
+      `configured: ${error.configured.join(", ")} - the service's registries are named when it starts (kiln serve --config <file>; GET /api/registries lists them), never by a request`,
     );
   }
   throw error;
@@ -269,17 +283,23 @@ function forTheService(error: unknown): never {
  * it is read from the package) and the configured ones by namespace, each URL as messages show
  * it (user, password and query values from variables as `***`), never a header.
  */
-export const registries: Handler = (_ctx, services) => {
+export const registries: Handler = (_ctx, services) => registriesReply(services.registries);
+
+/**
+ * GET /api/registries' answer, made once: the service's registries are fixed when it starts, and
+ * so is the environment their URLs' variables come from.
+ */
+const registriesReply = once((configured: Map<string, RegistryConfig>) => {
   const env = (name: string) => process.env[name];
-  const configured = [...services.registries.values()]
+  const listed = [...configured.values()]
     .filter((registry) => registry.namespace !== KILN_NAMESPACE)
     .sort((a, b) => (a.namespace < b.namespace ? -1 : 1))
     .map((registry: RegistryConfig) => ({
       namespace: registry.namespace,
       url: displayUrl(registry.url, env),
     }));
-  return json(200, { registries: [{ namespace: KILN_NAMESPACE, url: null }, ...configured] });
-};
+  return constantJson({ registries: [{ namespace: KILN_NAMESPACE, url: null }, ...listed] });
+});
 
 /** `?key=`: absent or once (a repeated key is the framework's 400, as for `ref`). */
 function optionalQuery(query: URLSearchParams, key: string): string | undefined {
