@@ -1,5 +1,6 @@
-// Renders run in a pool of worker threads, never in the thread that serves HTTP, because a
-// template is untrusted code: the engine's fuel bounds its CPU and its WASM memory is capped,
+// Renders run in a pool of worker threads, never in the thread that serves HTTP (except the
+// bounded compiled renders of built-ins, src/server/inline-render.ts), because a template is
+// untrusted code: the engine's fuel bounds its CPU and its WASM memory is capped,
 // but only a separate thread can be stopped by a wall-clock deadline whatever happens inside
 // it. A job past the deadline (counted from the moment its worker starts it) terminates its
 // worker; a worker that dies (heap limit) or asks to be recycled (memory grew, engine broke)

@@ -8,8 +8,9 @@ import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LRUCache } from "lru-cache";
 import { configView } from "../core/config.ts";
+import type { RenderInput } from "../core/context.ts";
 import { KilnError } from "../core/errors.ts";
-import { toItemView } from "../core/item.ts";
+import { type RegistryItem, toItemView } from "../core/item.ts";
 import { type Preset, presetSummary, presetView } from "../core/project/preset-manifest.ts";
 import type { Registry } from "../core/registry.ts";
 import {
@@ -34,6 +35,7 @@ import type { RenderPool } from "../sandbox/render-pool.ts";
 import { isJsonContentType, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { type BytesInFlight, declaredLength, holdHeavy, LARGE_BODY_BYTES } from "./heavy-bodies.ts";
+import { mayRenderInline, renderInline, renderSoon } from "./inline-render.ts";
 import type { Readiness } from "./lifecycle.ts";
 import {
   type PackagedKilnItems,
@@ -423,7 +425,8 @@ function renderBody(
   const known = key === undefined ? undefined : renderCache.lookup(key);
   if (known) return known;
   if (bytes.byteLength > LARGE_BODY_BYTES) return renderLargeBody(bytes, key, ctx, services);
-  return renderRequest(parseRenderRequest(parseJsonBody(bytes)), key, ctx, services);
+  const request = parseRenderRequest(parseJsonBody(bytes));
+  return renderRequest(request, key, mayRenderInline(bytes.byteLength), ctx, services);
 }
 
 /** A large body's reference is not a built-in: it is resolved here, then rendered in a worker. */
@@ -468,10 +471,37 @@ function renderLargeBody(
   });
 }
 
-/** The answer to a decoded render request (`key`: its render-cache key, if the cache is on). */
+/**
+ * A built-in's answer rendered on this thread, timed for the metrics as a worker's render is;
+ * undefined when it must go to a worker.
+ */
+function renderBuiltinHere(
+  builtin: RegistryItem,
+  input: RenderInput,
+  services: Services,
+): Buffer | undefined {
+  const { pool } = services;
+  const observe = pool.observeRender;
+  if (observe === undefined) return renderInline(builtin, input, pool.options.maxOutputBytes);
+  const startedMs = performance.now();
+  try {
+    const rendered = renderInline(builtin, input, pool.options.maxOutputBytes);
+    if (rendered !== undefined) observe((performance.now() - startedMs) / 1000, false);
+    return rendered;
+  } catch (error) {
+    observe((performance.now() - startedMs) / 1000, true);
+    throw error;
+  }
+}
+
+/**
+ * The answer to a decoded render request (`key`: its render-cache key, if the cache is on;
+ * `inline`: a built-in may render on this thread, see inline-render.ts).
+ */
 function renderRequest(
   request: RenderRequest,
   key: string | undefined,
+  inline: boolean,
   ctx: RequestContext,
   services: Services,
 ): Reply | Promise<Reply> {
@@ -489,7 +519,12 @@ function renderRequest(
   const builtin = builtinFor(request.reference, registry);
   if (builtin) {
     // not cancelled with its client: an answer being kept may be shared with other requests
-    const rendering = () => pool.renderJson(builtin, input);
+    const rendering = inline
+      ? () =>
+          renderSoon(() => renderBuiltinHere(builtin, input, services)).then(
+            (rendered) => rendered ?? pool.renderJson(builtin, input),
+          )
+      : () => pool.renderJson(builtin, input);
     return key === undefined ? rendering().then(renderReply) : renderCache.remember(key, rendering);
   }
   return locate(request.reference, ctx, services)
