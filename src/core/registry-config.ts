@@ -304,15 +304,29 @@ export function mergeRegistries(
   return merged;
 }
 
+/**
+ * The error of a reference to a namespace nobody configured, with the namespaces there are as a
+ * value of their own: a front words its advice from them (the service names no kiln.toml),
+ * never from the message's words.
+ */
+export class UnknownNamespaceError extends KilnError {
+  /** Every namespace that is configured, `@kiln` among them, sorted. */
+  readonly configured: readonly string[];
+
+  constructor(message: string, detail: string, configured: readonly string[]) {
+    super("invalid_request", message, detail);
+    this.configured = configured;
+  }
+}
+
 /** A reference to a namespace nobody configured: the ones there are, and how to add one. */
 export function unknownNamespaceError(
   reference: string,
   namespace: string,
   known: string[],
-): KilnError {
+): UnknownNamespaceError {
   const all = [KILN_NAMESPACE, ...known.filter((name) => name !== KILN_NAMESPACE)].sort();
-  return new KilnError(
-    "invalid_request",
+  return new UnknownNamespaceError(
     `\`${reference}\` names the registry ${namespace}, which is not configured${didYouMean(namespace, all)}`,
     [
       `configured: ${all.join(", ")}`,
@@ -320,6 +334,7 @@ export function unknownNamespaceError(
       "  [registries]",
       `  "${namespace}" = "https://registry.example/r/{name}.json"`,
     ].join("\n"),
+    all,
   );
 }
 
@@ -427,9 +442,11 @@ export function redactSecrets(text: string, secrets: Iterable<string>): string {
 /** A KilnError with the secrets taken out of its message and detail. */
 export function redactError(error: KilnError, secrets: Iterable<string>): KilnError {
   const list = [...secrets];
-  return new KilnError(
-    error.kind,
-    redactSecrets(error.message, list),
-    error.detail === undefined ? undefined : redactSecrets(error.detail, list),
-  );
+  const message = redactSecrets(error.message, list);
+  const detail = error.detail === undefined ? undefined : redactSecrets(error.detail, list);
+  // an unknown namespace stays one, so a front can still tell it by its type
+  if (error instanceof UnknownNamespaceError) {
+    return new UnknownNamespaceError(message, detail ?? "", error.configured);
+  }
+  return new KilnError(error.kind, message, detail);
 }

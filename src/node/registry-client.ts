@@ -420,6 +420,7 @@ export class RegistryClient {
   private readonly cache: RegistryCache | undefined;
   private readonly fetchOptions: ServiceFetchOptions;
   private readonly sharedIndexes: SharedIndexes | undefined;
+  private readonly localIndexes: Map<string, Promise<RegistryIndex>> | undefined;
   private readonly warn: ((message: string) => void) | undefined;
 
   constructor(
@@ -436,6 +437,11 @@ export class RegistryClient {
       /** Indexes kept in memory across clients (the HTTP service's); none by default. */
       sharedIndexes?: SharedIndexes;
       /**
+       * Indexes of registries read from a folder (`@kiln`'s, part of the installed package), kept
+       * across clients for as long as the map lives (the HTTP service's life); none by default.
+       */
+      localIndexes?: Map<string, Promise<RegistryIndex>>;
+      /**
        * Where a warning goes. With it, a registry that does not answer has its index taken
        * from kiln's cache at any age, with a warning saying so; without it, that is an error.
        */
@@ -450,6 +456,7 @@ export class RegistryClient {
     this.registries = options.registries;
     this.fetchOptions = options.fetchOptions ?? {};
     this.sharedIndexes = options.sharedIndexes;
+    this.localIndexes = options.localIndexes;
     this.warn = options.warn;
   }
 
@@ -591,7 +598,9 @@ export class RegistryClient {
     const files = this.filesOf(namespace, namespace);
     const parse = (bytes: Uint8Array) =>
       parseRegistryIndex(new TextDecoder().decode(bytes), namespace);
-    if (!(files instanceof RemoteRegistryFiles)) return parse(await files.index());
+    if (!(files instanceof RemoteRegistryFiles)) {
+      return this.localIndex(namespace, () => files.index().then(parse));
+    }
     if (this.sharedIndexes !== undefined) return this.sharedIndex(namespace, files, parse);
     const offline = isOffline(this.env);
     const cached = this.cache?.index(files.registry);
@@ -614,6 +623,29 @@ export class RegistryClient {
     }
     const index = parse(bytes);
     this.cache?.putIndex(files.registry, bytes);
+    return index;
+  }
+
+  /**
+   * A folder registry's index: from the kept local indexes when there are some (the files are
+   * the installed package's, the same for as long as it runs), else read; a failure is not kept.
+   */
+  private localIndex(
+    namespace: string,
+    read: () => Promise<RegistryIndex>,
+  ): Promise<RegistryIndex> {
+    const kept = this.localIndexes;
+    if (kept === undefined) return read();
+    const key = `${namespace} ${this.kilnDir}`;
+    let index = kept.get(key);
+    if (index === undefined) {
+      const reading = read();
+      kept.set(key, reading);
+      reading.catch(() => {
+        if (kept.get(key) === reading) kept.delete(key);
+      });
+      index = reading;
+    }
     return index;
   }
 

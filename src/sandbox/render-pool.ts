@@ -1,5 +1,6 @@
-// Renders run in a pool of worker threads, never in the thread that serves HTTP, because a
-// template is untrusted code: the engine's fuel bounds its CPU and its WASM memory is capped,
+// Renders run in a pool of worker threads, never in the thread that serves HTTP (except the
+// bounded compiled renders of built-ins, src/server/inline-render.ts), because a template is
+// untrusted code: the engine's fuel bounds its CPU and its WASM memory is capped,
 // but only a separate thread can be stopped by a wall-clock deadline whatever happens inside
 // it. A job past the deadline (counted from the moment its worker starts it) terminates its
 // worker; a worker that dies (heap limit) or asks to be recycled (memory grew, engine broke)
@@ -138,9 +139,7 @@ interface Job extends Share {
   reject: (error: Error) => void;
   /** Its claim cell in the worker it was last given to. */
   cell: number;
-  /** When it was queued (Date.now()), for the queue time-out. */
-  queuedAt: number;
-  /** When it was queued (performance.now(), sub-millisecond), for observeRender. */
+  /** When it was queued (performance.now(): one clock for the queue time-out and observeRender). */
   queuedAtMs: number;
   /** The worker it was given to, while it is there. */
   slot: Slot | undefined;
@@ -204,7 +203,7 @@ export class RenderPool {
   /** Why the last worker failed before it was ready, if one did. */
   private startError: Error | undefined;
   /**
-   * When the first worker came up (Date.now()), or undefined before. The service listens while
+   * When the first worker came up (performance.now()), or undefined before. The service listens while
    * its workers start, so a job can be queued before any worker could take it: its time in the
    * queue counts from here, as waiting for a start is not the pool being busy.
    */
@@ -393,7 +392,6 @@ export class RenderPool {
         resolve,
         reject,
         cell: 0,
-        queuedAt: Date.now(),
         queuedAtMs: performance.now(),
         slot: undefined,
         release: undefined,
@@ -462,12 +460,12 @@ export class RenderPool {
   /** Drops every queued job that has waited longer than queueTimeoutMs. */
   private readonly expire = (): void => {
     this.queueTimer = undefined;
-    const oldest = Date.now() - this.options.queueTimeoutMs;
+    const oldest = performance.now() - this.options.queueTimeoutMs;
     const startedAt = this.firstReadyAt ?? Number.POSITIVE_INFINITY;
     for (const queue of [this.queue, this.heavyQueue]) {
       for (let at = queue.length - 1; at >= 0; at--) {
         const job = queue[at] as Job;
-        if (Math.max(job.queuedAt, startedAt) > oldest) continue;
+        if (Math.max(job.queuedAtMs, startedAt) > oldest) continue;
         queue.splice(at, 1);
         this.settle(job, { error: waitedTooLong(job.request, this.options.queueTimeoutMs) });
       }
@@ -516,7 +514,7 @@ export class RenderPool {
         slot.ready = true;
         // a job's time in the queue counts from the first worker that can take it: the spare
         // takes none until it replaces one, so its start (often first) does not count
-        if (this.slots.has(slot)) this.firstReadyAt ??= Date.now();
+        if (this.slots.has(slot)) this.firstReadyAt ??= performance.now();
         this.dispatch();
         this.settleReadyWaiters();
       } else if ("shrunk" in message) {
@@ -755,7 +753,7 @@ export class RenderPool {
     if (spare?.ready) {
       this.spare = undefined;
       this.slots.add(spare);
-      this.firstReadyAt ??= Date.now();
+      this.firstReadyAt ??= performance.now();
       this.spawn(true);
     } else {
       this.spawn(false);

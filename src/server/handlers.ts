@@ -8,8 +8,9 @@ import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LRUCache } from "lru-cache";
 import { configView } from "../core/config.ts";
+import type { RenderInput } from "../core/context.ts";
 import { KilnError } from "../core/errors.ts";
-import { toItemView } from "../core/item.ts";
+import { type RegistryItem, toItemView } from "../core/item.ts";
 import { type Preset, presetSummary, presetView } from "../core/project/preset-manifest.ts";
 import type { Registry } from "../core/registry.ts";
 import {
@@ -17,7 +18,9 @@ import {
   isRegistryReference,
   KILN_NAMESPACE,
   type RegistryConfig,
+  UnknownNamespaceError,
 } from "../core/registry-config.ts";
+import type { RegistryIndex } from "../core/registry-index.ts";
 import { searchResult } from "../core/registry-search.ts";
 import { parseRenderRequest, type RenderRequest } from "../core/render-request.ts";
 import { FrameworkError, MESSAGES } from "../core/wire-errors.ts";
@@ -32,8 +35,13 @@ import type { RenderPool } from "../sandbox/render-pool.ts";
 import { isJsonContentType, readBody } from "./body.ts";
 import type { Catalogue } from "./catalogue.ts";
 import { type BytesInFlight, declaredLength, holdHeavy, LARGE_BODY_BYTES } from "./heavy-bodies.ts";
+import { mayRenderInline, renderInline, renderSoon } from "./inline-render.ts";
 import type { Readiness } from "./lifecycle.ts";
-import { type PackagedKilnItems, packagedItemFor } from "./packaged-kiln-items.ts";
+import {
+  type PackagedKilnItems,
+  packagedItemFor,
+  packagedItemNamed,
+} from "./packaged-kiln-items.ts";
 import { RenderCache, renderReply } from "./render-cache.ts";
 import { constant, JSON_TYPE, json, type Reply, text } from "./reply.ts";
 
@@ -64,6 +72,8 @@ export interface Services {
   registryIndexes: SharedIndexes | undefined;
   /** `@kiln`'s packaged items, preloaded in the render workers like the built-ins. */
   packagedKiln: PackagedKilnItems;
+  /** `@kiln`'s index (a folder of the package), read once and kept for the service's life. */
+  localIndexes: Map<string, Promise<RegistryIndex>>;
 }
 
 export class RequestContext {
@@ -208,13 +218,19 @@ function requiredQuery(query: URLSearchParams, key: string): string {
  */
 function locate(reference: string, ctx: RequestContext, services: Services): Promise<Located> {
   if (isRegistryReference(reference)) {
-    // one of `@kiln`'s packaged items, byte for byte, is the preloaded (trusted) one
-    return registryClient(ctx, services)
-      .itemBytes(reference)
-      .then(({ bytes, source }): Located => {
-        const item = packagedItemFor(source, services.packagedKiln);
-        return item ? { item } : { bytes, origin: reference };
-      }, forTheService);
+    const client = registryClient(ctx, services);
+    // a packaged `@kiln` item is found without reading its file again; any other reference is
+    // read, and one of `@kiln`'s packaged items, byte for byte, is the preloaded (trusted) one
+    return packagedItemNamed(reference, services.packagedKiln, () =>
+      client.readIndex(KILN_NAMESPACE),
+    ).then((packaged) =>
+      packaged
+        ? { item: packaged }
+        : client.itemBytes(reference).then(({ bytes, source }): Located => {
+            const item = packagedItemFor(source, services.packagedKiln);
+            return item ? { item } : { bytes, origin: reference };
+          }, forTheService),
+    );
   }
   return locateReference(reference, {
     registry: services.catalogue.registry(),
@@ -239,6 +255,7 @@ function registryClient(ctx: RequestContext, services: Services): RegistryClient
     // an index at most once per freshness period (kept in memory)
     cache: false,
     ...(services.registryIndexes === undefined ? {} : { sharedIndexes: services.registryIndexes }),
+    localIndexes: services.localIndexes,
     fetchOptions: {
       checkTarget: services.checkTarget,
       acquire: services.acquireRegistryFetch,
@@ -253,12 +270,11 @@ function registryClient(ctx: RequestContext, services: Services): RegistryClient
  * help to a caller, who cannot add one; say where the service's registries come from instead.
  */
 function forTheService(error: unknown): never {
-  if (error instanceof KilnError && error.message.includes(", which is not configured")) {
-    const configured = error.detail?.split("\n")[0] ?? "";
+  if (error instanceof UnknownNamespaceError) {
     throw new KilnError(
       error.kind,
       error.message,
-      `${configured} - the service's registries are named when it starts (kiln serve --config <file>; GET /api/registries lists them), never by a request`,
+      `configured: ${error.configured.join(", ")} - the service's registries are named when it starts (kiln serve --config <file>; GET /api/registries lists them), never by a request`,
     );
   }
   throw error;
@@ -269,17 +285,23 @@ function forTheService(error: unknown): never {
  * it is read from the package) and the configured ones by namespace, each URL as messages show
  * it (user, password and query values from variables as `***`), never a header.
  */
-export const registries: Handler = (_ctx, services) => {
+export const registries: Handler = (_ctx, services) => registriesReply(services.registries);
+
+/**
+ * GET /api/registries' answer, made once: the service's registries are fixed when it starts, and
+ * so is the environment their URLs' variables come from.
+ */
+const registriesReply = once((configured: Map<string, RegistryConfig>) => {
   const env = (name: string) => process.env[name];
-  const configured = [...services.registries.values()]
+  const listed = [...configured.values()]
     .filter((registry) => registry.namespace !== KILN_NAMESPACE)
     .sort((a, b) => (a.namespace < b.namespace ? -1 : 1))
     .map((registry: RegistryConfig) => ({
       namespace: registry.namespace,
       url: displayUrl(registry.url, env),
     }));
-  return json(200, { registries: [{ namespace: KILN_NAMESPACE, url: null }, ...configured] });
-};
+  return constantJson({ registries: [{ namespace: KILN_NAMESPACE, url: null }, ...listed] });
+});
 
 /** `?key=`: absent or once (a repeated key is the framework's 400, as for `ref`). */
 function optionalQuery(query: URLSearchParams, key: string): string | undefined {
@@ -403,7 +425,8 @@ function renderBody(
   const known = key === undefined ? undefined : renderCache.lookup(key);
   if (known) return known;
   if (bytes.byteLength > LARGE_BODY_BYTES) return renderLargeBody(bytes, key, ctx, services);
-  return renderRequest(parseRenderRequest(parseJsonBody(bytes)), key, ctx, services);
+  const request = parseRenderRequest(parseJsonBody(bytes));
+  return renderRequest(request, key, mayRenderInline(bytes.byteLength), ctx, services);
 }
 
 /** A large body's reference is not a built-in: it is resolved here, then rendered in a worker. */
@@ -448,10 +471,37 @@ function renderLargeBody(
   });
 }
 
-/** The answer to a decoded render request (`key`: its render-cache key, if the cache is on). */
+/**
+ * A built-in's answer rendered on this thread, timed for the metrics as a worker's render is;
+ * undefined when it must go to a worker.
+ */
+function renderBuiltinHere(
+  builtin: RegistryItem,
+  input: RenderInput,
+  services: Services,
+): Buffer | undefined {
+  const { pool } = services;
+  const observe = pool.observeRender;
+  if (observe === undefined) return renderInline(builtin, input, pool.options.maxOutputBytes);
+  const startedMs = performance.now();
+  try {
+    const rendered = renderInline(builtin, input, pool.options.maxOutputBytes);
+    if (rendered !== undefined) observe((performance.now() - startedMs) / 1000, false);
+    return rendered;
+  } catch (error) {
+    observe((performance.now() - startedMs) / 1000, true);
+    throw error;
+  }
+}
+
+/**
+ * The answer to a decoded render request (`key`: its render-cache key, if the cache is on;
+ * `inline`: a built-in may render on this thread, see inline-render.ts).
+ */
 function renderRequest(
   request: RenderRequest,
   key: string | undefined,
+  inline: boolean,
   ctx: RequestContext,
   services: Services,
 ): Reply | Promise<Reply> {
@@ -469,7 +519,12 @@ function renderRequest(
   const builtin = builtinFor(request.reference, registry);
   if (builtin) {
     // not cancelled with its client: an answer being kept may be shared with other requests
-    const rendering = () => pool.renderJson(builtin, input);
+    const rendering = inline
+      ? () =>
+          renderSoon(() => renderBuiltinHere(builtin, input, services)).then(
+            (rendered) => rendered ?? pool.renderJson(builtin, input),
+          )
+      : () => pool.renderJson(builtin, input);
     return key === undefined ? rendering().then(renderReply) : renderCache.remember(key, rendering);
   }
   return locate(request.reference, ctx, services)

@@ -9,7 +9,12 @@ import { join } from "node:path";
 import { errorMessage } from "../core/errors.ts";
 import type { RegistryItem } from "../core/item.ts";
 import type { RegistryLockSource } from "../core/project/lock-format.ts";
-import { parseRegistryReference, registryReferenceText } from "../core/registry-config.ts";
+import {
+  KILN_NAMESPACE,
+  parseRegistryReference,
+  registryReferenceText,
+} from "../core/registry-config.ts";
+import type { RegistryIndex } from "../core/registry-index.ts";
 import { itemFileNames } from "../core/registry-source.ts";
 import { isPackagedKilnSource, packagedKilnDigests } from "../node/packaged-kiln.ts";
 import { KILN_REGISTRY_DIR, RegistryClient } from "../node/registry-client.ts";
@@ -50,6 +55,28 @@ export async function readPackagedKilnItems(
   const items = new Map<string, RegistryItem>();
   for (const entry of await Promise.all(read)) if (entry !== undefined) items.set(...entry);
   return items;
+}
+
+/**
+ * The packaged `@kiln` item `reference` names, found without reading a file (the items were read
+ * and their digests checked when the service started): a pinned reference as it is; an unpinned
+ * one at the newest version `@kiln`'s index lists, when the index gives that version the digest
+ * recorded for the packaged item. Undefined for any other reference, or when the index cannot
+ * be read: the registry client then resolves it as it resolves any item, with its own errors.
+ */
+export async function packagedItemNamed(
+  reference: string,
+  items: PackagedKilnItems,
+  kilnIndex: () => Promise<RegistryIndex>,
+): Promise<RegistryItem | undefined> {
+  const parsed = parseRegistryReference(reference);
+  if (parsed?.namespace !== KILN_NAMESPACE) return undefined;
+  if (parsed.version !== undefined) return items.get(registryReferenceText(parsed));
+  const index = await kilnIndex().catch(() => undefined);
+  const entry = index?.items.find((candidate) => candidate.name === parsed.item);
+  if (entry === undefined) return undefined;
+  const pinned = registryReferenceText({ ...parsed, version: entry.version });
+  return packagedKilnDigests().get(pinned) === entry.digest ? items.get(pinned) : undefined;
 }
 
 /** The preloaded item of a registry resolution, when it is a packaged `@kiln` item's bytes. */

@@ -54,9 +54,14 @@ const STATIC_ROUTES = new Map(
 );
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
+/**
+ * What a request's method and path fall on. `pattern`: the route's (`/api/presets/{name}` for
+ * `/api/presets/web`), what logs and metrics name a request by: a bounded set of values that
+ * holds no value a caller sent.
+ */
 export type Match =
-  | { kind: "handler"; handler: Handler; params: Record<string, string> }
-  | { kind: "method-not-allowed"; allow: string }
+  | { kind: "handler"; handler: Handler; params: Record<string, string>; pattern: string }
+  | { kind: "method-not-allowed"; allow: string; pattern: string }
   | { kind: "not-found" };
 
 function decode(segment: string): string {
@@ -70,25 +75,23 @@ function decode(segment: string): string {
 function allowedOn(candidate: Route, method: string): Match | undefined {
   const allowed = candidate.method === method || (candidate.method === "GET" && method === "HEAD");
   if (allowed) return undefined;
-  return { kind: "method-not-allowed", allow: candidate.method === "GET" ? "GET,HEAD" : "POST" };
-}
-
-/**
- * The pattern of the route a path falls on (`/api/presets/{name}` for `/api/presets/web`),
- * whatever the method; undefined for a path no route has. What logs and metrics name a request
- * by: a bounded set of values that holds no value a caller sent.
- */
-export function routePattern(path: string): string | undefined {
-  return (
-    STATIC_ROUTES.get(path)?.path ?? ROUTES.find((candidate) => candidate.pattern.test(path))?.path
-  );
+  return {
+    kind: "method-not-allowed",
+    allow: candidate.method === "GET" ? "GET,HEAD" : "POST",
+    pattern: candidate.path,
+  };
 }
 
 export function matchRoute(method: string, path: string): Match {
   const exact = STATIC_ROUTES.get(path);
   if (exact)
     return (
-      allowedOn(exact, method) ?? { kind: "handler", handler: exact.handler, params: NO_PARAMS }
+      allowedOn(exact, method) ?? {
+        kind: "handler",
+        handler: exact.handler,
+        params: NO_PARAMS,
+        pattern: exact.path,
+      }
     );
   for (const candidate of ROUTES) {
     const found = candidate.pattern.exec(path);
@@ -99,7 +102,7 @@ export function matchRoute(method: string, path: string): Match {
     candidate.params.forEach((name, index) => {
       params[name] = decode(found[index + 1] as string);
     });
-    return { kind: "handler", handler: candidate.handler, params };
+    return { kind: "handler", handler: candidate.handler, params, pattern: candidate.path };
   }
   return { kind: "not-found" };
 }

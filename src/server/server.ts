@@ -48,7 +48,7 @@ import { readPackagedKilnItems } from "./packaged-kiln-items.ts";
 import { RenderCache } from "./render-cache.ts";
 import { empty, type Reply } from "./reply.ts";
 import type { RequestLog } from "./request-log.ts";
-import { matchRoute, routePattern } from "./routes.ts";
+import { type Match, matchRoute } from "./routes.ts";
 import { defaultUiDir, serveUi } from "./static-ui.ts";
 
 /**
@@ -165,6 +165,13 @@ function parseTarget(target: string): { path: string; search: string; authority?
 }
 
 /**
+ * The header list of a constant reply with the request's id added, made in one reused array:
+ * writeHead turns the list into the response's header text before it returns and keeps no
+ * reference to it, so no list is copied or allocated per request.
+ */
+const withRequestId: (string | number)[] = [];
+
+/**
  * Writes a reply with the cross-origin headers. The headers go to writeHead as one flat list
  * (no object spread, no per-header setHeader), in the order: the reply's own, `vary`,
  * `access-control-allow-origin` for an allowed origin, `content-length`, `x-request-id` when the
@@ -183,10 +190,16 @@ function write(
   const body = reply.body ?? "";
   if (origin === undefined && reply.noOriginHeaders && !closeAfter) {
     const shared = reply.noOriginHeaders as (string | number)[];
-    res.writeHead(
-      reply.status,
-      requestId === undefined ? shared : [...shared, "x-request-id", requestId],
-    );
+    if (requestId === undefined) {
+      res.writeHead(reply.status, shared);
+    } else {
+      let at = 0;
+      for (const header of shared) withRequestId[at++] = header;
+      withRequestId[at++] = "x-request-id";
+      withRequestId[at++] = requestId;
+      withRequestId.length = at;
+      res.writeHead(reply.status, withRequestId);
+    }
     res.end(body);
     return;
   }
@@ -236,13 +249,14 @@ export function createHandler(
   const readiness = services.readiness;
   const observing = metrics !== undefined || requestLog !== undefined;
   /** What logs and metrics call a path: its route's pattern, never the path itself. */
-  const routeLabel = (method: string, path: string): string =>
-    routePattern(path) ??
-    (metrics !== undefined && path === METRICS_PATH
-      ? METRICS_PATH
-      : uiDir !== undefined && (method === "GET" || method === "HEAD")
-        ? "ui"
-        : "unmatched");
+  const routeLabel = (method: string, path: string, match: Match): string =>
+    match.kind !== "not-found"
+      ? match.pattern
+      : metrics !== undefined && path === METRICS_PATH
+        ? METRICS_PATH
+        : uiDir !== undefined && (method === "GET" || method === "HEAD")
+          ? "ui"
+          : "unmatched";
   // Synchronous as far as the handler is: the GET routes answer without a promise, a turn of
   // the microtask queue or a closure per request; only async handlers (render, inspect) and
   // the dashboard's files go through promises.
@@ -250,13 +264,13 @@ export function createHandler(
     req: IncomingMessage,
     res: ServerResponse,
     target: ReturnType<typeof parseTarget>,
+    method: string,
+    match: Match,
   ): Reply | Promise<Reply> => {
     const refused = hostGuard.check(req.headers.host, target.authority);
     if (refused) return refused;
-    const method = req.method ?? "GET";
     if (method === "OPTIONS" && isPreflight(req)) return preflightReply();
     if (metrics !== undefined && target.path === METRICS_PATH) return metrics.reply(method);
-    const match = matchRoute(method, target.path);
     if (match.kind === "handler") {
       return match.handler(
         new RequestContext(req, res, target.path, target.search, match.params),
@@ -275,9 +289,12 @@ export function createHandler(
     const target = parseTarget(req.url ?? "/");
     const startedMs = observing ? performance.now() : 0;
     const id = requestLog?.id(req.headers["x-request-id"]);
+    const method = req.method ?? "GET";
+    // matched once: the handler and, when observing, the route's name in the log and metrics
+    const match = matchRoute(method, target.path);
     let reply: Reply | Promise<Reply>;
     try {
-      reply = answer(req, res, target);
+      reply = answer(req, res, target, method, match);
     } catch (error) {
       reply = errorReply(error, log);
     }
@@ -291,10 +308,9 @@ export function createHandler(
         res.destroy();
       }
       if (!observing) return;
-      const method = req.method ?? "GET";
       const answered = {
         method,
-        route: routeLabel(method, target.path),
+        route: routeLabel(method, target.path, match),
         status: ready.status,
         seconds: (performance.now() - startedMs) / 1000,
         rejected: ready.rejected,
@@ -360,6 +376,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       options.indexFreshnessMs ?? DEFAULT_INDEX_FRESHNESS_S * 1000,
     ),
     packagedKiln,
+    localIndexes: new Map(),
   };
   const uiDir =
     options.ui === true ? defaultUiDir() : typeof options.ui === "string" ? options.ui : undefined;

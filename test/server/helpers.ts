@@ -156,17 +156,21 @@ export interface ChildServer {
  * `kiln serve <args>` as the user runs it: the built binary (dist/cli/main.js, built first when
  * stale), which loads the compiled service.
  */
-function serveCommand(args: string[]): string[] {
+function serveCommand(args: string[], bin = BIN): string[] {
   ensureBuilt();
-  return [BIN, "serve", ...args];
+  return [bin, "serve", ...args];
 }
 
-/** Starts `kiln serve` as a child process and waits for its start-up line. */
+/**
+ * Starts `kiln serve` as a child process and waits for its start-up line; `bin`: another copy of
+ * the built CLI than this clone's.
+ */
 export async function startChild(
   args: string[],
   env: Record<string, string> = {},
+  bin = BIN,
 ): Promise<ChildServer> {
-  const child = spawn(process.execPath, serveCommand(args), {
+  const child = spawn(process.execPath, serveCommand(args, bin), {
     cwd: REPO,
     // a test's service has no load balancer in front: it stops without the drain delay (which
     // test/server/lifecycle.test.ts proves), unless the test passes one

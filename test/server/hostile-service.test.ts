@@ -307,7 +307,7 @@ describe("queued renders", () => {
   const slowTemplate =
     "{% for a in range(100000) %}{% for b in range(100000) %}{{ a }}{% endfor %}{% endfor %}";
 
-  test("a render that waited longer than the queue deadline is dropped with a clear error", async () => {
+  test("while the only worker is held, a render that waits past the queue deadline is dropped with a clear error, and a small built-in render is answered at once", async () => {
     const service = await startFixtureServer({
       render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 3_000, queueTimeoutMs: 300 },
       // closing stops the slow render at once instead of letting it spin to its deadline
@@ -321,6 +321,18 @@ describe("queued renders", () => {
       assert.equal(waiting.status, 500);
       // dropped by the queue's deadline (300 ms), long before the render's own (3 s)
       assert.match(waiting.body, /the service is busy: the render waited 300 ms for a worker/);
+      // a built-in's small body renders on the HTTP thread: no worker needed
+      const request = { reference: "k8s/deployment", name: "web", image: "nginx:1.27" };
+      const small = await postJson(service.url, request);
+      assert.equal(small.status, 200, small.body);
+      assert.equal(JSON.parse(small.body).files[0].path, "web-deployment.yaml");
+      // the same request padded past 8 KiB is not small: it waits for the worker like any other
+      const large = await postJson(
+        service.url,
+        `${JSON.stringify(request)}${" ".repeat(8 * 1024)}`,
+      );
+      assert.equal(large.status, 500);
+      assert.match(large.body, /the service is busy: the render waited 300 ms for a worker/);
     } finally {
       await service.close();
       await blocking;

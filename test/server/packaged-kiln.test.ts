@@ -2,17 +2,34 @@
 // (preloaded, on the compiled path), from the real binary: the same files as the CLI writes, for
 // a small body and for a body large enough to be parsed in a worker. Preloading them names
 // nothing new: a bare `aws-server` is still no built-in, however large the body that asks.
+// The service runs from a copy of the built package, so the last test can take `@kiln`'s
+// folder away from under it: what it read at start is what it answers with.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { cpSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { LARGE_BODY_BYTES } from "../../src/server/heavy-bodies.ts";
-import { BIN, cleanEnv, cleanUp, tempDir } from "../cli/helpers.ts";
-import { type ChildServer, postJson, startChild } from "./helpers.ts";
+import { BIN, cleanEnv, cleanUp, ensureBuilt, REPO, tempDir } from "../cli/helpers.ts";
+import { type ChildServer, postJson, raw, startChild } from "./helpers.ts";
 
 let service: ChildServer;
+/** The copy's built `@kiln` registry folder. */
+let kilnFolder = "";
 
 before(async () => {
-  service = await startChild(["--port", "0"]);
+  ensureBuilt();
+  const packageDir = tempDir();
+  cpSync(join(REPO, "dist"), join(packageDir, "dist"), { recursive: true });
+  cpSync(join(REPO, "package.json"), join(packageDir, "package.json"));
+  symlinkSync(join(REPO, "node_modules"), join(packageDir, "node_modules"));
+  kilnFolder = join(packageDir, "dist", "registries", "kiln");
+  // no render cache: a repeated body is rendered again, not answered from what was kept
+  service = await startChild(
+    ["--port", "0", "--render-cache", "0"],
+    {},
+    join(packageDir, "dist", "cli", "main.js"),
+  );
 });
 
 after(async () => {
@@ -61,6 +78,37 @@ describe("the service renders @kiln's packaged items", () => {
       const response = await postJson(service.url, body);
       assert.equal(response.status, 400, response.body.toString());
       assert.match(response.body.toString(), /`aws-server` is not a built-in component/);
+    }
+  });
+
+  it("@kiln's items and index are read once, at start: with its folder gone, renders, inspect and search answer as before", async () => {
+    const version = (
+      JSON.parse(readFileSync(join(kilnFolder, "registry.json"), "utf8")) as {
+        items: { name: string; version: string }[];
+      }
+    ).items.find((entry) => entry.name === "aws-server")?.version;
+    const requests = [
+      () => postJson(service.url, { reference: "@kiln/aws-server", name: "web", fields: FIELDS }),
+      () =>
+        postJson(service.url, {
+          reference: `@kiln/aws-server@${version}`,
+          name: "pinned",
+          fields: FIELDS,
+        }),
+      () => raw(service.url, { path: "/api/registry/inspect?ref=%40kiln%2Faws-server" }),
+      () => raw(service.url, { path: "/api/search?q=aws&registry=%40kiln" }),
+    ];
+    const before = [];
+    for (const request of requests) {
+      const answer = await request();
+      assert.equal(answer.status, 200, answer.body.toString());
+      before.push(answer.body.toString());
+    }
+    rmSync(kilnFolder, { recursive: true, force: true });
+    for (const [index, request] of requests.entries()) {
+      const answer = await request();
+      assert.equal(answer.status, 200, answer.body.toString());
+      assert.equal(answer.body.toString(), before[index]);
     }
   });
 });

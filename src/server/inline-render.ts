@@ -1,0 +1,130 @@
+// Small renders of built-in components on the thread that serves HTTP, on the compiled path
+// (functions written ahead of time from the catalogue's own templates, src/core/
+// compiled-renderer.ts), instead of a round trip to a render worker, and in batches: every
+// render asked for in one turn of the event loop runs at the end of that turn (setImmediate),
+// so their answers go out together and the client reads them together. Measured on the built
+// service under unique deployment renders (docs/http-api.md, Benchmark): the worker's round
+// trip cost more CPU than the render (a compiled deployment render with its parse and its
+// answer's encoding is about 15 us alone); rendering each request as soon as it was read cost
+// more still (every answer written alone woke the client once each); batched, a request costs
+// about a fifth less CPU across the service and the client than through the workers.
+//
+// Only what is bounded runs here, so no request can hold the event loop: the catalogue's
+// templates (trusted: no stranger's template ever runs on this thread), bodies of at most
+// INLINE_BODY_BYTES (validation and the context are linear in the body), at most
+// INLINE_FUEL / FUEL_PER_WORK units of the compiled path's work (values, their characters, loop
+// turns) within its output budget, and at most TURN_BUDGET_MS of renders in one turn before the
+// rest wait for the next (other connections are read in between). A render past any of these
+// bounds, a template outside the compiled set, or `KILN_ENGINE=sandbox` goes to a worker as
+// before, where the full fuel and the wall-clock deadline apply: the compiled path writes
+// exactly what the engine writes, so the answer is the same bytes either way.
+
+import { renderCompiled } from "../core/compiled-renderer.ts";
+import type { RenderInput } from "../core/context.ts";
+import { errorMessage, isKilnError, KilnError } from "../core/errors.ts";
+import type { RegistryItem } from "../core/item.ts";
+import { type RenderScope, renderItem, type TemplateRenderer } from "../core/render-item.ts";
+import { engineForced } from "../node/builtin-renderer.ts";
+// the compiled path loads the compiled templates, yaml and the field validators through these
+import "../node/node-libraries.ts";
+import { encodeRenderAnswer } from "../sandbox/render-answer.ts";
+
+/**
+ * Bodies up to this size may render here: a built-in's render body is under 1 KiB in practice
+ * (a deployment with labels and a dozen fields); a larger one goes to a worker.
+ */
+export const INLINE_BODY_BYTES = 8 * 1024;
+
+/**
+ * The fuel the compiled path's work budget is taken from here: 1,000 units of work (a unit per
+ * value, character and loop turn), ten times what a deployment takes (about 90) and what any
+ * built-in with a few fields takes (60-70); an inventory of more than about 20 hosts is past it
+ * and goes to a worker. A render within it takes well under a millisecond; one that passes it
+ * stops converting its context there, so a declined render costs this thread no more.
+ */
+const INLINE_FUEL = 100_000;
+
+/** Renders of one turn stop after this long; the others run in the next turn. */
+const TURN_BUDGET_MS = 2;
+
+/** Thrown by the renderer below when the compiled path declines: the render goes to a worker. */
+const NOT_HERE = Symbol("not rendered on the HTTP thread");
+
+/** A TemplateRenderer that renders on the compiled path within INLINE_FUEL, or declines. */
+const COMPILED_ONLY: TemplateRenderer = {
+  renderAll(templates, context, scope) {
+    if (scope?.isolated) throw NOT_HERE;
+    const rendered = renderCompiled(templates, context, INLINE_FUEL);
+    if (rendered === undefined) throw NOT_HERE;
+    return rendered;
+  },
+};
+
+/** A built-in is a catalogue item: it shares the compiled templates. */
+const TRUSTED: RenderScope = { isolated: false };
+
+/** `KILN_ENGINE=sandbox`, read once: the environment does not change while the service runs. */
+const ENGINE_FORCED = engineForced();
+
+/**
+ * Whether a render body of `bodyBytes` naming a built-in may render on this thread: small, and
+ * the engine not forced for everything.
+ */
+export function mayRenderInline(bodyBytes: number): boolean {
+  return bodyBytes <= INLINE_BODY_BYTES && !ENGINE_FORCED;
+}
+
+/**
+ * The render answer's bytes (`{component, files}` as UTF-8 JSON, within `maxOutputBytes`), or
+ * undefined when the compiled path declines the render (it then goes to a worker). A refused
+ * value fails as the worker fails it: the same KilnError, any other error as `internal` with
+ * its message.
+ */
+export function renderInline(
+  item: RegistryItem,
+  input: RenderInput,
+  maxOutputBytes: number,
+): Buffer | undefined {
+  try {
+    const result = renderItem(COMPILED_ONLY, item, input, TRUSTED);
+    const answer = encodeRenderAnswer(result, maxOutputBytes);
+    return Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength);
+  } catch (error) {
+    if (error === NOT_HERE) return undefined;
+    if (isKilnError(error)) throw error;
+    throw new KilnError("internal", errorMessage(error));
+  }
+}
+
+/** Renders waiting for the end of this turn of the event loop, in the order they came. */
+let waiting: (() => void)[] = [];
+
+/** Runs the waiting renders, in order, for at most TURN_BUDGET_MS; the rest in the next turn. */
+function renderWaiting(): void {
+  const startedMs = performance.now();
+  let done = 0;
+  while (done < waiting.length) {
+    (waiting[done] as () => void)();
+    done += 1;
+    if (performance.now() - startedMs > TURN_BUDGET_MS) break;
+  }
+  waiting = waiting.slice(done);
+  if (waiting.length > 0) setImmediate(renderWaiting);
+}
+
+/**
+ * `render`'s result once the requests read in this turn of the event loop have all been read,
+ * rendered with theirs (see the module comment).
+ */
+export function renderSoon<T>(render: () => T): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (waiting.length === 0) setImmediate(renderWaiting);
+    waiting.push(() => {
+      try {
+        resolve(render());
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
