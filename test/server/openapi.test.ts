@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { FIELD_RULE_CODES } from "../../src/core/errors.ts";
 import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { ROUTES } from "../../src/server/routes.ts";
 import type { RunningServer } from "../../src/server/server.ts";
@@ -109,6 +110,14 @@ describe("the OpenAPI document describes the real service", () => {
   test("its version is the package's", () => {
     const pkg = JSON.parse(readFileSync(`${REPO}/package.json`, "utf8")) as { version: string };
     assert.equal(doc.info.version, pkg.version);
+  });
+
+  test("the error body's field rule codes are exactly the core's", () => {
+    const schemas = (doc.components as unknown as { schemas: Record<string, unknown> }).schemas;
+    const error = schemas.Error as {
+      properties: { field: { properties: { code: { enum: string[] } } } };
+    };
+    assert.deepEqual(error.properties.field.properties.code.enum, [...FIELD_RULE_CODES]);
   });
 
   test("the GET routes' answers", async () => {
