@@ -787,9 +787,29 @@ function loopTurnFuel(node: Extract<Node, { type: "for" }>): { before: number; a
   return { before: 3 + assign + exprFuel(node.filter), after: 4 + turn };
 }
 
-/** `rt.work(n);` for a block of `n` instructions (nothing for none). */
-function workCall(fuel: number): string {
+/**
+ * The characters a list of nodes writes itself as text, each time it runs (a `{% set %}` block's
+ * too: the engine holds what it captures as well as what it writes). Values written by `{{ }}`
+ * count as they are written (rt.emit).
+ */
+function blockText(nodes: Node[]): number {
+  let units = 0;
+  for (const node of nodes) {
+    if (node.type === "text") units += node.value.length;
+    if (node.type === "setBlock") units += blockText(node.body);
+  }
+  return units;
+}
+
+/** `rt.work(n, t);` for a block of `n` instructions writing `t` characters of text. */
+function workCall(fuel: number, units = 0): string {
+  if (units > 0) return `rt.work(${fuel}, ${units});\n`;
   return fuel > 0 ? `rt.work(${fuel});\n` : "";
+}
+
+/** The workCall of a list of nodes: its instructions (and `extraFuel` more) and its text. */
+function blockWork(nodes: Node[], extraFuel = 0): string {
+  return workCall(blockFuel(nodes) + extraFuel, blockText(nodes));
 }
 
 // ---- code generation ---------------------------------------------------------------------
@@ -811,6 +831,8 @@ interface Frame {
 
 class Generator {
   private counter = 0;
+  /** The temporaries of the statement being written (see node). */
+  private temps: string[] = [];
   private readonly macros = new Map<string, { js: string; params: number }>();
 
   constructor(private readonly name: string) {}
@@ -824,7 +846,7 @@ class Generator {
   template(nodes: Node[]): string {
     const frames: Frame[] = [{ names: new Map(), isolated: false }];
     const out = "o";
-    return `${workCall(blockFuel(nodes))}let ${out} = "";\n${this.nodes(nodes, frames, out)}return ${out};\n`;
+    return `${blockWork(nodes)}let ${out} = "";\n${this.nodes(nodes, frames, out)}return ${out};\n`;
   }
 
   /** Declarations for every `{% set %}` name of this frame (not nested frames). */
@@ -852,16 +874,56 @@ class Generator {
     const frame = frames[frames.length - 1] as Frame;
     let code =
       frames.length === 1 || frame.isolated || frame.loopIndex ? this.declare(nodes, frame) : "";
-    for (const node of nodes) code += this.node(node, frames, out);
+    // Consecutive text and `{{ }}` are appended together, in order: one string joined onto the
+    // output, rather than one each (an inventory's host line was 20 appends, each a new rope
+    // node of the whole output kept alive until the end: most of a large render's garbage).
+    let run: string[] = [];
+    const flush = () => {
+      if (run.length > 0) code += `${out} += ${run.join(" + ")};\n`;
+      run = [];
+    };
+    for (const node of nodes) {
+      if (node.type === "text") {
+        if (node.value !== "") run.push(JSON.stringify(node.value));
+      } else if (node.type === "output") {
+        const outer = this.temps;
+        this.temps = [];
+        const value = `rt.emit(${this.expr(node.expr, frames)})`;
+        if (this.temps.length > 0) {
+          flush();
+          code += `let ${this.temps.join(", ")};\n`;
+        }
+        this.temps = outer;
+        run.push(value);
+      } else {
+        flush();
+        code += this.node(node, frames, out);
+      }
+    }
+    flush();
     return code;
   }
 
+  /**
+   * A statement's code, after a declaration of the temporaries its expressions use (`and` and
+   * `or` keep their left value in one): plain variables rather than a function per expression,
+   * which would make every variable it reads live in a heap-allocated scope, one per loop turn.
+   */
   private node(node: Node, frames: Frame[], out: string): string {
+    const outer = this.temps;
+    this.temps = [];
+    const code = this.statement(node, frames, out);
+    const temps = this.temps;
+    this.temps = outer;
+    return temps.length > 0 ? `let ${temps.join(", ")};\n${code}` : code;
+  }
+
+  private statement(node: Node, frames: Frame[], out: string): string {
     switch (node.type) {
       case "text":
         return node.value === "" ? "" : `${out} += ${JSON.stringify(node.value)};\n`;
       case "output":
-        return `${out} += rt.text(${this.expr(node.expr, frames)});\n`;
+        return `${out} += rt.emit(${this.expr(node.expr, frames)});\n`;
       case "if":
         return this.branches(node.branches, node.otherwise, frames, out);
       case "set":
@@ -884,7 +946,7 @@ class Generator {
         const buffer = this.fresh("b");
         const body = this.nodes(node.body, [...frames, frame], buffer);
         // StoreLocal for each parameter, then the body
-        const fuel = workCall(node.params.length + blockFuel(node.body));
+        const fuel = blockWork(node.body, node.params.length);
         return `function ${js}(${params.join(", ")}) {\n${fuel}let ${buffer} = "";\n${body}return ${buffer};\n}\n`;
       }
       case "for": {
@@ -904,11 +966,12 @@ class Generator {
             ? `const ${targets[0]} = ${item};\n`
             : `const [${targets.join(", ")}] = rt.unpack(${item}, ${targets.length});\n`;
         const fuel = loopTurnFuel(node);
+        const text = blockText(node.body);
         const filter = node.filter
-          ? `if (!rt.truthy(${this.expr(node.filter, [...frames, { names: frame.names, isolated: false }])})) continue;\n${workCall(fuel.after)}`
+          ? `if (!rt.truthy(${this.expr(node.filter, [...frames, { names: frame.names, isolated: false }])})) continue;\n${workCall(fuel.after, text)}`
           : "";
         const body = this.nodes(node.body, inner, out);
-        return `{\nconst ${items} = rt.iterable(${iter});\nlet ${index} = -1;\nfor (const ${item} of ${items}) {\n${workCall(fuel.before)}${assign}${filter}${index} += 1;\n${body}}\n}\n`;
+        return `{\nconst ${items} = rt.iterable(${iter});\nlet ${index} = -1;\nfor (const ${item} of ${items}) {\n${workCall(fuel.before, node.filter ? 0 : text)}${assign}${filter}${index} += 1;\n${body}}\n}\n`;
       }
     }
   }
@@ -926,12 +989,12 @@ class Generator {
   ): string {
     const [first, ...rest] = branches as [{ test: Expr; body: Node[] }, ...typeof branches];
     const jump = rest.length > 0 || otherwise.length > 0 ? 1 : 0;
-    let code = `if (rt.truthy(${this.expr(first.test, frames)})) {\n${workCall(blockFuel(first.body) + jump)}${this.nodes(first.body, frames, out)}}`;
+    let code = `if (rt.truthy(${this.expr(first.test, frames)})) {\n${blockWork(first.body, jump)}${this.nodes(first.body, frames, out)}}`;
     if (rest.length > 0) {
       const next = (rest[0] as { test: Expr }).test;
       code += ` else {\n${workCall(exprFuel(next) + 1)}${this.branches(rest, otherwise, frames, out)}}`;
     } else if (otherwise.length > 0) {
-      code += ` else {\n${workCall(blockFuel(otherwise))}${this.nodes(otherwise, frames, out)}}`;
+      code += ` else {\n${blockWork(otherwise)}${this.nodes(otherwise, frames, out)}}`;
     }
     return `${code}\n`;
   }
@@ -1039,7 +1102,8 @@ class Generator {
       case "or": {
         const left = this.fresh("t");
         const test = expr.type === "or" ? `rt.truthy(${left})` : `!rt.truthy(${left})`;
-        return `((${left}) => ${test} ? ${left} : ${this.expr(expr.right, frames)})(${this.expr(expr.left, frames)})`;
+        this.temps.push(left);
+        return `((${left} = ${this.expr(expr.left, frames)}), ${test} ? ${left} : ${this.expr(expr.right, frames)})`;
       }
       case "compare": {
         const left = this.expr(expr.left, frames);

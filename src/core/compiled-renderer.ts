@@ -50,19 +50,17 @@ export function renderCompiled(
     functions.push(compiled);
   }
   try {
-    const { values, outputUnits } = engineContext(context, budget);
-    let length = 0;
+    const values = engineContext(context, budget);
     return functions.map((render) => {
       // each template has the whole fuel: the engine renders them one by one, each with its
       // fuel, when they do not fit in one together (template-engine.ts's renderAll)
       startTemplate(budget.fuel);
-      const out = render(values);
-      length += out.length;
-      if (length > outputUnits) throw FALLBACK;
-      return out;
+      return render(values);
     });
   } catch (error) {
-    if (error === FALLBACK) return undefined;
+    // a RangeError too (a string longer than V8 allows, a stack too deep): the engine gives
+    // its own outcome, where the compiled code could only give JavaScript's
+    if (error === FALLBACK || error instanceof RangeError) return undefined;
     throw error;
   }
 }

@@ -41,13 +41,31 @@ export function fuelCounted(fuel: number): number {
   return fuel - 1 - fuelLeft;
 }
 
-/** Adds a block's instructions; past the fuel, the engine renders. */
-export function work(instructions: number): void {
+/**
+ * Characters the current render may still write, counted as they are written (text and values,
+ * and what a `{% set %}` block captures, which the engine holds too): past the share of the
+ * engine's memory its context leaves (engineContext), the engine renders. Counted as the output
+ * grows, not once it is done: fuel does not bound the output (one instruction writes a value of
+ * any length), and an output of gigabytes would fail here with another error than the engine's.
+ */
+let unitsLeft = 0;
+
+/** Adds a block's instructions and the characters of its text; past either limit, the engine. */
+export function work(instructions: number, units = 0): void {
   fuelLeft -= instructions;
-  if (fuelLeft < 0) fallback();
+  unitsLeft -= units;
+  if (fuelLeft < 0 || unitsLeft < 0) fallback();
 }
 
-/** The longest output, in characters, the compiled path returns; longer goes to the engine. */
+/** A value as `{{ }}` writes it, counted against the output's limit (see unitsLeft). */
+export function emit(value: unknown): string {
+  const out = text(value);
+  unitsLeft -= out.length;
+  if (unitsLeft < 0) fallback();
+  return out;
+}
+
+/** The longest output, in characters, a compiled render writes; longer goes to the engine. */
 export const COMPILED_OUTPUT_BUDGET = 4_000_000;
 
 /** Rust's `char::is_whitespace` (MiniJinja's `trim`, its `-` whitespace control). */
@@ -230,29 +248,22 @@ export interface EngineBudget {
   memoryBytes: number;
 }
 
-/** A compiled render's context, and the output it may still write within the memory share. */
-export interface CompiledContext {
-  values: Map<string, unknown> | Record<string, unknown>;
-  outputUnits: number;
-}
-
 /**
- * The context as the compiled templates read it: in place, or converted when the engine would
- * hold other values (a lone surrogate, a -0). Throws FALLBACK when the engine could come near
- * its memory cap with it (see ENGINE_BYTES, MEMORY_SHARE); what is left of that share bounds
- * the output (outputUnits).
+ * Starts a compiled render: the context as the compiled templates read it, in place, or
+ * converted when the engine would hold other values (a lone surrogate, a -0). Throws FALLBACK
+ * when the engine could come near its memory cap with it (see ENGINE_BYTES, MEMORY_SHARE); what
+ * is left of that share bounds the render's output (unitsLeft).
  */
 export function engineContext(
   context: Record<string, unknown>,
   budget: EngineBudget,
-): CompiledContext {
+): Map<string, unknown> | Record<string, unknown> {
   const shape: ContextShape = { bytes: ENGINE_BYTES.base, converts: false };
   measure(context, shape, 0);
   const room = budget.memoryBytes * MEMORY_SHARE - shape.bytes;
   if (room < 0) fallback();
-  const outputUnits = Math.min(COMPILED_OUTPUT_BUDGET, Math.floor(room / ENGINE_BYTES.outputUnit));
-  const values = shape.converts ? (engineValue(context) as Map<string, unknown>) : context;
-  return { values, outputUnits };
+  unitsLeft = Math.min(COMPILED_OUTPUT_BUDGET, Math.floor(room / ENGINE_BYTES.outputUnit));
+  return shape.converts ? (engineValue(context) as Map<string, unknown>) : context;
 }
 
 /** A context variable (undefined when absent). */
@@ -532,6 +543,7 @@ export const TEMPLATE_RUNTIME = {
   iterable,
   unpack,
   work,
+  emit,
   TESTS,
   BUILTIN_FILTERS,
   kilnFilter,
