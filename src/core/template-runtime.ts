@@ -519,11 +519,19 @@ const SAFE_KILN_FILTERS: Record<string, (value: unknown, ...args: unknown[]) => 
     Object.entries(KILN_FILTERS).map(([name, filter]) => [name, safeFilter(filter)]),
   );
 
-/** Calls one of kiln's filters with the values as the engine passes them. */
+/**
+ * Calls one of kiln's filters with the values as the engine passes them. The catalogue passes
+ * at most one argument, which takes the path without an array of arguments (one filter call per
+ * value of a large inventory).
+ */
 export function kilnFilter(name: string, value: unknown, ...args: unknown[]): string {
   const filter = SAFE_KILN_FILTERS[name];
   if (filter === undefined) return fallback();
-  const out = filter(filterArgument(value), ...args.map(filterArgument));
+  const given = filterArgument(value);
+  let out: string;
+  if (args.length === 0) out = filter(given);
+  else if (args.length === 1) out = filter(given, filterArgument(args[0]));
+  else out = filter(given, ...args.map(filterArgument));
   return wellFormed(out);
 }
 
