@@ -105,7 +105,18 @@ const SURROGATE = /[\ud800-\udfff]/;
 
 /** Whether the engine would hold `value` with a U+FFFD in place of a lone surrogate. */
 function hasLoneSurrogate(value: string): boolean {
-  if (!SURROGATE.test(value)) return false;
+  if (value.length <= 32) {
+    // a short string (a name, an address, a key) is read faster than a regular expression is
+    // called: the walk checks every string of the context
+    let surrogate = false;
+    for (let at = 0; at < value.length; at++) {
+      const unit = value.charCodeAt(at);
+      if (unit >= 0xd800 && unit <= 0xdfff) surrogate = true;
+    }
+    if (!surrogate) return false;
+  } else if (!SURROGATE.test(value)) {
+    return false;
+  }
   LONE_SURROGATE.lastIndex = 0;
   return LONE_SURROGATE.test(value);
 }
