@@ -65,8 +65,12 @@ export function emit(value: unknown): string {
   return out;
 }
 
-/** The longest output, in characters, a compiled render writes; longer goes to the engine. */
-export const COMPILED_OUTPUT_BUDGET = 4_000_000;
+/**
+ * The longest output, in characters, a compiled render writes, whatever the engine's memory cap
+ * leaves (engineContext): longer goes to the engine. It bounds what the render builds in the JS
+ * heap; a 50,000-host inventory writes about 5,000,000 (its body is captured, then written).
+ */
+export const COMPILED_OUTPUT_BUDGET = 16_000_000;
 
 /** Rust's `char::is_whitespace` (MiniJinja's `trim`, its `-` whitespace control). */
 const RUST_WHITESPACE =
