@@ -846,7 +846,7 @@ class Generator {
   template(nodes: Node[]): string {
     const frames: Frame[] = [{ names: new Map(), isolated: false }];
     const out = "o";
-    return `${blockWork(nodes)}let ${out} = "";\n${this.nodes(nodes, frames, out)}return ${out};\n`;
+    return `${blockWork(nodes)}let ${out} = "";\nconst ${out}_done = [];\n${this.nodes(nodes, frames, out)}return rt.written(${out}_done, ${out});\n`;
   }
 
   /** Declarations for every `{% set %}` name of this frame (not nested frames). */
@@ -930,7 +930,7 @@ class Generator {
         return `${this.binding(node.name, frames)} = ${this.expr(node.expr, frames)};\n`;
       case "setBlock": {
         const buffer = this.fresh("b");
-        return `{\nlet ${buffer} = "";\n${this.nodes(node.body, frames, buffer)}${this.binding(node.name, frames)} = ${buffer};\n}\n`;
+        return `{\nlet ${buffer} = "";\nconst ${buffer}_done = [];\n${this.nodes(node.body, frames, buffer)}${this.binding(node.name, frames)} = rt.written(${buffer}_done, ${buffer});\n}\n`;
       }
       case "macro": {
         if (frames.length !== 1)
@@ -947,7 +947,7 @@ class Generator {
         const body = this.nodes(node.body, [...frames, frame], buffer);
         // StoreLocal for each parameter, then the body
         const fuel = blockWork(node.body, node.params.length);
-        return `function ${js}(${params.join(", ")}) {\n${fuel}let ${buffer} = "";\n${body}return ${buffer};\n}\n`;
+        return `function ${js}(${params.join(", ")}) {\n${fuel}let ${buffer} = "";\nconst ${buffer}_done = [];\n${body}return rt.written(${buffer}_done, ${buffer});\n}\n`;
       }
       case "for": {
         const iter = this.expr(node.iter, frames);
@@ -971,7 +971,7 @@ class Generator {
           ? `if (!rt.truthy(${this.expr(node.filter, [...frames, { names: frame.names, isolated: false }])})) continue;\n${workCall(fuel.after, text)}`
           : "";
         const body = this.nodes(node.body, inner, out);
-        return `{\nconst ${items} = rt.iterable(${iter});\nlet ${index} = -1;\nfor (const ${item} of ${items}) {\n${workCall(fuel.before, node.filter ? 0 : text)}${assign}${filter}${index} += 1;\n${body}}\n}\n`;
+        return `{\nconst ${items} = rt.iterable(${iter});\nlet ${index} = -1;\nfor (const ${item} of ${items}) {\n${workCall(fuel.before, node.filter ? 0 : text)}${assign}${filter}${index} += 1;\n${body}${out} = rt.setAside(${out}_done, ${out});\n}\n}\n`;
       }
     }
   }
