@@ -4,10 +4,12 @@
 // code handles values only through these functions and kiln's filters; it never evaluates text.
 //
 // Values: strings, numbers (a safe integer is MiniJinja's integer, any other number its float),
-// booleans, `null` for none, `undefined` for undefined, arrays for lists and `Map`s for maps
-// (keys in the engine's order). Anything these functions do not restate exactly (a type error
-// the engine would report with its own message, printing a list) throws `FALLBACK`: the caller
-// then renders the whole item with the engine, which gives its own output or error.
+// booleans, `null` for none, `undefined` for undefined, arrays for lists, and for maps `Map`s
+// (the template's map literals, keys in the engine's order) or the context's plain objects,
+// read in place (walked in the engine's key order). Anything these functions do not restate
+// exactly (a type error the engine would report with its own message, printing a list) throws
+// `FALLBACK`: the caller then renders the whole item with the engine, which gives its own
+// output or error.
 import { KILN_FILTERS, safeFilter } from "./filters.ts";
 
 /** Thrown where the compiled code would leave what it restates: the engine renders instead. */
