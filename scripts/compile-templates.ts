@@ -157,7 +157,8 @@ function lex(source: string, name: string): Token[] {
       let content = source.slice(after, closing.index);
       if (raw[1] === "-") content = content.replace(LEADING_SPACE, "");
       if (closing[1] === "-") content = content.replace(TRAILING_SPACE, "");
-      if (content !== "") tokens.push({ kind: "text", value: content, line });
+      // kept when empty: the engine runs one instruction for a raw block whatever it holds
+      tokens.push({ kind: "text", value: content, line });
       lineOf(closing.index + closing[0].length);
       at = closing.index + closing[0].length;
       stripNext = closing[2] === "-";
@@ -648,6 +649,169 @@ class Parser {
   }
 }
 
+// ---- fuel ---------------------------------------------------------------------------------
+//
+// The engine's fuel counts the instructions MiniJinja's VM runs (its src/vm/fuel.rs: one unit
+// for every instruction but the few that only move frames - BeginCapture, PushLoop, PushWith,
+// PopFrame, PopLoopFrame, DupTop, DiscardTop, BuildMacro, Return - which cost none), not
+// characters or values: a context of any size costs nothing until a loop walks it. So the
+// compiled code adds up, as it runs, the instructions the engine would run for the same path:
+// each template, branch, loop turn and macro call adds its block's count when it starts
+// (rt.work), counted here from the template's tree as MiniJinja 2.11's code generator
+// (src/compiler/codegen.rs) compiles each construct. The counts are upper bounds: where the
+// engine folds constants or short-circuits inside an expression it runs fewer, never more, and
+// an expression counts its longest path. test/core/compiled-fuel.test.ts checks the bound
+// against the engine's real fuel use.
+
+/** Instructions the engine runs for `expr`, at most. */
+function exprFuel(expr: Expr): number {
+  switch (expr.type) {
+    case "literal": // LoadConst
+    case "name": // Lookup
+      return 1;
+    case "list": // the items, BuildList
+      return expr.items.reduce((sum, item) => sum + exprFuel(item), 1);
+    case "map": // each key's LoadConst and its value, BuildMap
+      return expr.entries.reduce((sum, [, value]) => sum + 1 + exprFuel(value), 1);
+    case "attr": // the target, GetAttr (`loop.first` too: Lookup loop, GetAttr)
+      return exprFuel(expr.target) + 1;
+    case "index": // the target, the key, GetItem
+      return exprFuel(expr.target) + exprFuel(expr.key) + 1;
+    case "slice": // the target, a LoadConst for start, stop and step each, Slice
+      return exprFuel(expr.target) + 4;
+    case "call": // the arguments, CallFunction (the macro's body counts itself)
+      return expr.args.reduce((sum, arg) => sum + exprFuel(arg), 1);
+    case "filter": // the value, the arguments, ApplyFilter
+      return expr.args.reduce((sum, arg) => sum + exprFuel(arg), exprFuel(expr.target) + 1);
+    case "test": // the value, PerformTest, and Not when negated
+      return exprFuel(expr.target) + 1 + (expr.negated ? 1 : 0);
+    case "not":
+      return exprFuel(expr.operand) + 1;
+    case "and":
+    case "or": // the left, JumpIfFalseOrPop / JumpIfTrueOrPop, the right
+      return exprFuel(expr.left) + 1 + exprFuel(expr.right);
+    case "compare": // both sides, Eq / Ne / In, and Not for `not in`
+      return exprFuel(expr.left) + exprFuel(expr.right) + (expr.op === "not in" ? 2 : 1);
+    case "concat": // both sides, StringConcat
+      return exprFuel(expr.left) + exprFuel(expr.right) + 1;
+    case "cond": // the test, JumpIfFalse, then the value and a Jump, or the other value
+      return (
+        exprFuel(expr.test) + 1 + Math.max(exprFuel(expr.whenTrue) + 1, exprFuel(expr.otherwise))
+      );
+  }
+}
+
+/** The names a macro's body reads: at most the closure the engine builds for it (Enclose). */
+function namesRead(nodes: Node[]): Set<string> {
+  const names = new Set<string>();
+  const visitExpr = (expr: Expr): void => {
+    if (expr.type === "name") names.add(expr.name);
+    if (expr.type === "call") names.add(expr.callee);
+    for (const value of Object.values(expr)) {
+      if (Array.isArray(value)) {
+        for (const part of value) {
+          if (Array.isArray(part)) visitExpr(part[1] as Expr);
+          else if (typeof part === "object" && part !== null) visitExpr(part as Expr);
+        }
+      } else if (typeof value === "object" && value !== null && "type" in value) {
+        visitExpr(value as Expr);
+      }
+    }
+  };
+  const visit = (list: Node[]): void => {
+    for (const node of list) {
+      if (node.type === "output" || node.type === "set") visitExpr(node.expr);
+      if (node.type === "setBlock" || node.type === "macro") visit(node.body);
+      if (node.type === "if") {
+        for (const branch of node.branches) {
+          visitExpr(branch.test);
+          visit(branch.body);
+        }
+        visit(node.otherwise);
+      }
+      if (node.type === "for") {
+        visitExpr(node.iter);
+        if (node.filter) visitExpr(node.filter);
+        visit(node.body);
+      }
+    }
+  };
+  visit(nodes);
+  return names;
+}
+
+/**
+ * Instructions a list of nodes runs itself, each time it runs: its text, outputs, sets and
+ * tests, and the fixed part of its loops and macro definitions. The bodies of its branches,
+ * loop turns and macro calls are not in it: each adds its own when it runs.
+ */
+function blockFuel(nodes: Node[]): number {
+  let fuel = 0;
+  for (const node of nodes) {
+    switch (node.type) {
+      case "text": // EmitRaw
+        fuel += 1;
+        break;
+      case "output": // the value, Emit
+      case "set": // the value, StoreLocal
+        fuel += exprFuel(node.expr) + 1;
+        break;
+      case "setBlock": // BeginCapture (none), the body, EndCapture, StoreLocal
+        fuel += blockFuel(node.body) + 2;
+        break;
+      case "if": // the first test and its JumpIfFalse (an `elif` counts in the branch before)
+        fuel += exprFuel((node.branches[0] as { test: Expr }).test) + 1;
+        break;
+      case "for":
+        // the iterable and the last Iterate; with a filter, the filtering loop first: a
+        // LoadConst before it and its last Iterate, then BuildList
+        fuel += exprFuel(node.iter) + (node.filter ? 4 : 1);
+        break;
+      case "macro": // Jump over the body, Enclose per name, GetClosure, LoadConst, StoreLocal
+        fuel += 4 + namesRead(node.body).size;
+        break;
+    }
+  }
+  return fuel;
+}
+
+/** The fuel of one loop turn: before its filter, and after it (all of it without a filter). */
+function loopTurnFuel(node: Extract<Node, { type: "for" }>): { before: number; after: number } {
+  // StoreLocal for one target; UnpackList and a StoreLocal each for several
+  const assign = node.targets.length === 1 ? 1 : 1 + node.targets.length;
+  // Iterate, the assignment, the body, the Jump back
+  const turn = 2 + assign + blockFuel(node.body);
+  if (!node.filter) return { before: turn, after: 0 };
+  // the filtering loop's turn: Iterate, the assignment, the filter, JumpIfFalse, the Jump back,
+  // and for an item that passes Swap, LoadConst, Add and a Jump; then its turn of the loop
+  return { before: 3 + assign + exprFuel(node.filter), after: 4 + turn };
+}
+
+/**
+ * The characters a list of nodes writes itself as text, each time it runs (a `{% set %}` block's
+ * too: the engine holds what it captures as well as what it writes). Values written by `{{ }}`
+ * count as they are written (rt.emit).
+ */
+function blockText(nodes: Node[]): number {
+  let units = 0;
+  for (const node of nodes) {
+    if (node.type === "text") units += node.value.length;
+    if (node.type === "setBlock") units += blockText(node.body);
+  }
+  return units;
+}
+
+/** `rt.work(n, t);` for a block of `n` instructions writing `t` characters of text. */
+function workCall(fuel: number, units = 0): string {
+  if (units > 0) return `rt.work(${fuel}, ${units});\n`;
+  return fuel > 0 ? `rt.work(${fuel});\n` : "";
+}
+
+/** The workCall of a list of nodes: its instructions (and `extraFuel` more) and its text. */
+function blockWork(nodes: Node[], extraFuel = 0): string {
+  return workCall(blockFuel(nodes) + extraFuel, blockText(nodes));
+}
+
 // ---- code generation ---------------------------------------------------------------------
 
 /** A variable in scope: a JavaScript name, and whether a `{% set %}` may not have run yet. */
@@ -667,6 +831,8 @@ interface Frame {
 
 class Generator {
   private counter = 0;
+  /** The temporaries of the statement being written (see node). */
+  private temps: string[] = [];
   private readonly macros = new Map<string, { js: string; params: number }>();
 
   constructor(private readonly name: string) {}
@@ -680,7 +846,7 @@ class Generator {
   template(nodes: Node[]): string {
     const frames: Frame[] = [{ names: new Map(), isolated: false }];
     const out = "o";
-    return `let ${out} = "";\n${this.nodes(nodes, frames, out)}return ${out};\n`;
+    return `${blockWork(nodes)}let ${out} = "";\nconst ${out}_done = [];\n${this.nodes(nodes, frames, out)}return rt.written(${out}_done, ${out});\n`;
   }
 
   /** Declarations for every `{% set %}` name of this frame (not nested frames). */
@@ -708,30 +874,63 @@ class Generator {
     const frame = frames[frames.length - 1] as Frame;
     let code =
       frames.length === 1 || frame.isolated || frame.loopIndex ? this.declare(nodes, frame) : "";
-    for (const node of nodes) code += this.node(node, frames, out);
+    // Consecutive text and `{{ }}` are appended together, in order: one string joined onto the
+    // output, rather than one each (an inventory's host line was 20 appends, each a new rope
+    // node of the whole output kept alive until the end: most of a large render's garbage).
+    let run: string[] = [];
+    const flush = () => {
+      if (run.length > 0) code += `${out} += ${run.join(" + ")};\n`;
+      run = [];
+    };
+    for (const node of nodes) {
+      if (node.type === "text") {
+        if (node.value !== "") run.push(JSON.stringify(node.value));
+      } else if (node.type === "output") {
+        const outer = this.temps;
+        this.temps = [];
+        const value = `rt.emit(${this.expr(node.expr, frames)})`;
+        if (this.temps.length > 0) {
+          flush();
+          code += `let ${this.temps.join(", ")};\n`;
+        }
+        this.temps = outer;
+        run.push(value);
+      } else {
+        flush();
+        code += this.node(node, frames, out);
+      }
+    }
+    flush();
     return code;
   }
 
+  /**
+   * A statement's code, after a declaration of the temporaries its expressions use (`and` and
+   * `or` keep their left value in one): plain variables rather than a function per expression,
+   * which would make every variable it reads live in a heap-allocated scope, one per loop turn.
+   */
   private node(node: Node, frames: Frame[], out: string): string {
+    const outer = this.temps;
+    this.temps = [];
+    const code = this.statement(node, frames, out);
+    const temps = this.temps;
+    this.temps = outer;
+    return temps.length > 0 ? `let ${temps.join(", ")};\n${code}` : code;
+  }
+
+  private statement(node: Node, frames: Frame[], out: string): string {
     switch (node.type) {
       case "text":
-        return `${out} += ${JSON.stringify(node.value)};\n`;
+        return node.value === "" ? "" : `${out} += ${JSON.stringify(node.value)};\n`;
       case "output":
-        return `${out} += rt.text(${this.expr(node.expr, frames)});\n`;
-      case "if": {
-        let code = "";
-        node.branches.forEach((branch, index) => {
-          code += `${index === 0 ? "if" : " else if"} (rt.truthy(${this.expr(branch.test, frames)})) {\n${this.nodes(branch.body, frames, out)}}`;
-        });
-        if (node.otherwise.length > 0)
-          code += ` else {\n${this.nodes(node.otherwise, frames, out)}}`;
-        return `${code}\n`;
-      }
+        return `${out} += rt.emit(${this.expr(node.expr, frames)});\n`;
+      case "if":
+        return this.branches(node.branches, node.otherwise, frames, out);
       case "set":
         return `${this.binding(node.name, frames)} = ${this.expr(node.expr, frames)};\n`;
       case "setBlock": {
         const buffer = this.fresh("b");
-        return `{\nlet ${buffer} = "";\n${this.nodes(node.body, frames, buffer)}${this.binding(node.name, frames)} = ${buffer};\n}\n`;
+        return `{\nlet ${buffer} = "";\nconst ${buffer}_done = [];\n${this.nodes(node.body, frames, buffer)}${this.binding(node.name, frames)} = rt.written(${buffer}_done, ${buffer});\n}\n`;
       }
       case "macro": {
         if (frames.length !== 1)
@@ -746,7 +945,9 @@ class Generator {
         });
         const buffer = this.fresh("b");
         const body = this.nodes(node.body, [...frames, frame], buffer);
-        return `function ${js}(${params.join(", ")}) {\nrt.work();\nlet ${buffer} = "";\n${body}return ${buffer};\n}\n`;
+        // StoreLocal for each parameter, then the body
+        const fuel = blockWork(node.body, node.params.length);
+        return `function ${js}(${params.join(", ")}) {\n${fuel}let ${buffer} = "";\nconst ${buffer}_done = [];\n${body}return rt.written(${buffer}_done, ${buffer});\n}\n`;
       }
       case "for": {
         const iter = this.expr(node.iter, frames);
@@ -764,13 +965,38 @@ class Generator {
           targets.length === 1
             ? `const ${targets[0]} = ${item};\n`
             : `const [${targets.join(", ")}] = rt.unpack(${item}, ${targets.length});\n`;
+        const fuel = loopTurnFuel(node);
+        const text = blockText(node.body);
         const filter = node.filter
-          ? `if (!rt.truthy(${this.expr(node.filter, [...frames, { names: frame.names, isolated: false }])})) continue;\n`
+          ? `if (!rt.truthy(${this.expr(node.filter, [...frames, { names: frame.names, isolated: false }])})) continue;\n${workCall(fuel.after, text)}`
           : "";
         const body = this.nodes(node.body, inner, out);
-        return `{\nconst ${items} = rt.iterable(${iter});\nlet ${index} = -1;\nfor (const ${item} of ${items}) {\nrt.work();\n${assign}${filter}${index} += 1;\n${body}}\n}\n`;
+        return `{\nconst ${items} = rt.iterable(${iter});\nlet ${index} = -1;\nfor (const ${item} of ${items}) {\n${workCall(fuel.before, node.filter ? 0 : text)}${assign}${filter}${index} += 1;\n${body}${out} = rt.setAside(${out}_done, ${out});\n}\n}\n`;
       }
     }
+  }
+
+  /**
+   * An `if` with its `elif`s and `else`, as the engine runs it: each `elif` is an `if` inside
+   * the `else` of the branch before (its test counted when that `else` starts), and a branch
+   * with anything after it ends with a Jump over the rest.
+   */
+  private branches(
+    branches: { test: Expr; body: Node[] }[],
+    otherwise: Node[],
+    frames: Frame[],
+    out: string,
+  ): string {
+    const [first, ...rest] = branches as [{ test: Expr; body: Node[] }, ...typeof branches];
+    const jump = rest.length > 0 || otherwise.length > 0 ? 1 : 0;
+    let code = `if (rt.truthy(${this.expr(first.test, frames)})) {\n${blockWork(first.body, jump)}${this.nodes(first.body, frames, out)}}`;
+    if (rest.length > 0) {
+      const next = (rest[0] as { test: Expr }).test;
+      code += ` else {\n${workCall(exprFuel(next) + 1)}${this.branches(rest, otherwise, frames, out)}}`;
+    } else if (otherwise.length > 0) {
+      code += ` else {\n${blockWork(otherwise)}${this.nodes(otherwise, frames, out)}}`;
+    }
+    return `${code}\n`;
   }
 
   /** The JavaScript variable a `{% set %}` of `name` assigns in the innermost frame. */
@@ -876,7 +1102,8 @@ class Generator {
       case "or": {
         const left = this.fresh("t");
         const test = expr.type === "or" ? `rt.truthy(${left})` : `!rt.truthy(${left})`;
-        return `((${left}) => ${test} ? ${left} : ${this.expr(expr.right, frames)})(${this.expr(expr.left, frames)})`;
+        this.temps.push(left);
+        return `((${left} = ${this.expr(expr.left, frames)}), ${test} ? ${left} : ${this.expr(expr.right, frames)})`;
       }
       case "compare": {
         const left = this.expr(expr.left, frames);

@@ -2,15 +2,19 @@
 // functions written ahead of time by scripts/compile-templates.ts) and everything else with the
 // sandboxed engine, loaded only when a render needs it. A render takes the compiled path only
 // when it shares the trusted scope (a catalogue item), every one of its templates was compiled
-// from exactly its source text, its context fits the compiled path's budget, and nothing in it
-// leaves what the compiled code restates (template-runtime.ts's FALLBACK); otherwise the whole
-// render goes to the engine, which then gives its own output, error and limits.
+// from exactly its source text, it stays within the engine's limits by the compiled path's
+// count (each template's instructions under the engine's fuel, the context and output well
+// under its memory cap: template-runtime.ts), and nothing in it leaves what the compiled code
+// restates (template-runtime.ts's FALLBACK); otherwise the whole render goes to the engine,
+// which then gives its own output, error and limits.
 import { type CompiledTemplate, lazyLibraries } from "./lazy-libraries.ts";
 import type { RenderScope, TemplateRenderer } from "./render-item.ts";
 import {
-  COMPILED_OUTPUT_BUDGET,
+  type EngineBudget,
   engineContext,
   FALLBACK,
+  fuelCounted,
+  startTemplate,
   TEMPLATE_RUNTIME,
 } from "./template-runtime.ts";
 
@@ -37,7 +41,7 @@ function compiledTemplate(source: string): CompiledTemplate | undefined {
 export function renderCompiled(
   templates: readonly { name: string; source: string }[],
   context: Record<string, unknown>,
-  fuel: number,
+  budget: EngineBudget,
 ): string[] | undefined {
   const functions: CompiledTemplate[] = [];
   for (const { source } of templates) {
@@ -46,26 +50,46 @@ export function renderCompiled(
     functions.push(compiled);
   }
   try {
-    const values = engineContext(context, fuel);
-    let length = 0;
+    const values = engineContext(context, budget);
     return functions.map((render) => {
-      const out = render(values);
-      length += out.length;
-      if (length > COMPILED_OUTPUT_BUDGET) throw FALLBACK;
-      return out;
+      // each template has the whole fuel: the engine renders them one by one, each with its
+      // fuel, when they do not fit in one together (template-engine.ts's renderAll)
+      startTemplate(budget.fuel);
+      return render(values);
     });
   } catch (error) {
-    if (error === FALLBACK) return undefined;
+    // a RangeError too (a string longer than V8 allows, a stack too deep): the engine gives
+    // its own outcome, where the compiled code could only give JavaScript's
+    if (error === FALLBACK || error instanceof RangeError) return undefined;
     throw error;
   }
 }
 
 /**
+ * The instructions the compiled path counts for each template of a render, with no limit (for
+ * the test that holds them against the engine's real fuel use); undefined when the compiled
+ * path leaves the render to the engine for another reason.
+ */
+export function compiledFuel(
+  templates: readonly { name: string; source: string }[],
+  context: Record<string, unknown>,
+): number[] | undefined {
+  const unlimited = { fuel: Number.MAX_SAFE_INTEGER, memoryBytes: Number.MAX_SAFE_INTEGER };
+  const counts: number[] = [];
+  for (const template of templates) {
+    const rendered = renderCompiled([template], context, unlimited);
+    if (rendered === undefined) return undefined;
+    counts.push(fuelCounted(unlimited.fuel));
+  }
+  return counts;
+}
+
+/**
  * A TemplateRenderer that renders built-ins on the compiled path and everything else with the
  * engine `engine` gives, called for each render that needs it (the caller loads it on the first
- * call and may replace it, as a render worker does after a memory bomb); `fuel` is that
- * engine's fuel per render, which bounds the work the compiled path takes on
- * (template-runtime.ts's FUEL_PER_WORK).
+ * call and may replace it, as a render worker does after a memory bomb); `budget` is that
+ * engine's fuel per template and memory cap, which bound the renders the compiled path takes
+ * on (template-runtime.ts).
  */
 export class CompiledRenderer implements TemplateRenderer {
   /** Renders answered on the compiled path and by the engine (for tests, diagnostics). */
@@ -73,7 +97,7 @@ export class CompiledRenderer implements TemplateRenderer {
 
   constructor(
     private readonly engine: () => TemplateRenderer,
-    private readonly fuel: number,
+    private readonly budget: EngineBudget,
   ) {}
 
   renderAll(
@@ -82,7 +106,7 @@ export class CompiledRenderer implements TemplateRenderer {
     scope: RenderScope = SHARED,
   ): string[] {
     if (!scope.isolated) {
-      const rendered = renderCompiled(templates, context, this.fuel);
+      const rendered = renderCompiled(templates, context, this.budget);
       if (rendered !== undefined) {
         this.counts.compiled += 1;
         return rendered;

@@ -333,24 +333,34 @@ export function parseCidr(
   return { family, first, last: first + (1n << host) - 1n };
 }
 
-/** Four decimal octets of one to three digits, each 255 at most. */
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
 /**
- * An IPv4 address as a number (below 2^32, so exact), or undefined when not one. One match and
- * plain arithmetic: checking a 10,000-host inventory's addresses part by part, shifting a bigint
- * per part, took 11 ms of its render.
+ * An IPv4 address as a number (below 2^32, so exact), or undefined when not one: four decimal
+ * octets of one to three digits (0-9), each 255 at most, joined by `.`. Read character by
+ * character, with nothing allocated: it runs for every address of an inventory (a match with
+ * four captures per address took 1.6 ms of a 10,000-host render, and its garbage more).
  */
 function ipv4Number(address: string): number | undefined {
-  const octets = IPV4.exec(address);
-  if (octets === null) return undefined;
   let value = 0;
-  for (let at = 1; at <= 4; at++) {
-    const octet = Number(octets[at]);
-    if (octet > 255) return undefined;
-    value = value * 256 + octet;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let at = 0; at < address.length; at++) {
+    const code = address.charCodeAt(at);
+    if (code >= 0x30 && code <= 0x39) {
+      digits += 1;
+      if (digits > 3) return undefined;
+      octet = octet * 10 + (code - 0x30);
+    } else if (code === 0x2e && digits > 0 && dots < 3 && octet <= 255) {
+      value = value * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots += 1;
+    } else {
+      return undefined;
+    }
   }
-  return value;
+  if (dots !== 3 || digits === 0 || octet > 255) return undefined;
+  return value * 256 + octet;
 }
 
 function ipv4(address: string): bigint | undefined {

@@ -61,7 +61,7 @@ export type CompiledTemplateSet = "builtins" | "kiln-registry";
  * A built-in template compiled ahead of time: the context, as src/core/template-runtime.ts's
  * `engineContext` gives it, to the rendered text.
  */
-export type CompiledTemplate = (context: Map<string, unknown>) => string;
+export type CompiledTemplate = (context: Map<string, unknown> | Record<string, unknown>) => string;
 
 let provided: LazyLibraries | undefined;
 

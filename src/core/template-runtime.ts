@@ -4,10 +4,12 @@
 // code handles values only through these functions and kiln's filters; it never evaluates text.
 //
 // Values: strings, numbers (a safe integer is MiniJinja's integer, any other number its float),
-// booleans, `null` for none, `undefined` for undefined, arrays for lists and `Map`s for maps
-// (keys in the engine's order). Anything these functions do not restate exactly (a type error
-// the engine would report with its own message, printing a list) throws `FALLBACK`: the caller
-// then renders the whole item with the engine, which gives its own output or error.
+// booleans, `null` for none, `undefined` for undefined, arrays for lists, and for maps `Map`s
+// (the template's map literals, keys in the engine's order) or the context's plain objects,
+// read in place (walked in the engine's key order). Anything these functions do not restate
+// exactly (a type error the engine would report with its own message, printing a list) throws
+// `FALLBACK`: the caller then renders the whole item with the engine, which gives its own
+// output or error.
 import { KILN_FILTERS, safeFilter } from "./filters.ts";
 
 /** Thrown where the compiled code would leave what it restates: the engine renders instead. */
@@ -22,26 +24,79 @@ export function fallback(): never {
 }
 
 /**
- * The engine's fuel per unit of the compiled path's work, with a margin: work counts a context's
- * values and characters, loop iterations and macro calls, and the most fuel the engine spent per
- * unit of that work, measured over the catalogue's costliest shapes (a play of `{}`, an
- * inventory of bare host names, lists of tags and roles), was about 32. A render whose work
- * could reach the engine's fuel goes to the engine, so its fuel limit gives the same error (or
- * the same output) as ever; below it the engine cannot run out.
+ * Instructions the current template may still run: the engine fails a render whose template
+ * runs as many instructions as its fuel (MiniJinja stops when the fuel left reaches 0), so a
+ * template starts with its fuel less one (startTemplate). The compiled code adds, as each
+ * block starts, an upper bound of the instructions the engine runs for it (work(), counted by
+ * scripts/compile-templates.ts from the template's tree); past the fuel, the engine renders,
+ * and gives its own output or its own out-of-fuel error. Below it the engine cannot run out.
  */
-export const FUEL_PER_WORK = 100;
+let fuelLeft = 0;
 
-/** Work left in the current compiled render (see FUEL_PER_WORK). */
-let workLeft = 0;
-
-/** Counts one unit of work (a loop iteration, a macro call); past the budget, the engine renders. */
-export function work(): void {
-  workLeft -= 1;
-  if (workLeft < 0) fallback();
+/** Starts one template's count with the engine's fuel per template. */
+export function startTemplate(fuel: number): void {
+  fuelLeft = fuel - 1;
 }
 
-/** The longest output, in characters, the compiled path returns; longer goes to the engine. */
-export const COMPILED_OUTPUT_BUDGET = 4_000_000;
+/** The instructions counted since startTemplate(`fuel`) (for tests: the bound's tightness). */
+export function fuelCounted(fuel: number): number {
+  return fuel - 1 - fuelLeft;
+}
+
+/**
+ * Characters the current render may still write, counted as they are written (text and values,
+ * and what a `{% set %}` block captures, which the engine holds too): past the share of the
+ * engine's memory its context leaves (engineContext), the engine renders. Counted as the output
+ * grows, not once it is done: fuel does not bound the output (one instruction writes a value of
+ * any length), and an output of gigabytes would fail here with another error than the engine's.
+ */
+let unitsLeft = 0;
+
+/** Adds a block's instructions and the characters of its text; past either limit, the engine. */
+export function work(instructions: number, units = 0): void {
+  fuelLeft -= instructions;
+  unitsLeft -= units;
+  if (fuelLeft < 0 || unitsLeft < 0) fallback();
+}
+
+/** The length at which a loop sets the text it is writing aside (see setAside). */
+const SET_ASIDE_UNITS = 1 << 14;
+
+/**
+ * After each loop turn: once the text being written reaches SET_ASIDE_UNITS, makes V8 copy it
+ * into one flat string (reading a character does), keeps that in `done` and starts a new text.
+ * Appending builds a rope, a node per append; a whole output as one rope stayed alive until the
+ * render ended, outlived the young generation's collections, was copied and promoted, and made
+ * the old generation's collections come more often the larger the input: rendering a
+ * 50,000-host inventory cost 10 times a 10,000-host one. Set aside in pieces, the rope's nodes
+ * die young, each character is copied once more, and what stays alive is the flat text.
+ */
+export function setAside(done: string[], writing: string): string {
+  if (writing.length < SET_ASIDE_UNITS) return writing;
+  writing.charCodeAt(0);
+  done.push(writing);
+  return "";
+}
+
+/** What a template, block or macro wrote: the texts set aside, then the rest. */
+export function written(done: readonly string[], writing: string): string {
+  return done.length === 0 ? writing : done.join("") + writing;
+}
+
+/** A value as `{{ }}` writes it, counted against the output's limit (see unitsLeft). */
+export function emit(value: unknown): string {
+  const out = text(value);
+  unitsLeft -= out.length;
+  if (unitsLeft < 0) fallback();
+  return out;
+}
+
+/**
+ * The longest output, in characters, a compiled render writes, whatever the engine's memory cap
+ * leaves (engineContext): longer goes to the engine. It bounds what the render builds in the JS
+ * heap; a 50,000-host inventory writes about 5,000,000 (its body is captured, then written).
+ */
+export const COMPILED_OUTPUT_BUDGET = 16_000_000;
 
 /** Rust's `char::is_whitespace` (MiniJinja's `trim`, its `-` whitespace control). */
 const RUST_WHITESPACE =
@@ -75,47 +130,186 @@ function wellFormed(value: string): string {
   return LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATE, "\ufffd") : value;
 }
 
+/** Any surrogate: the quick test before the exact one (most strings have none). */
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** Whether the engine would hold `value` with a U+FFFD in place of a lone surrogate. */
+function hasLoneSurrogate(value: string): boolean {
+  if (value.length <= 32) {
+    // a short string (a name, an address, a key) is read faster than a regular expression is
+    // called: the walk checks every string of the context
+    let surrogate = false;
+    for (let at = 0; at < value.length; at++) {
+      const unit = value.charCodeAt(at);
+      if (unit >= 0xd800 && unit <= 0xdfff) surrogate = true;
+    }
+    if (!surrogate) return false;
+  } else if (!SURROGATE.test(value)) {
+    return false;
+  }
+  LONE_SURROGATE.lastIndex = 0;
+  return LONE_SURROGATE.test(value);
+}
+
+/**
+ * A map as the compiled code holds it: a `Map` (a map literal of the template, or a value
+ * converted by engineValue) or a plain object of the context, read in place (a JSON object: its
+ * own keys only, in the engine's order when walked: see mapKeys).
+ */
+type AnyMap = Map<string, unknown> | Record<string, unknown>;
+
+/** Whether `value` is a map (a Map or a plain object; arrays are lists). */
+function isMap(value: unknown): value is AnyMap {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A map's entry, undefined when it has none (a plain object's own keys only). */
+function mapGet(map: AnyMap, key: string): unknown {
+  if (map instanceof Map) return map.get(key);
+  return Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
+/** A map's keys in the engine's order (by code points; a Map holds them sorted already). */
+function mapKeys(map: AnyMap): string[] {
+  if (map instanceof Map) return [...map.keys()];
+  const keys = Object.keys(map);
+  return keys.length > 1 ? keys.sort(compareCodePoints) : keys;
+}
+
+/** Whether a map has `key` (a plain object: as its own key). */
+function hasKey(map: AnyMap, key: string): boolean {
+  return map instanceof Map ? map.has(key) : Object.hasOwn(map, key);
+}
+
+/** Whether a map has any entry. */
+function mapFilled(map: AnyMap): boolean {
+  if (map instanceof Map) return map.size > 0;
+  for (const key in map) if (Object.hasOwn(map, key)) return true;
+  return false;
+}
+
 /**
  * A JSON-like value as the engine holds it after crossing into WASM: strings well formed (a lone
- * surrogate becomes U+FFFD), -0 as 0, objects as maps in key order. Undefined past the budget.
+ * surrogate becomes U+FFFD), -0 as 0, objects as maps in key order. Used only for a context
+ * that holds a lone surrogate or a -0 (see contextShape); any other is read in place.
  */
 function engineValue(value: unknown): unknown {
-  work();
-  if (typeof value === "string") {
-    workLeft -= value.length;
-    return wellFormed(value);
-  }
+  if (typeof value === "string") return wellFormed(value);
   if (typeof value === "number") return Object.is(value, -0) ? 0 : value;
   if (typeof value === "boolean" || value === null || value === undefined) return value;
   if (Array.isArray(value)) return value.map(engineValue);
-  if (typeof value === "object") {
-    const entries = new Map<string, unknown>();
-    for (const [key, item] of Object.entries(value)) {
-      workLeft -= key.length;
-      entries.set(wellFormed(key), engineValue(item));
-    }
-    const keys = [...entries.keys()].sort(compareCodePoints);
-    return new Map(keys.map((key) => [key, entries.get(key)]));
+  const entries = new Map<string, unknown>();
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    entries.set(wellFormed(key), engineValue(item));
   }
-  return fallback();
+  const keys = [...entries.keys()].sort(compareCodePoints);
+  return new Map(keys.map((key) => [key, entries.get(key)]));
 }
 
 /**
- * Starts a compiled render for an engine with `fuel`: the context as the compiled templates
- * read it, and the render's work budget, of which the context's values and characters take
- * their share; throws FALLBACK past it.
+ * The engine's WASM memory a context takes at most, and what each of its parts costs, in bytes,
+ * measured with the smallest memory cap at which a fresh engine still renders (minijinja-js
+ * 2.11, contexts of 50,000 and 100,000 values of each kind): about 64 a value (scalar, list or
+ * map; a short string is held inside its value), 400 more a map with entries, 64 more a list
+ * with items, 96 an entry, at most 8 a UTF-16 unit of a string or key (a 3-byte UTF-8 character,
+ * held and converted), and 8 a unit of the output; about 1.2 MiB with nothing. A 10,000-host
+ * inventory: 16.3 MiB measured, 24 MiB by this count.
+ */
+const ENGINE_BYTES = {
+  base: 2 * 1024 * 1024,
+  value: 64,
+  filledMap: 400,
+  filledList: 64,
+  entry: 96,
+  unit: 8,
+  outputUnit: 8,
+} as const;
+
+/**
+ * The share of the engine's memory cap a compiled render's context and output may take by that
+ * count: the rest is the margin for what the engine holds besides (its compiled templates, the
+ * gaps a long-lived instance leaves), so a render the compiled path answers never comes near
+ * the cap at which the engine would fail.
+ */
+const MEMORY_SHARE = 0.5;
+
+/** Deeper contexts go to the engine (no compiled template reads that deep; the walk is recursive). */
+const MAX_DEPTH = 200;
+
+/** What walking a context found: its size in the engine's memory, and whether it reads in place. */
+interface ContextShape {
+  bytes: number;
+  /** A lone surrogate or a -0 somewhere: the engine holds another value than JavaScript's. */
+  converts: boolean;
+}
+
+/**
+ * Walks a value once, without copying it: adds its engine memory to `shape` and notes what the
+ * engine would hold differently. Falls back on a value that JSON cannot give.
+ */
+function measure(value: unknown, shape: ContextShape, depth: number): void {
+  shape.bytes += ENGINE_BYTES.value;
+  if (typeof value === "string") {
+    shape.bytes += ENGINE_BYTES.unit * value.length;
+    if (hasLoneSurrogate(value)) shape.converts = true;
+    return;
+  }
+  if (typeof value === "number") {
+    if (value === 0 && Object.is(value, -0)) shape.converts = true;
+    return;
+  }
+  if (typeof value !== "object" || value === null) {
+    if (typeof value !== "boolean" && value !== null && value !== undefined) fallback();
+    return;
+  }
+  if (depth > MAX_DEPTH) fallback();
+  if (Array.isArray(value)) {
+    if (value.length > 0) shape.bytes += ENGINE_BYTES.filledList;
+    for (const item of value) measure(item, shape, depth + 1);
+    return;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) fallback();
+  let filled = false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    filled = true;
+    shape.bytes += ENGINE_BYTES.entry + ENGINE_BYTES.unit * key.length;
+    if (hasLoneSurrogate(key)) shape.converts = true;
+    measure((value as Record<string, unknown>)[key], shape, depth + 1);
+  }
+  if (filled) shape.bytes += ENGINE_BYTES.filledMap;
+}
+
+/** The engine's limits the compiled path keeps. */
+export interface EngineBudget {
+  /** Fuel per template. */
+  fuel: number;
+  /** The engine's WASM memory cap, in bytes. */
+  memoryBytes: number;
+}
+
+/**
+ * Starts a compiled render: the context as the compiled templates read it, in place, or
+ * converted when the engine would hold other values (a lone surrogate, a -0). Throws FALLBACK
+ * when the engine could come near its memory cap with it (see ENGINE_BYTES, MEMORY_SHARE); what
+ * is left of that share bounds the render's output (unitsLeft).
  */
 export function engineContext(
   context: Record<string, unknown>,
-  fuel: number,
-): Map<string, unknown> {
-  workLeft = Math.floor(fuel / FUEL_PER_WORK);
-  return engineValue(context) as Map<string, unknown>;
+  budget: EngineBudget,
+): Map<string, unknown> | Record<string, unknown> {
+  const shape: ContextShape = { bytes: ENGINE_BYTES.base, converts: false };
+  measure(context, shape, 0);
+  const room = budget.memoryBytes * MEMORY_SHARE - shape.bytes;
+  if (room < 0) fallback();
+  unitsLeft = Math.min(COMPILED_OUTPUT_BUDGET, Math.floor(room / ENGINE_BYTES.outputUnit));
+  return shape.converts ? (engineValue(context) as Map<string, unknown>) : context;
 }
 
 /** A context variable (undefined when absent). */
-export function lookup(context: Map<string, unknown>, name: string): unknown {
-  return context.get(name);
+export function lookup(context: AnyMap, name: string): unknown {
+  return mapGet(context, name);
 }
 
 /** MiniJinja's truthiness. */
@@ -125,7 +319,7 @@ export function truthy(value: unknown): boolean {
   if (typeof value === "number") return value !== 0;
   if (typeof value === "boolean") return value;
   if (Array.isArray(value)) return value.length > 0;
-  if (value instanceof Map) return value.size > 0;
+  if (isMap(value)) return mapFilled(value);
   return fallback();
 }
 
@@ -166,10 +360,13 @@ export function equal(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) {
     return a.length === b.length && a.every((item, index) => equal(item, b[index]));
   }
-  if (a instanceof Map && b instanceof Map) {
-    if (a.size !== b.size) return false;
-    for (const [key, item] of a) if (!b.has(key) || !equal(item, b.get(key))) return false;
-    return true;
+  if (isMap(a) && isMap(b)) {
+    const keys = mapKeys(a);
+    if (keys.length !== mapKeys(b).length) return false;
+    return keys.every((key) => {
+      const other = mapGet(b, key);
+      return (other !== undefined || hasKey(b, key)) && equal(mapGet(a, key), other);
+    });
   }
   // a boolean against a number compares as numbers there; not restated
   if (typeof a !== "object" && typeof b !== "object") return fallback();
@@ -180,7 +377,7 @@ export function equal(a: unknown, b: unknown): boolean {
 export function contains(haystack: unknown, needle: unknown): boolean {
   if (typeof haystack === "string" && typeof needle === "string") return haystack.includes(needle);
   if (Array.isArray(haystack)) return haystack.some((item) => equal(item, needle));
-  if (haystack instanceof Map && typeof needle === "string") return haystack.has(needle);
+  if (isMap(haystack) && typeof needle === "string") return hasKey(haystack, needle);
   return fallback();
 }
 
@@ -190,7 +387,7 @@ export function contains(haystack: unknown, needle: unknown): boolean {
  * another type, an undefined value) is left to the engine.
  */
 export function item(value: unknown, key: unknown): unknown {
-  if (value instanceof Map && typeof key === "string") return value.get(key);
+  if (isMap(value) && typeof key === "string") return mapGet(value, key);
   if (Array.isArray(value) && Number.isSafeInteger(key) && (key as number) >= 0) {
     return value[key as number];
   }
@@ -199,7 +396,7 @@ export function item(value: unknown, key: unknown): unknown {
 
 /** `value.name` (and `value["name"]`): a map's entry, undefined on an undefined value. */
 export function attribute(value: unknown, name: string): unknown {
-  if (value instanceof Map) return value.get(name);
+  if (isMap(value)) return mapGet(value, name);
   if (value === undefined) return undefined;
   return fallback();
 }
@@ -219,7 +416,7 @@ export function slice(value: unknown, start: number | undefined, stop: number | 
 export function iterable(value: unknown): readonly unknown[] {
   if (Array.isArray(value)) return value;
   if (value === undefined) return [];
-  if (value instanceof Map) return [...value.keys()];
+  if (isMap(value)) return mapKeys(value);
   return fallback();
 }
 
@@ -233,7 +430,7 @@ export function unpack(item: unknown, count: number): readonly unknown[] {
 export const TESTS: Record<string, (value: unknown) => boolean> = {
   defined: (value) => value !== undefined,
   none: (value) => value === null,
-  mapping: (value) => value instanceof Map,
+  mapping: (value) => isMap(value),
   sequence: (value) => Array.isArray(value),
   string: (value) => typeof value === "string",
 };
@@ -244,12 +441,35 @@ function trim(given: unknown, chars?: unknown): string {
   const value = text(given);
   const set =
     chars === undefined ? RUST_WHITESPACE : typeof chars === "string" ? chars : fallback();
-  const points = Array.from(value);
+  // code point by code point from each end, reading only what is trimmed: the text can be a
+  // whole file (a 10,000-host inventory's body), which splitting into code points would copy
   let from = 0;
-  let to = points.length;
-  while (from < to && set.includes(points[from] as string)) from++;
-  while (to > from && set.includes(points[to - 1] as string)) to--;
-  return from === 0 && to === points.length ? value : points.slice(from, to).join("");
+  let to = value.length;
+  while (from < to) {
+    const width =
+      isHighSurrogate(value.charCodeAt(from)) && isLowSurrogate(value.charCodeAt(from + 1)) ? 2 : 1;
+    if (!set.includes(value.slice(from, from + width))) break;
+    from += width;
+  }
+  while (to > from) {
+    const width =
+      isLowSurrogate(value.charCodeAt(to - 1)) &&
+      to - 2 >= from &&
+      isHighSurrogate(value.charCodeAt(to - 2))
+        ? 2
+        : 1;
+    if (!set.includes(value.slice(to - width, to))) break;
+    to -= width;
+  }
+  return from === 0 && to === value.length ? value : value.slice(from, to);
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
 /** A float as serde_json writes it (ryu's shortest form). */
@@ -285,9 +505,8 @@ function jsonOf(value: unknown): string {
     return Number.isSafeInteger(value) ? String(value) : jsonFloat(value);
   }
   if (Array.isArray(value)) return `[${value.map(jsonOf).join(",")}]`;
-  if (value instanceof Map) {
-    const pairs: string[] = [];
-    for (const [key, item] of value) pairs.push(`${jsonOf(text(key))}:${jsonOf(item)}`);
+  if (isMap(value)) {
+    const pairs = mapKeys(value).map((key) => `${jsonOf(key)}:${jsonOf(mapGet(value, key))}`);
     return `{${pairs.join(",")}}`;
   }
   return fallback();
@@ -295,7 +514,8 @@ function jsonOf(value: unknown): string {
 
 /** MiniJinja's built-in filters the catalogue uses, by name. */
 export const BUILTIN_FILTERS: Record<string, (value: unknown, ...args: unknown[]) => unknown> = {
-  items: (value) => (value instanceof Map ? [...value.entries()] : fallback()),
+  items: (value) =>
+    isMap(value) ? mapKeys(value).map((key) => [key, mapGet(value, key)]) : fallback(),
   trim,
   tojson: (value) => toJson(value),
   string: (value) => text(value),
@@ -308,22 +528,30 @@ export const BUILTIN_FILTERS: Record<string, (value: unknown, ...args: unknown[]
   list: (value) => (Array.isArray(value) ? value : fallback()),
 };
 
-/** A value as minijinja-js hands it to a JavaScript filter: none (and undefined) as undefined. */
+/**
+ * A value as minijinja-js hands it to a JavaScript filter: none (and undefined) as undefined, a
+ * map as a `Map` in the engine's key order (a plain object of the context is converted here, for
+ * the filters that take it).
+ */
 function filterArgument(value: unknown): unknown {
   if (value === null) return undefined;
-  if (Array.isArray(value)) return value.some(holdsNone) ? value.map(filterArgument) : value;
+  if (Array.isArray(value)) return value.some(handedOtherwise) ? value.map(filterArgument) : value;
   if (value instanceof Map) {
-    if (![...value.values()].some(holdsNone)) return value;
+    if (![...value.values()].some(handedOtherwise)) return value;
     return new Map([...value].map(([key, item]) => [key, filterArgument(item)]));
+  }
+  if (isMap(value)) {
+    return new Map(mapKeys(value).map((key) => [key, filterArgument(mapGet(value, key))]));
   }
   return value;
 }
 
-function holdsNone(value: unknown): boolean {
+/** Whether a filter gets `value` as another value (see filterArgument). */
+function handedOtherwise(value: unknown): boolean {
   if (value === null) return true;
-  if (Array.isArray(value)) return value.some(holdsNone);
-  if (value instanceof Map) return [...value.values()].some(holdsNone);
-  return false;
+  if (Array.isArray(value)) return value.some(handedOtherwise);
+  if (value instanceof Map) return [...value.values()].some(handedOtherwise);
+  return isMap(value);
 }
 
 /** kiln's filters as the engine calls them (safeFilter), by name. */
@@ -332,11 +560,19 @@ const SAFE_KILN_FILTERS: Record<string, (value: unknown, ...args: unknown[]) => 
     Object.entries(KILN_FILTERS).map(([name, filter]) => [name, safeFilter(filter)]),
   );
 
-/** Calls one of kiln's filters with the values as the engine passes them. */
+/**
+ * Calls one of kiln's filters with the values as the engine passes them. The catalogue passes
+ * at most one argument, which takes the path without an array of arguments (one filter call per
+ * value of a large inventory).
+ */
 export function kilnFilter(name: string, value: unknown, ...args: unknown[]): string {
   const filter = SAFE_KILN_FILTERS[name];
   if (filter === undefined) return fallback();
-  const out = filter(filterArgument(value), ...args.map(filterArgument));
+  const given = filterArgument(value);
+  let out: string;
+  if (args.length === 0) out = filter(given);
+  else if (args.length === 1) out = filter(given, filterArgument(args[0]));
+  else out = filter(given, ...args.map(filterArgument));
   return wellFormed(out);
 }
 
@@ -356,6 +592,9 @@ export const TEMPLATE_RUNTIME = {
   iterable,
   unpack,
   work,
+  emit,
+  setAside,
+  written,
   TESTS,
   BUILTIN_FILTERS,
   kilnFilter,

@@ -30,5 +30,5 @@ export function builtinRenderer(): TemplateRenderer {
     }
     return engine;
   };
-  return new CompiledRenderer(loaded, DEFAULT_ENGINE_LIMITS.fuel);
+  return new CompiledRenderer(loaded, DEFAULT_ENGINE_LIMITS);
 }

@@ -44,9 +44,7 @@ if (data.fastStart) preferFastStart();
 
 let engine = new TemplateEngine(data.engineLimits satisfies Partial<EngineLimits>);
 /** What renders a job: the compiled path for built-ins, the current engine for the rest. */
-const renderer = engineForced()
-  ? undefined
-  : new CompiledRenderer(() => engine, engine.limits.fuel);
+const renderer = engineForced() ? undefined : new CompiledRenderer(() => engine, engine.limits);
 function currentRenderer(): TemplateRenderer {
   return renderer ?? engine;
 }

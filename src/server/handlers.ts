@@ -482,10 +482,10 @@ function renderBuiltinHere(
 ): Buffer | undefined {
   const { pool } = services;
   const observe = pool.observeRender;
-  if (observe === undefined) return renderInline(builtin, input, pool.options.maxOutputBytes);
+  if (observe === undefined) return renderInline(builtin, input, pool.options);
   const startedMs = performance.now();
   try {
-    const rendered = renderInline(builtin, input, pool.options.maxOutputBytes);
+    const rendered = renderInline(builtin, input, pool.options);
     if (rendered !== undefined) observe((performance.now() - startedMs) / 1000, false);
     return rendered;
   } catch (error) {

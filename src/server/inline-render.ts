@@ -12,8 +12,8 @@
 // Only what is bounded runs here, so no request can hold the event loop: the catalogue's
 // templates (trusted: no stranger's template ever runs on this thread), bodies of at most
 // INLINE_BODY_BYTES (validation and the context are linear in the body), at most
-// INLINE_FUEL / FUEL_PER_WORK units of the compiled path's work (values, their characters, loop
-// turns) within its output budget, and at most TURN_BUDGET_MS of renders in one turn before the
+// INLINE_FUEL of the compiled path's counted work (an upper bound of the instructions the
+// engine would run) within the worker's own memory bound, and at most TURN_BUDGET_MS of renders in one turn before the
 // rest wait for the next (other connections are read in between). A render past any of these
 // bounds, a template outside the compiled set, or `KILN_ENGINE=sandbox` goes to a worker as
 // before, where the full fuel and the wall-clock deadline apply: the compiled path writes
@@ -36,13 +36,23 @@ import { encodeRenderAnswer } from "../sandbox/render-answer.ts";
 export const INLINE_BODY_BYTES = 8 * 1024;
 
 /**
- * The fuel the compiled path's work budget is taken from here: 1,000 units of work (a unit per
- * value, character and loop turn), ten times what a deployment takes (about 90) and what any
- * built-in with a few fields takes (60-70); an inventory of more than about 20 hosts is past it
- * and goes to a worker. A render within it takes well under a millisecond; one that passes it
- * stops converting its context there, so a declined render costs this thread no more.
+ * The most fuel (the compiled path's upper bound of the engine's instructions) a render here may
+ * take: far above what a deployment or any built-in with a few fields takes (hundreds), and
+ * about a thousand inventory hosts (some 97 instructions a host), more than an 8 KiB body holds.
+ * A render within it takes well under a millisecond; the compiled path counts a block's bound
+ * before it runs the block, so a declined render costs this thread no more.
  */
 const INLINE_FUEL = 100_000;
+
+/** What bounds a render in a worker, so a render here is never one a worker would refuse. */
+export interface WorkerRenderLimits {
+  /** The answer's largest size in bytes. */
+  maxOutputBytes: number;
+  /** The engine's fuel per render. */
+  fuel: number;
+  /** The engine's WASM memory cap, in bytes. */
+  engineMemoryBytes: number;
+}
 
 /** Renders of one turn stop after this long; the others run in the next turn. */
 const TURN_BUDGET_MS = 2;
@@ -50,15 +60,24 @@ const TURN_BUDGET_MS = 2;
 /** Thrown by the renderer below when the compiled path declines: the render goes to a worker. */
 const NOT_HERE = Symbol("not rendered on the HTTP thread");
 
-/** A TemplateRenderer that renders on the compiled path within INLINE_FUEL, or declines. */
-const COMPILED_ONLY: TemplateRenderer = {
-  renderAll(templates, context, scope) {
-    if (scope?.isolated) throw NOT_HERE;
-    const rendered = renderCompiled(templates, context, INLINE_FUEL);
-    if (rendered === undefined) throw NOT_HERE;
-    return rendered;
-  },
-};
+/**
+ * A TemplateRenderer that renders on the compiled path within INLINE_FUEL (or the worker's fuel
+ * when lower) and the worker's memory bound, or declines.
+ */
+function compiledOnly(limits: WorkerRenderLimits): TemplateRenderer {
+  const budget = {
+    fuel: Math.min(INLINE_FUEL, limits.fuel),
+    memoryBytes: limits.engineMemoryBytes,
+  };
+  return {
+    renderAll(templates, context, scope) {
+      if (scope?.isolated) throw NOT_HERE;
+      const rendered = renderCompiled(templates, context, budget);
+      if (rendered === undefined) throw NOT_HERE;
+      return rendered;
+    },
+  };
+}
 
 /** A built-in is a catalogue item: it shares the compiled templates. */
 const TRUSTED: RenderScope = { isolated: false };
@@ -75,7 +94,7 @@ export function mayRenderInline(bodyBytes: number): boolean {
 }
 
 /**
- * The render answer's bytes (`{component, files}` as UTF-8 JSON, within `maxOutputBytes`), or
+ * The render answer's bytes (`{component, files}` as UTF-8 JSON, within the limits' `maxOutputBytes`), or
  * undefined when the compiled path declines the render (it then goes to a worker). A refused
  * value fails as the worker fails it: the same KilnError, any other error as `internal` with
  * its message.
@@ -83,11 +102,11 @@ export function mayRenderInline(bodyBytes: number): boolean {
 export function renderInline(
   item: RegistryItem,
   input: RenderInput,
-  maxOutputBytes: number,
+  limits: WorkerRenderLimits,
 ): Buffer | undefined {
   try {
-    const result = renderItem(COMPILED_ONLY, item, input, TRUSTED);
-    const answer = encodeRenderAnswer(result, maxOutputBytes);
+    const result = renderItem(compiledOnly(limits), item, input, TRUSTED);
+    const answer = encodeRenderAnswer(result, limits.maxOutputBytes);
     return Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength);
   } catch (error) {
     if (error === NOT_HERE) return undefined;

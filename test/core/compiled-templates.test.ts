@@ -31,9 +31,10 @@ import { builtinPresets } from "../../src/node/builtin-presets.ts";
 import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { builtinFor } from "../../src/node/resolve-reference.ts";
 import { DEFAULT_ENGINE_LIMITS, TemplateEngine } from "../../src/node/template-engine.ts";
+import { renderInputFor } from "./template-inputs.ts";
 
 const engine = new TemplateEngine();
-const FUEL = DEFAULT_ENGINE_LIMITS.fuel;
+const LIMITS = DEFAULT_ENGINE_LIMITS;
 /** `@kiln`'s items, trusted as the CLI and the service trust the packaged ones. */
 const kilnItems = packagedKilnItems().map(({ item }) => trustAsCatalogueItem(item));
 const items = [...builtinRegistry().items, ...kilnItems];
@@ -66,7 +67,7 @@ const tally = { compiled: 0, engine: 0 };
  * answers (the same text as the engine's, and never an answer where the engine fails).
  */
 function assertSameRender(item: RegistryItem, input: RenderInput): "compiled" | "engine" {
-  const renderer = new CompiledRenderer(() => engine, FUEL);
+  const renderer = new CompiledRenderer(() => engine, LIMITS);
   const viaEngine = outcome(() => renderItem(engine, item, input));
   const viaCompiled = outcome(() => renderItem(renderer, item, input));
   assert.deepEqual(viaCompiled, viaEngine, `${referenceOf(item)} ${JSON.stringify(input)}`);
@@ -77,7 +78,7 @@ function assertSameRender(item: RegistryItem, input: RenderInput): "compiled" | 
     return "engine"; // a missing required field: no template runs either way
   }
   const templates = templatesOf(item);
-  const compiled = renderCompiled(templates, context, FUEL);
+  const compiled = renderCompiled(templates, context, LIMITS);
   if (compiled === undefined) {
     tally.engine += 1;
     return "engine";
@@ -189,141 +190,11 @@ describe("the compiled path renders exactly what the engine renders", () => {
   });
 
   test("10,000 generated inputs: awkward strings, control characters, unicode, JSON lists and maps, missing fields, huge numbers", () => {
-    const awkwardText = fc.oneof(
-      fc.string({ unit: "binary", maxLength: 12 }),
-      fc.string({
-        unit: fc.constantFrom(
-          "\u0000",
-          "\t",
-          "\n",
-          "\r",
-          "\u0085",
-          "\u2028",
-          "\ufeff",
-          "\ud800",
-          "%",
-          ";",
-          "#",
-          "'",
-          '"',
-          "\\",
-          " ",
-          "-",
-          ":",
-          "{",
-          "}",
-          "[",
-          "]",
-          ",",
-          "=",
-          "$",
-          "a",
-          "0",
-          "9",
-          "é",
-          "😀",
-        ),
-        maxLength: 10,
-      }),
-      fc.constantFrom(
-        "",
-        " ",
-        "0",
-        "80",
-        "8080",
-        "-1",
-        "1.5",
-        "0755",
-        "1e400",
-        "123456789012345678901234567890",
-        "yes",
-        "no",
-        "null",
-        "none",
-        "~",
-        "true",
-        "false",
-        "off",
-        "dir",
-        "flat",
-        "ansible",
-        "a,b",
-        " all ",
-        "---",
-        "...",
-        "<<",
-        "=",
-        "http",
-        "9223372036854775808",
-      ),
-    );
-    const jsonScalar = fc.oneof(
-      awkwardText,
-      fc.integer(),
-      fc.double({ noNaN: true, noDefaultInfinity: true }),
-      fc.constantFrom(1e21, 2 ** 60, -0, 123456789012345680000, 1.5e-7, 0.1, 1e16, 1e-5),
-      fc.boolean(),
-      fc.constant(null),
-    );
-    const jsonValue = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: "small" }, jsonScalar, tie("list"), tie("map")),
-      list: fc.array(tie("value"), { maxLength: 4 }),
-      map: fc.dictionary(
-        fc.oneof(
-          awkwardText,
-          fc.constantFrom(
-            "name",
-            "group",
-            "members",
-            "children",
-            "vars",
-            "cm_host",
-            "cm_user",
-            "cm_port",
-            "ssh_key_file",
-            "hosts",
-            "roles",
-            "role",
-            "when",
-            "tags",
-            "become",
-            "pre_tasks",
-            "post_tasks",
-            "path",
-            "app",
-          ),
-        ),
-        tie("value"),
-        { maxKeys: 5 },
-      ),
-    }));
-    const fieldText = fc.oneof(
-      { weight: 3, arbitrary: awkwardText },
-      { weight: 2, arbitrary: jsonValue.value.map((value) => JSON.stringify(value)) },
-    );
-    const inputFor = (item: RegistryItem) =>
-      fc.record({
-        name: fc.oneof(fc.constantFrom("web", "db-1", "x"), awkwardText),
-        fields: fc.record(
-          Object.fromEntries(
-            [...item.fields.map((field) => field.name), "namespace", "extra"].map((name) => [
-              name,
-              fieldText,
-            ]),
-          ),
-          { requiredKeys: [] },
-        ),
-        labels: fc.dictionary(fc.oneof(fc.constantFrom("app", "tier"), awkwardText), awkwardText, {
-          maxKeys: 3,
-        }),
-        defaultNamespace: fc.constantFrom("default", "prod"),
-        automationProfile: fc.constantFrom("cm" as const, "ansible" as const),
-      });
     const runs = Math.ceil(10_000 / items.length);
     let total = 0;
     for (const item of items) {
       fc.assert(
-        fc.property(inputFor(item), (input) => {
+        fc.property(renderInputFor(item), (input) => {
           total += 1;
           assertSameRender(item, input as RenderInput);
         }),
@@ -349,7 +220,7 @@ describe("the compiled path keeps the engine's limits", () => {
   test("a render that runs the engine out of fuel fails with the engine's error on both paths", () => {
     const fuel = 100_000;
     const small = new TemplateEngine({ fuel });
-    const renderer = new CompiledRenderer(() => small, fuel);
+    const renderer = new CompiledRenderer(() => small, small.limits);
     const playbook = item("automation/playbook");
     const viaEngine = outcome(() => renderItem(small, playbook, emptyPlays(1000)));
     assert.equal((viaEngine as { kind: string }).kind, "internal");
@@ -368,8 +239,25 @@ describe("the compiled path keeps the engine's limits", () => {
     assert.deepEqual(renderer.counts, { compiled: 1, engine: 1 });
   });
 
+  test("a context the engine's memory cap cannot hold fails with the engine's error on both paths", () => {
+    // a million 3-byte characters: about 8 MiB in the engine, which is capped at 4 MiB here
+    const limits = { fuel: LIMITS.fuel, memoryBytes: 4 * 1024 * 1024 };
+    const small = new TemplateEngine(limits);
+    const renderer = new CompiledRenderer(() => small, limits);
+    const deployment = item("k8s/deployment");
+    const extra = "€".repeat(1_000_000);
+    const input = { name: "w", fields: { image: "nginx", extra }, defaultNamespace: "d" };
+    const viaEngine = outcome(() => renderItem(small, deployment, input));
+    assert.match((viaEngine as { message: string }).message, /^template engine failure/);
+    assert.deepEqual(
+      outcome(() => renderItem(renderer, deployment, input)),
+      viaEngine,
+    );
+    assert.deepEqual(renderer.counts, { compiled: 0, engine: 1 });
+  });
+
   test("a 14 M-character value and a 50,000-host inventory give the engine's outcome", () => {
-    const renderer = new CompiledRenderer(() => engine, FUEL);
+    const renderer = new CompiledRenderer(() => engine, LIMITS);
     const huge: [RegistryItem, RenderInput][] = [
       [
         item("k8s/deployment"),

@@ -5,15 +5,16 @@
 module.exports = function templatesWith(rt) {
 const templates = new Map();
 templates.set("{{ name }}-aws/{{ name }}-aws.tf", function (ctx) {
+rt.work(6, 12);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-aws/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-aws.tf";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-aws/" + rt.emit(rt.lookup(ctx, "name")) + "-aws.tf";
+return rt.written(o_done, o);
 });
 templates.set("{#- User values go through `hcl`/`hcl_escape` (quoted, `${` and `%{` escaped) after `text` (a\n    list or map from a JSON-looking value is refused); the resource label through\n    `tf_identifier`. The count is written as typed (`integer` refuses anything but a whole\n    number); an empty one means 1. An os_image option is looked up as the newest AMI of its\n    publisher's account (owner IDs are the publishers' own: Canonical, Debian, Amazon, the Rocky\n    Enterprise Software Foundation, AlmaLinux); an AMI ID is used as it is; any other value is a\n    name pattern among the account's own AMIs. -#}\n{%- set id = name | tf_identifier -%}\n{%- set image = os_image | text(\"os_image\") -%}\n{%- set known = {\n  \"ubuntu-24.04\": [\"099720109477\", \"ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-amd64-server-*\"],\n  \"ubuntu-22.04\": [\"099720109477\", \"ubuntu/images/hvm-ssd/ubuntu-jammy-22.04-amd64-server-*\"],\n  \"debian-12\": [\"136693071363\", \"debian-12-amd64-*\"],\n  \"al2023\": [\"amazon\", \"al2023-ami-2023.*-x86_64\"],\n  \"rocky-9\": [\"792107900819\", \"Rocky-9-EC2-Base-9.*.x86_64\"],\n  \"alma-9\": [\"764336703387\", \"AlmaLinux OS 9.* x86_64\"],\n} -%}\n{%- set network = private_network | text(\"private_network\") if private_network else \"\" -%}\nterraform {\n  required_providers {\n    aws = {\n      source  = \"hashicorp/aws\"\n      version = \"~> 5.80\"\n    }\n  }\n}\n\nvariable \"aws_access_key\" {\n  description = \"AWS access key ID\"\n  type        = string\n  sensitive   = true\n}\n\nvariable \"aws_secret_key\" {\n  description = \"AWS secret access key\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"aws\" {\n  region     = {{ region | text(\"region\") | hcl }}\n  access_key = var.aws_access_key\n  secret_key = var.aws_secret_key\n}\n{%- if image[:4] != \"ami-\" %}\n\ndata \"aws_ami\" \"{{ id }}\" {\n  most_recent = true\n  owners      = [{{ (known[image][0] if image in known else \"self\") | hcl }}]\n\n  filter {\n    name   = \"name\"\n    values = [{{ (known[image][1] if image in known else image) | hcl }}]\n  }\n\n  filter {\n    name   = \"architecture\"\n    values = [\"x86_64\"]\n  }\n}\n{%- endif %}\n{%- if network %}\n\nresource \"aws_vpc\" \"{{ id }}\" {\n  cidr_block = {{ network | hcl }}\n  tags = {\n    Name = \"{{ name | hcl_escape }}\"\n  }\n}\n\nresource \"aws_subnet\" \"{{ id }}\" {\n  vpc_id                  = aws_vpc.{{ id }}.id\n  cidr_block              = aws_vpc.{{ id }}.cidr_block\n  map_public_ip_on_launch = true\n}\n\nresource \"aws_internet_gateway\" \"{{ id }}\" {\n  vpc_id = aws_vpc.{{ id }}.id\n}\n\nresource \"aws_route\" \"{{ id }}_internet\" {\n  route_table_id         = aws_vpc.{{ id }}.main_route_table_id\n  destination_cidr_block = \"0.0.0.0/0\"\n  gateway_id             = aws_internet_gateway.{{ id }}.id\n}\n{%- endif %}\n\nresource \"aws_instance\" \"{{ id }}\" {\n  count         = {{ (count or 1) | integer(\"count\") }}\n  ami           = {% if image[:4] == \"ami-\" %}{{ image | hcl }}{% else %}data.aws_ami.{{ id }}.id{% endif %}\n  instance_type = {{ size | text(\"size\") | hcl }}\n{%- if network %}\n  subnet_id     = aws_subnet.{{ id }}.id\n{%- endif %}\n  tags = {\n    Name = \"{{ name | hcl_escape }}-${count.index}\"\n{%- for key, value in labels | items %}\n{%- if key != \"Name\" %}\n    {{ key | hcl }} = {{ value | hcl }}\n{%- endif %}\n{%- endfor %}\n  }\n}\n\noutput \"{{ id }}_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = aws_instance.{{ id }}[*].public_ip\n}\n\noutput \"{{ id }}_private_ipv4\" {\n  description = \"Private IPv4 addresses of the instances\"\n  value       = aws_instance.{{ id }}[*].private_ip\n}\n", function (ctx) {
+rt.work(105, 830);
 let o = "";
+const o_done = [];
 let v_id_1 = rt.UNSET;
 let v_image_2 = rt.UNSET;
 let v_known_3 = rt.UNSET;
@@ -22,610 +23,410 @@ v_id_1 = rt.kilnFilter("tf_identifier", rt.lookup(ctx, "name"));
 v_image_2 = rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image");
 v_known_3 = new Map([["al2023", ["amazon", "al2023-ami-2023.*-x86_64"]], ["alma-9", ["764336703387", "AlmaLinux OS 9.* x86_64"]], ["debian-12", ["136693071363", "debian-12-amd64-*"]], ["rocky-9", ["792107900819", "Rocky-9-EC2-Base-9.*.x86_64"]], ["ubuntu-22.04", ["099720109477", "ubuntu/images/hvm-ssd/ubuntu-jammy-22.04-amd64-server-*"]], ["ubuntu-24.04", ["099720109477", "ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-amd64-server-*"]]]);
 v_network_4 = (rt.truthy(rt.lookup(ctx, "private_network")) ? rt.kilnFilter("text", rt.lookup(ctx, "private_network"), "private_network") : "");
-o += "terraform {\n  required_providers {\n    aws = {\n      source  = \"hashicorp/aws\"\n      version = \"~> 5.80\"\n    }\n  }\n}\n\nvariable \"aws_access_key\" {\n  description = \"AWS access key ID\"\n  type        = string\n  sensitive   = true\n}\n\nvariable \"aws_secret_key\" {\n  description = \"AWS secret access key\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"aws\" {\n  region     = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region")));
-o += "\n  access_key = var.aws_access_key\n  secret_key = var.aws_secret_key\n}";
+o += "terraform {\n  required_providers {\n    aws = {\n      source  = \"hashicorp/aws\"\n      version = \"~> 5.80\"\n    }\n  }\n}\n\nvariable \"aws_access_key\" {\n  description = \"AWS access key ID\"\n  type        = string\n  sensitive   = true\n}\n\nvariable \"aws_secret_key\" {\n  description = \"AWS secret access key\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"aws\" {\n  region     = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region"))) + "\n  access_key = var.aws_access_key\n  secret_key = var.aws_secret_key\n}";
 if (rt.truthy(!rt.equal(rt.slice((v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image")), undefined, 4), "ami-"))) {
-o += "\n\ndata \"aws_ami\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  most_recent = true\n  owners      = [";
-o += rt.text(rt.kilnFilter("hcl", (rt.truthy(rt.contains((v_known_3 !== rt.UNSET ? v_known_3 : rt.lookup(ctx, "known")), (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image")))) ? rt.item(rt.item((v_known_3 !== rt.UNSET ? v_known_3 : rt.lookup(ctx, "known")), (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image"))), 0) : "self")));
-o += "]\n\n  filter {\n    name   = \"name\"\n    values = [";
-o += rt.text(rt.kilnFilter("hcl", (rt.truthy(rt.contains((v_known_3 !== rt.UNSET ? v_known_3 : rt.lookup(ctx, "known")), (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image")))) ? rt.item(rt.item((v_known_3 !== rt.UNSET ? v_known_3 : rt.lookup(ctx, "known")), (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image"))), 1) : (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image")))));
-o += "]\n  }\n\n  filter {\n    name   = \"architecture\"\n    values = [\"x86_64\"]\n  }\n}";
+rt.work(30, 183);
+o += "\n\ndata \"aws_ami\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  most_recent = true\n  owners      = [" + rt.emit(rt.kilnFilter("hcl", (rt.truthy(rt.contains((v_known_3 !== rt.UNSET ? v_known_3 : rt.lookup(ctx, "known")), (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image")))) ? rt.item(rt.item((v_known_3 !== rt.UNSET ? v_known_3 : rt.lookup(ctx, "known")), (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image"))), 0) : "self"))) + "]\n\n  filter {\n    name   = \"name\"\n    values = [" + rt.emit(rt.kilnFilter("hcl", (rt.truthy(rt.contains((v_known_3 !== rt.UNSET ? v_known_3 : rt.lookup(ctx, "known")), (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image")))) ? rt.item(rt.item((v_known_3 !== rt.UNSET ? v_known_3 : rt.lookup(ctx, "known")), (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image"))), 1) : (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image"))))) + "]\n  }\n\n  filter {\n    name   = \"architecture\"\n    values = [\"x86_64\"]\n  }\n}";
 }
 if (rt.truthy((v_network_4 !== rt.UNSET ? v_network_4 : rt.lookup(ctx, "network")))) {
-o += "\n\nresource \"aws_vpc\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  cidr_block = ";
-o += rt.text(rt.kilnFilter("hcl", (v_network_4 !== rt.UNSET ? v_network_4 : rt.lookup(ctx, "network"))));
-o += "\n  tags = {\n    Name = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "\"\n  }\n}\n\nresource \"aws_subnet\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  vpc_id                  = aws_vpc.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id\n  cidr_block              = aws_vpc.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".cidr_block\n  map_public_ip_on_launch = true\n}\n\nresource \"aws_internet_gateway\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  vpc_id = aws_vpc.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id\n}\n\nresource \"aws_route\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "_internet\" {\n  route_table_id         = aws_vpc.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".main_route_table_id\n  destination_cidr_block = \"0.0.0.0/0\"\n  gateway_id             = aws_internet_gateway.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id\n}";
+rt.work(36, 471);
+o += "\n\nresource \"aws_vpc\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  cidr_block = " + rt.emit(rt.kilnFilter("hcl", (v_network_4 !== rt.UNSET ? v_network_4 : rt.lookup(ctx, "network")))) + "\n  tags = {\n    Name = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "\"\n  }\n}\n\nresource \"aws_subnet\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  vpc_id                  = aws_vpc." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id\n  cidr_block              = aws_vpc." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".cidr_block\n  map_public_ip_on_launch = true\n}\n\nresource \"aws_internet_gateway\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  vpc_id = aws_vpc." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id\n}\n\nresource \"aws_route\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "_internet\" {\n  route_table_id         = aws_vpc." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".main_route_table_id\n  destination_cidr_block = \"0.0.0.0/0\"\n  gateway_id             = aws_internet_gateway." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id\n}";
 }
-o += "\n\nresource \"aws_instance\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  count         = ";
-o += rt.text(rt.kilnFilter("integer", ((t5) => rt.truthy(t5) ? t5 : 1)(rt.lookup(ctx, "count")), "count"));
-o += "\n  ami           = ";
+o += "\n\nresource \"aws_instance\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  count         = ";
+let t5;
+o += rt.emit(rt.kilnFilter("integer", ((t5 = rt.lookup(ctx, "count")), rt.truthy(t5) ? t5 : 1), "count")) + "\n  ami           = ";
 if (rt.truthy(rt.equal(rt.slice((v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image")), undefined, 4), "ami-"))) {
-o += rt.text(rt.kilnFilter("hcl", (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image"))));
+rt.work(4);
+o += rt.emit(rt.kilnFilter("hcl", (v_image_2 !== rt.UNSET ? v_image_2 : rt.lookup(ctx, "image"))));
 } else {
-o += "data.aws_ami.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id";
+rt.work(4, 16);
+o += "data.aws_ami." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id";
 }
-o += "\n  instance_type = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size")));
+o += "\n  instance_type = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size")));
 if (rt.truthy((v_network_4 !== rt.UNSET ? v_network_4 : rt.lookup(ctx, "network")))) {
-o += "\n  subnet_id     = aws_subnet.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id";
+rt.work(4, 33);
+o += "\n  subnet_id     = aws_subnet." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id";
 }
-o += "\n  tags = {\n    Name = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "-${count.index}\"";
+o += "\n  tags = {\n    Name = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "-${count.index}\"";
 {
 const items6 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i8 = -1;
 for (const item7 of items6) {
-rt.work();
+rt.work(9);
 const [l_key_9, l_value_10] = rt.unpack(item7, 2);
 i8 += 1;
 if (rt.truthy(!rt.equal(l_key_9, "Name"))) {
-o += "\n    ";
-o += rt.text(rt.kilnFilter("hcl", l_key_9));
-o += " = ";
-o += rt.text(rt.kilnFilter("hcl", l_value_10));
+rt.work(8, 8);
+o += "\n    " + rt.emit(rt.kilnFilter("hcl", l_key_9)) + " = " + rt.emit(rt.kilnFilter("hcl", l_value_10));
+}
+o = rt.setAside(o_done, o);
 }
 }
-}
-o += "\n  }\n}\n\noutput \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = aws_instance.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "[*].public_ip\n}\n\noutput \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "_private_ipv4\" {\n  description = \"Private IPv4 addresses of the instances\"\n  value       = aws_instance.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "[*].private_ip\n}\n";
-return o;
+o += "\n  }\n}\n\noutput \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = aws_instance." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "[*].public_ip\n}\n\noutput \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "_private_ipv4\" {\n  description = \"Private IPv4 addresses of the instances\"\n  value       = aws_instance." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "[*].private_ip\n}\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-gcp/{{ name }}-gcp.tf", function (ctx) {
+rt.work(6, 12);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-gcp/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-gcp.tf";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-gcp/" + rt.emit(rt.lookup(ctx, "name")) + "-gcp.tf";
+return rt.written(o_done, o);
 });
 templates.set("{#- User values go through `hcl`/`hcl_escape` (quoted, `${` and `%{` escaped) after `text` (a\n    list or map from a JSON-looking value is refused); the resource label through\n    `tf_identifier`. The count is written as typed (`integer` refuses anything but a whole\n    number); an empty one means 1. The subnetwork's region is the zone's name without its last\n    part (europe-west1-b is in europe-west1), computed by Terraform. -#}\n{%- set id = name | tf_identifier -%}\n{%- set network = private_network | text(\"private_network\") if private_network else \"\" -%}\nterraform {\n  required_providers {\n    google = {\n      source  = \"hashicorp/google\"\n      version = \"~> 6.0\"\n    }\n  }\n}\n\nvariable \"gcp_project\" {\n  description = \"Google Cloud project ID\"\n  type        = string\n}\n\nvariable \"gcp_credentials\" {\n  description = \"Service account key (the JSON text) with the Compute Admin role\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"google\" {\n  project     = var.gcp_project\n  credentials = var.gcp_credentials\n  zone        = {{ zone | text(\"zone\") | hcl }}\n}\n{%- if network %}\n\nresource \"google_compute_network\" \"{{ id }}\" {\n  name                    = \"{{ name | hcl_escape }}\"\n  auto_create_subnetworks = false\n}\n\nresource \"google_compute_subnetwork\" \"{{ id }}\" {\n  name          = \"{{ name | hcl_escape }}\"\n  network       = google_compute_network.{{ id }}.id\n  ip_cidr_range = {{ network | hcl }}\n  region        = join(\"-\", slice(split(\"-\", {{ zone | text(\"zone\") | hcl }}), 0, 2))\n}\n{%- endif %}\n\nresource \"google_compute_instance\" \"{{ id }}\" {\n  count        = {{ (count or 1) | integer(\"count\") }}\n  name         = \"{{ name | hcl_escape }}-${count.index}\"\n  machine_type = {{ size | text(\"size\") | hcl }}\n  zone         = {{ zone | text(\"zone\") | hcl }}\n\n  boot_disk {\n    initialize_params {\n      image = {{ os_image | text(\"os_image\") | hcl }}\n    }\n  }\n\n  network_interface {\n{%- if network %}\n    subnetwork = google_compute_subnetwork.{{ id }}.id\n{%- else %}\n    network = \"default\"\n{%- endif %}\n\n    access_config {}\n  }\n}\n\noutput \"{{ id }}_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = google_compute_instance.{{ id }}[*].network_interface[0].access_config[0].nat_ip\n}\n\noutput \"{{ id }}_private_ipv4\" {\n  description = \"Private IPv4 addresses of the instances\"\n  value       = google_compute_instance.{{ id }}[*].network_interface[0].network_ip\n}\n", function (ctx) {
+rt.work(67, 1054);
 let o = "";
+const o_done = [];
 let v_id_1 = rt.UNSET;
 let v_network_2 = rt.UNSET;
 v_id_1 = rt.kilnFilter("tf_identifier", rt.lookup(ctx, "name"));
 v_network_2 = (rt.truthy(rt.lookup(ctx, "private_network")) ? rt.kilnFilter("text", rt.lookup(ctx, "private_network"), "private_network") : "");
-o += "terraform {\n  required_providers {\n    google = {\n      source  = \"hashicorp/google\"\n      version = \"~> 6.0\"\n    }\n  }\n}\n\nvariable \"gcp_project\" {\n  description = \"Google Cloud project ID\"\n  type        = string\n}\n\nvariable \"gcp_credentials\" {\n  description = \"Service account key (the JSON text) with the Compute Admin role\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"google\" {\n  project     = var.gcp_project\n  credentials = var.gcp_credentials\n  zone        = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "zone"), "zone")));
-o += "\n}";
+o += "terraform {\n  required_providers {\n    google = {\n      source  = \"hashicorp/google\"\n      version = \"~> 6.0\"\n    }\n  }\n}\n\nvariable \"gcp_project\" {\n  description = \"Google Cloud project ID\"\n  type        = string\n}\n\nvariable \"gcp_credentials\" {\n  description = \"Service account key (the JSON text) with the Compute Admin role\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"google\" {\n  project     = var.gcp_project\n  credentials = var.gcp_credentials\n  zone        = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "zone"), "zone"))) + "\n}";
 if (rt.truthy((v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network")))) {
-o += "\n\nresource \"google_compute_network\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  name                    = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "\"\n  auto_create_subnetworks = false\n}\n\nresource \"google_compute_subnetwork\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  name          = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "\"\n  network       = google_compute_network.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id\n  ip_cidr_range = ";
-o += rt.text(rt.kilnFilter("hcl", (v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network"))));
-o += "\n  region        = join(\"-\", slice(split(\"-\", ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "zone"), "zone")));
-o += "), 0, 2))\n}";
+rt.work(28, 292);
+o += "\n\nresource \"google_compute_network\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  name                    = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "\"\n  auto_create_subnetworks = false\n}\n\nresource \"google_compute_subnetwork\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  name          = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "\"\n  network       = google_compute_network." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id\n  ip_cidr_range = " + rt.emit(rt.kilnFilter("hcl", (v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network")))) + "\n  region        = join(\"-\", slice(split(\"-\", " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "zone"), "zone"))) + "), 0, 2))\n}";
 }
-o += "\n\nresource \"google_compute_instance\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  count        = ";
-o += rt.text(rt.kilnFilter("integer", ((t3) => rt.truthy(t3) ? t3 : 1)(rt.lookup(ctx, "count")), "count"));
-o += "\n  name         = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "-${count.index}\"\n  machine_type = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size")));
-o += "\n  zone         = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "zone"), "zone")));
-o += "\n\n  boot_disk {\n    initialize_params {\n      image = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image")));
-o += "\n    }\n  }\n\n  network_interface {";
+o += "\n\nresource \"google_compute_instance\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  count        = ";
+let t3;
+o += rt.emit(rt.kilnFilter("integer", ((t3 = rt.lookup(ctx, "count")), rt.truthy(t3) ? t3 : 1), "count")) + "\n  name         = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "-${count.index}\"\n  machine_type = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size"))) + "\n  zone         = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "zone"), "zone"))) + "\n\n  boot_disk {\n    initialize_params {\n      image = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image"))) + "\n    }\n  }\n\n  network_interface {";
 if (rt.truthy((v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network")))) {
-o += "\n    subnetwork = google_compute_subnetwork.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id";
+rt.work(5, 47);
+o += "\n    subnetwork = google_compute_subnetwork." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id";
 } else {
+rt.work(1, 24);
 o += "\n    network = \"default\"";
 }
-o += "\n\n    access_config {}\n  }\n}\n\noutput \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = google_compute_instance.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "[*].network_interface[0].access_config[0].nat_ip\n}\n\noutput \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "_private_ipv4\" {\n  description = \"Private IPv4 addresses of the instances\"\n  value       = google_compute_instance.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "[*].network_interface[0].network_ip\n}\n";
-return o;
+o += "\n\n    access_config {}\n  }\n}\n\noutput \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = google_compute_instance." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "[*].network_interface[0].access_config[0].nat_ip\n}\n\noutput \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "_private_ipv4\" {\n  description = \"Private IPv4 addresses of the instances\"\n  value       = google_compute_instance." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "[*].network_interface[0].network_ip\n}\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-scaleway/{{ name }}-scaleway.tf", function (ctx) {
+rt.work(6, 22);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-scaleway/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-scaleway.tf";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-scaleway/" + rt.emit(rt.lookup(ctx, "name")) + "-scaleway.tf";
+return rt.written(o_done, o);
 });
 templates.set("{#- User values go through `hcl`/`hcl_escape` (quoted, `${` and `%{` escaped) after `text` (a\n    list or map from a JSON-looking value is refused); the resource label through\n    `tf_identifier`. The count is written as typed (`integer` refuses anything but a whole\n    number); an empty one means 1. The region is the zone's name without its last part\n    (fr-par-1 is in fr-par), computed by Terraform. -#}\n{%- set id = name | tf_identifier -%}\n{%- set network = private_network | text(\"private_network\") if private_network else \"\" -%}\nterraform {\n  required_providers {\n    scaleway = {\n      source  = \"scaleway/scaleway\"\n      version = \"~> 2.40\"\n    }\n  }\n}\n\nvariable \"scw_access_key\" {\n  description = \"Scaleway API access key\"\n  type        = string\n  sensitive   = true\n}\n\nvariable \"scw_secret_key\" {\n  description = \"Scaleway API secret key\"\n  type        = string\n  sensitive   = true\n}\n\nvariable \"scw_project_id\" {\n  description = \"Scaleway project ID\"\n  type        = string\n}\n\nprovider \"scaleway\" {\n  access_key = var.scw_access_key\n  secret_key = var.scw_secret_key\n  project_id = var.scw_project_id\n  zone       = {{ zone | text(\"zone\") | hcl }}\n  region     = join(\"-\", slice(split(\"-\", {{ zone | text(\"zone\") | hcl }}), 0, 2))\n}\n{%- if network %}\n\nresource \"scaleway_vpc_private_network\" \"{{ id }}\" {\n  name = \"{{ name | hcl_escape }}\"\n\n  ipv4_subnet {\n    subnet = {{ network | hcl }}\n  }\n}\n{%- endif %}\n\nresource \"scaleway_instance_ip\" \"{{ id }}\" {\n  count = {{ (count or 1) | integer(\"count\") }}\n}\n\nresource \"scaleway_instance_server\" \"{{ id }}\" {\n  count = {{ (count or 1) | integer(\"count\") }}\n  name  = \"{{ name | hcl_escape }}-${count.index}\"\n  type  = {{ size | text(\"size\") | hcl }}\n  image = {{ os_image | text(\"os_image\") | hcl }}\n  ip_id = scaleway_instance_ip.{{ id }}[count.index].id\n  tags = [\n{%- for key, value in labels | items %}\n    \"{{ key | hcl_escape }}={{ value | hcl_escape }}\",\n{%- endfor %}\n  ]\n{%- if network %}\n\n  private_network {\n    pn_id = scaleway_vpc_private_network.{{ id }}.id\n  }\n{%- endif %}\n}\n\noutput \"{{ id }}_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = scaleway_instance_ip.{{ id }}[*].address\n}\n", function (ctx) {
+rt.work(78, 992);
 let o = "";
+const o_done = [];
 let v_id_1 = rt.UNSET;
 let v_network_2 = rt.UNSET;
 v_id_1 = rt.kilnFilter("tf_identifier", rt.lookup(ctx, "name"));
 v_network_2 = (rt.truthy(rt.lookup(ctx, "private_network")) ? rt.kilnFilter("text", rt.lookup(ctx, "private_network"), "private_network") : "");
-o += "terraform {\n  required_providers {\n    scaleway = {\n      source  = \"scaleway/scaleway\"\n      version = \"~> 2.40\"\n    }\n  }\n}\n\nvariable \"scw_access_key\" {\n  description = \"Scaleway API access key\"\n  type        = string\n  sensitive   = true\n}\n\nvariable \"scw_secret_key\" {\n  description = \"Scaleway API secret key\"\n  type        = string\n  sensitive   = true\n}\n\nvariable \"scw_project_id\" {\n  description = \"Scaleway project ID\"\n  type        = string\n}\n\nprovider \"scaleway\" {\n  access_key = var.scw_access_key\n  secret_key = var.scw_secret_key\n  project_id = var.scw_project_id\n  zone       = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "zone"), "zone")));
-o += "\n  region     = join(\"-\", slice(split(\"-\", ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "zone"), "zone")));
-o += "), 0, 2))\n}";
+o += "terraform {\n  required_providers {\n    scaleway = {\n      source  = \"scaleway/scaleway\"\n      version = \"~> 2.40\"\n    }\n  }\n}\n\nvariable \"scw_access_key\" {\n  description = \"Scaleway API access key\"\n  type        = string\n  sensitive   = true\n}\n\nvariable \"scw_secret_key\" {\n  description = \"Scaleway API secret key\"\n  type        = string\n  sensitive   = true\n}\n\nvariable \"scw_project_id\" {\n  description = \"Scaleway project ID\"\n  type        = string\n}\n\nprovider \"scaleway\" {\n  access_key = var.scw_access_key\n  secret_key = var.scw_secret_key\n  project_id = var.scw_project_id\n  zone       = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "zone"), "zone"))) + "\n  region     = join(\"-\", slice(split(\"-\", " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "zone"), "zone"))) + "), 0, 2))\n}";
 if (rt.truthy((v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network")))) {
-o += "\n\nresource \"scaleway_vpc_private_network\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  name = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "\"\n\n  ipv4_subnet {\n    subnet = ";
-o += rt.text(rt.kilnFilter("hcl", (v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network"))));
-o += "\n  }\n}";
+rt.work(12, 95);
+o += "\n\nresource \"scaleway_vpc_private_network\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  name = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "\"\n\n  ipv4_subnet {\n    subnet = " + rt.emit(rt.kilnFilter("hcl", (v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network")))) + "\n  }\n}";
 }
-o += "\n\nresource \"scaleway_instance_ip\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  count = ";
-o += rt.text(rt.kilnFilter("integer", ((t3) => rt.truthy(t3) ? t3 : 1)(rt.lookup(ctx, "count")), "count"));
-o += "\n}\n\nresource \"scaleway_instance_server\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  count = ";
-o += rt.text(rt.kilnFilter("integer", ((t4) => rt.truthy(t4) ? t4 : 1)(rt.lookup(ctx, "count")), "count"));
-o += "\n  name  = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "-${count.index}\"\n  type  = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size")));
-o += "\n  image = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image")));
-o += "\n  ip_id = scaleway_instance_ip.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "[count.index].id\n  tags = [";
+o += "\n\nresource \"scaleway_instance_ip\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  count = ";
+let t3;
+o += rt.emit(rt.kilnFilter("integer", ((t3 = rt.lookup(ctx, "count")), rt.truthy(t3) ? t3 : 1), "count")) + "\n}\n\nresource \"scaleway_instance_server\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  count = ";
+let t4;
+o += rt.emit(rt.kilnFilter("integer", ((t4 = rt.lookup(ctx, "count")), rt.truthy(t4) ? t4 : 1), "count")) + "\n  name  = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "-${count.index}\"\n  type  = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size"))) + "\n  image = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image"))) + "\n  ip_id = scaleway_instance_ip." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "[count.index].id\n  tags = [";
 {
 const items5 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i7 = -1;
 for (const item6 of items5) {
-rt.work();
+rt.work(14, 9);
 const [l_key_8, l_value_9] = rt.unpack(item6, 2);
 i7 += 1;
-o += "\n    \"";
-o += rt.text(rt.kilnFilter("hcl_escape", l_key_8));
-o += "=";
-o += rt.text(rt.kilnFilter("hcl_escape", l_value_9));
-o += "\",";
+o += "\n    \"" + rt.emit(rt.kilnFilter("hcl_escape", l_key_8)) + "=" + rt.emit(rt.kilnFilter("hcl_escape", l_value_9)) + "\",";
+o = rt.setAside(o_done, o);
 }
 }
 o += "\n  ]";
 if (rt.truthy((v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network")))) {
-o += "\n\n  private_network {\n    pn_id = scaleway_vpc_private_network.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id\n  }";
+rt.work(4, 70);
+o += "\n\n  private_network {\n    pn_id = scaleway_vpc_private_network." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id\n  }";
 }
-o += "\n}\n\noutput \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = scaleway_instance_ip.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "[*].address\n}\n";
-return o;
+o += "\n}\n\noutput \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = scaleway_instance_ip." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "[*].address\n}\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-linode/{{ name }}-linode.tf", function (ctx) {
+rt.work(6, 18);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-linode/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-linode.tf";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-linode/" + rt.emit(rt.lookup(ctx, "name")) + "-linode.tf";
+return rt.written(o_done, o);
 });
 templates.set("{#- User values go through `hcl`/`hcl_escape` (quoted, `${` and `%{` escaped) after `text` (a\n    list or map from a JSON-looking value is refused); the resource label through\n    `tf_identifier`. The count is written as typed (`integer` refuses anything but a whole\n    number); an empty one means 1. With a VPC the public interface is declared too: a Linode\n    with interfaces has exactly the ones listed. -#}\n{%- set id = name | tf_identifier -%}\n{%- set network = private_network | text(\"private_network\") if private_network else \"\" -%}\nterraform {\n  required_providers {\n    linode = {\n      source  = \"linode/linode\"\n      version = \"~> 2.30\"\n    }\n  }\n}\n\nvariable \"linode_token\" {\n  description = \"Linode API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"linode\" {\n  token = var.linode_token\n}\n{%- if network %}\n\nresource \"linode_vpc\" \"{{ id }}\" {\n  label  = \"{{ name | hcl_escape }}\"\n  region = {{ region | text(\"region\") | hcl }}\n}\n\nresource \"linode_vpc_subnet\" \"{{ id }}\" {\n  vpc_id = linode_vpc.{{ id }}.id\n  label  = \"{{ name | hcl_escape }}\"\n  ipv4   = {{ network | hcl }}\n}\n{%- endif %}\n\nresource \"linode_instance\" \"{{ id }}\" {\n  count  = {{ (count or 1) | integer(\"count\") }}\n  label  = \"{{ name | hcl_escape }}-${count.index}\"\n  region = {{ region | text(\"region\") | hcl }}\n  type   = {{ size | text(\"size\") | hcl }}\n  image  = {{ os_image | text(\"os_image\") | hcl }}\n{%- if network %}\n\n  interface {\n    purpose = \"public\"\n  }\n\n  interface {\n    purpose   = \"vpc\"\n    subnet_id = linode_vpc_subnet.{{ id }}.id\n  }\n{%- endif %}\n}\n\noutput \"{{ id }}_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = linode_instance.{{ id }}[*].ip_address\n}\n", function (ctx) {
+rt.work(54, 531);
 let o = "";
+const o_done = [];
 let v_id_1 = rt.UNSET;
 let v_network_2 = rt.UNSET;
 v_id_1 = rt.kilnFilter("tf_identifier", rt.lookup(ctx, "name"));
 v_network_2 = (rt.truthy(rt.lookup(ctx, "private_network")) ? rt.kilnFilter("text", rt.lookup(ctx, "private_network"), "private_network") : "");
 o += "terraform {\n  required_providers {\n    linode = {\n      source  = \"linode/linode\"\n      version = \"~> 2.30\"\n    }\n  }\n}\n\nvariable \"linode_token\" {\n  description = \"Linode API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"linode\" {\n  token = var.linode_token\n}";
 if (rt.truthy((v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network")))) {
-o += "\n\nresource \"linode_vpc\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  label  = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "\"\n  region = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region")));
-o += "\n}\n\nresource \"linode_vpc_subnet\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  vpc_id = linode_vpc.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id\n  label  = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "\"\n  ipv4   = ";
-o += rt.text(rt.kilnFilter("hcl", (v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network"))));
-o += "\n}";
+rt.work(28, 145);
+o += "\n\nresource \"linode_vpc\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  label  = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "\"\n  region = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region"))) + "\n}\n\nresource \"linode_vpc_subnet\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  vpc_id = linode_vpc." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id\n  label  = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "\"\n  ipv4   = " + rt.emit(rt.kilnFilter("hcl", (v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network")))) + "\n}";
 }
-o += "\n\nresource \"linode_instance\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  count  = ";
-o += rt.text(rt.kilnFilter("integer", ((t3) => rt.truthy(t3) ? t3 : 1)(rt.lookup(ctx, "count")), "count"));
-o += "\n  label  = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "-${count.index}\"\n  region = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region")));
-o += "\n  type   = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size")));
-o += "\n  image  = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image")));
+o += "\n\nresource \"linode_instance\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  count  = ";
+let t3;
+o += rt.emit(rt.kilnFilter("integer", ((t3 = rt.lookup(ctx, "count")), rt.truthy(t3) ? t3 : 1), "count")) + "\n  label  = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "-${count.index}\"\n  region = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region"))) + "\n  type   = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size"))) + "\n  image  = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image")));
 if (rt.truthy((v_network_2 !== rt.UNSET ? v_network_2 : rt.lookup(ctx, "network")))) {
-o += "\n\n  interface {\n    purpose = \"public\"\n  }\n\n  interface {\n    purpose   = \"vpc\"\n    subnet_id = linode_vpc_subnet.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id\n  }";
+rt.work(4, 121);
+o += "\n\n  interface {\n    purpose = \"public\"\n  }\n\n  interface {\n    purpose   = \"vpc\"\n    subnet_id = linode_vpc_subnet." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id\n  }";
 }
-o += "\n}\n\noutput \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = linode_instance.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "[*].ip_address\n}\n";
-return o;
+o += "\n}\n\noutput \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "_ipv4\" {\n  description = \"Public IPv4 addresses of the instances\"\n  value       = linode_instance." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "[*].ip_address\n}\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-hetzner/{{ name }}-hetzner.tf", function (ctx) {
+rt.work(6, 20);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-hetzner/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-hetzner.tf";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-hetzner/" + rt.emit(rt.lookup(ctx, "name")) + "-hetzner.tf";
+return rt.written(o_done, o);
 });
 templates.set("{#- User values go through `hcl`/`hcl_escape` (quoted, `${` and `%{` escaped) after `text` (a\n    list or map from a JSON-looking value is refused); the resource label through\n    `tf_identifier`. The count is written as typed (`integer` refuses anything but a whole\n    number); an empty one means 1. The subnet's network zone follows from the location\n    (Terraform looks it up; an unknown location stops the plan with Terraform's own error), and\n    each server waits for the subnet: a server joins a network through one of its subnets. -#}\n{%- set id = name | tf_identifier -%}\nterraform {\n  required_providers {\n    hcloud = {\n      source  = \"hetznercloud/hcloud\"\n      version = \"~> 1.49\"\n    }\n  }\n}\n\nvariable \"hcloud_token\" {\n  description = \"Hetzner Cloud API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"hcloud\" {\n  token = var.hcloud_token\n}\n\nresource \"hcloud_network\" \"{{ id }}\" {\n  name     = \"{{ name | hcl_escape }}\"\n  ip_range = {{ private_network | text(\"private_network\") | hcl }}\n}\n\nresource \"hcloud_network_subnet\" \"{{ id }}\" {\n  network_id = hcloud_network.{{ id }}.id\n  type       = \"cloud\"\n  network_zone = lookup({\n    fsn1 = \"eu-central\"\n    nbg1 = \"eu-central\"\n    hel1 = \"eu-central\"\n    ash  = \"us-east\"\n    hil  = \"us-west\"\n    sin  = \"ap-southeast\"\n  }, {{ region | text(\"region\") | hcl }})\n  ip_range = hcloud_network.{{ id }}.ip_range\n}\n\nresource \"hcloud_server\" \"{{ id }}\" {\n  count       = {{ (count or 1) | integer(\"count\") }}\n  name        = \"{{ name | hcl_escape }}-${count.index}\"\n  location    = {{ region | text(\"region\") | hcl }}\n  server_type = {{ size | text(\"size\") | hcl }}\n  image       = {{ os_image | text(\"os_image\") | hcl }}\n  labels = {\n{%- for key, value in labels | items %}\n    {{ key | hcl }} = {{ value | hcl }}\n{%- endfor %}\n  }\n\n  network {\n    network_id = hcloud_network.{{ id }}.id\n  }\n\n  depends_on = [hcloud_network_subnet.{{ id }}]\n}\n\noutput \"{{ id }}_ipv4\" {\n  description = \"Public IPv4 addresses of the servers\"\n  value       = hcloud_server.{{ id }}[*].ipv4_address\n}\n", function (ctx) {
+rt.work(80, 1049);
 let o = "";
+const o_done = [];
 let v_id_1 = rt.UNSET;
 v_id_1 = rt.kilnFilter("tf_identifier", rt.lookup(ctx, "name"));
-o += "terraform {\n  required_providers {\n    hcloud = {\n      source  = \"hetznercloud/hcloud\"\n      version = \"~> 1.49\"\n    }\n  }\n}\n\nvariable \"hcloud_token\" {\n  description = \"Hetzner Cloud API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"hcloud\" {\n  token = var.hcloud_token\n}\n\nresource \"hcloud_network\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  name     = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "\"\n  ip_range = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "private_network"), "private_network")));
-o += "\n}\n\nresource \"hcloud_network_subnet\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  network_id = hcloud_network.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id\n  type       = \"cloud\"\n  network_zone = lookup({\n    fsn1 = \"eu-central\"\n    nbg1 = \"eu-central\"\n    hel1 = \"eu-central\"\n    ash  = \"us-east\"\n    hil  = \"us-west\"\n    sin  = \"ap-southeast\"\n  }, ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region")));
-o += ")\n  ip_range = hcloud_network.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".ip_range\n}\n\nresource \"hcloud_server\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  count       = ";
-o += rt.text(rt.kilnFilter("integer", ((t2) => rt.truthy(t2) ? t2 : 1)(rt.lookup(ctx, "count")), "count"));
-o += "\n  name        = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "-${count.index}\"\n  location    = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region")));
-o += "\n  server_type = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size")));
-o += "\n  image       = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image")));
-o += "\n  labels = {";
+o += "terraform {\n  required_providers {\n    hcloud = {\n      source  = \"hetznercloud/hcloud\"\n      version = \"~> 1.49\"\n    }\n  }\n}\n\nvariable \"hcloud_token\" {\n  description = \"Hetzner Cloud API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"hcloud\" {\n  token = var.hcloud_token\n}\n\nresource \"hcloud_network\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  name     = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "\"\n  ip_range = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "private_network"), "private_network"))) + "\n}\n\nresource \"hcloud_network_subnet\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  network_id = hcloud_network." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id\n  type       = \"cloud\"\n  network_zone = lookup({\n    fsn1 = \"eu-central\"\n    nbg1 = \"eu-central\"\n    hel1 = \"eu-central\"\n    ash  = \"us-east\"\n    hil  = \"us-west\"\n    sin  = \"ap-southeast\"\n  }, " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region"))) + ")\n  ip_range = hcloud_network." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".ip_range\n}\n\nresource \"hcloud_server\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  count       = ";
+let t2;
+o += rt.emit(rt.kilnFilter("integer", ((t2 = rt.lookup(ctx, "count")), rt.truthy(t2) ? t2 : 1), "count")) + "\n  name        = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "-${count.index}\"\n  location    = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region"))) + "\n  server_type = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size"))) + "\n  image       = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image"))) + "\n  labels = {";
 {
 const items3 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i5 = -1;
 for (const item4 of items3) {
-rt.work();
+rt.work(13, 8);
 const [l_key_6, l_value_7] = rt.unpack(item4, 2);
 i5 += 1;
-o += "\n    ";
-o += rt.text(rt.kilnFilter("hcl", l_key_6));
-o += " = ";
-o += rt.text(rt.kilnFilter("hcl", l_value_7));
+o += "\n    " + rt.emit(rt.kilnFilter("hcl", l_key_6)) + " = " + rt.emit(rt.kilnFilter("hcl", l_value_7));
+o = rt.setAside(o_done, o);
 }
 }
-o += "\n  }\n\n  network {\n    network_id = hcloud_network.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id\n  }\n\n  depends_on = [hcloud_network_subnet.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "]\n}\n\noutput \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "_ipv4\" {\n  description = \"Public IPv4 addresses of the servers\"\n  value       = hcloud_server.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "[*].ipv4_address\n}\n";
-return o;
+o += "\n  }\n\n  network {\n    network_id = hcloud_network." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id\n  }\n\n  depends_on = [hcloud_network_subnet." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "]\n}\n\noutput \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "_ipv4\" {\n  description = \"Public IPv4 addresses of the servers\"\n  value       = hcloud_server." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "[*].ipv4_address\n}\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-digitalocean/{{ name }}-digitalocean.tf", function (ctx) {
+rt.work(6, 30);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-digitalocean/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-digitalocean.tf";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-digitalocean/" + rt.emit(rt.lookup(ctx, "name")) + "-digitalocean.tf";
+return rt.written(o_done, o);
 });
 templates.set("{#- User values go through `hcl`/`hcl_escape` (quoted, `${` and `%{` escaped) after `text` (a\n    list or map from a JSON-looking value is refused); the resource label through\n    `tf_identifier`. The count is written as typed (`integer` refuses anything but a whole\n    number); an empty one means 1. -#}\n{%- set id = name | tf_identifier -%}\nterraform {\n  required_providers {\n    digitalocean = {\n      source  = \"digitalocean/digitalocean\"\n      version = \"~> 2.40\"\n    }\n  }\n}\n\nvariable \"do_token\" {\n  description = \"DigitalOcean API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"digitalocean\" {\n  token = var.do_token\n}\n\nresource \"digitalocean_vpc\" \"{{ id }}\" {\n  name     = \"{{ name | hcl_escape }}\"\n  region   = {{ region | text(\"region\") | hcl }}\n  ip_range = {{ private_network | text(\"private_network\") | hcl }}\n}\n\nresource \"digitalocean_droplet\" \"{{ id }}\" {\n  count    = {{ (count or 1) | integer(\"count\") }}\n  name     = \"{{ name | hcl_escape }}-${count.index}\"\n  region   = {{ region | text(\"region\") | hcl }}\n  size     = {{ size | text(\"size\") | hcl }}\n  image    = {{ os_image | text(\"os_image\") | hcl }}\n  vpc_uuid = digitalocean_vpc.{{ id }}.id\n}\n\noutput \"{{ id }}_ipv4\" {\n  description = \"Public IPv4 addresses of the droplets\"\n  value       = digitalocean_droplet.{{ id }}[*].ipv4_address\n}\n", function (ctx) {
+rt.work(64, 688);
 let o = "";
+const o_done = [];
 let v_id_1 = rt.UNSET;
 v_id_1 = rt.kilnFilter("tf_identifier", rt.lookup(ctx, "name"));
-o += "terraform {\n  required_providers {\n    digitalocean = {\n      source  = \"digitalocean/digitalocean\"\n      version = \"~> 2.40\"\n    }\n  }\n}\n\nvariable \"do_token\" {\n  description = \"DigitalOcean API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"digitalocean\" {\n  token = var.do_token\n}\n\nresource \"digitalocean_vpc\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  name     = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "\"\n  region   = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region")));
-o += "\n  ip_range = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "private_network"), "private_network")));
-o += "\n}\n\nresource \"digitalocean_droplet\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  count    = ";
-o += rt.text(rt.kilnFilter("integer", ((t2) => rt.truthy(t2) ? t2 : 1)(rt.lookup(ctx, "count")), "count"));
-o += "\n  name     = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "-${count.index}\"\n  region   = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region")));
-o += "\n  size     = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size")));
-o += "\n  image    = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image")));
-o += "\n  vpc_uuid = digitalocean_vpc.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += ".id\n}\n\noutput \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "_ipv4\" {\n  description = \"Public IPv4 addresses of the droplets\"\n  value       = digitalocean_droplet.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "[*].ipv4_address\n}\n";
-return o;
+o += "terraform {\n  required_providers {\n    digitalocean = {\n      source  = \"digitalocean/digitalocean\"\n      version = \"~> 2.40\"\n    }\n  }\n}\n\nvariable \"do_token\" {\n  description = \"DigitalOcean API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"digitalocean\" {\n  token = var.do_token\n}\n\nresource \"digitalocean_vpc\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  name     = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "\"\n  region   = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region"))) + "\n  ip_range = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "private_network"), "private_network"))) + "\n}\n\nresource \"digitalocean_droplet\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  count    = ";
+let t2;
+o += rt.emit(rt.kilnFilter("integer", ((t2 = rt.lookup(ctx, "count")), rt.truthy(t2) ? t2 : 1), "count")) + "\n  name     = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "-${count.index}\"\n  region   = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region"))) + "\n  size     = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size"))) + "\n  image    = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image"))) + "\n  vpc_uuid = digitalocean_vpc." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + ".id\n}\n\noutput \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "_ipv4\" {\n  description = \"Public IPv4 addresses of the droplets\"\n  value       = digitalocean_droplet." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "[*].ipv4_address\n}\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-deployment.yaml", function (ctx) {
+rt.work(3, 16);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-deployment.yaml";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-deployment.yaml";
+return rt.written(o_done, o);
 });
 templates.set("{#- Every value goes through a kiln filter: text through `yaml`, keys through `yaml_key`,\n    numbers through `integer` (written as typed, refused unless whole numbers). The pod selector\n    is the `app` label alone, as the built-in deployment's, so a Service, a PodDisruptionBudget\n    or a NetworkPolicy of the same name selects these pods. -#}\n{%- set variables = env if env is mapping else {} -%}\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ name | yaml }}\n  namespace: {{ namespace | yaml }}\n  labels:\n{%- for key, value in labels | items %}\n    {{ key | yaml_key(\"labels\") }}: {{ value | yaml }}\n{%- endfor %}\nspec:\n{%- if autoscaled != \"true\" %}\n  replicas: {{ (replicas or 2) | integer(\"replicas\") }}\n{%- endif %}\n  selector:\n    matchLabels:\n      app: {{ labels.app | yaml }}\n  {#- a new pod must be ready before an old one stops: a rolling update never lowers capacity #}\n  strategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxSurge: 1\n      maxUnavailable: 0\n  template:\n    metadata:\n      labels:\n{%- for key, value in labels | items %}\n        {{ key | yaml_key(\"labels\") }}: {{ value | yaml }}\n{%- endfor %}\n    spec:\n      {#- the pod talks to no Kubernetes API: no token mounted for it to leak #}\n      automountServiceAccountToken: false\n      terminationGracePeriodSeconds: {{ (grace_seconds or 30) | integer(\"grace_seconds\") }}\n      securityContext:\n        runAsNonRoot: true\n        runAsUser: {{ (run_as_user or 10001) | integer(\"run_as_user\") }}\n        runAsGroup: {{ (run_as_user or 10001) | integer(\"run_as_user\") }}\n        seccompProfile:\n          type: RuntimeDefault\n      containers:\n        - name: {{ name | yaml }}\n          image: {{ image | text(\"image\") | yaml }}\n          ports:\n            - name: http\n              containerPort: {{ (port or 8080) | integer(\"port\") }}\n              protocol: TCP\n{%- if variables %}\n          env:\n{%- for key, value in variables | items %}\n            - name: {{ key | yaml }}\n              value: {{ value | yaml }}\n{%- endfor %}\n{%- endif %}\n          readinessProbe:\n            httpGet:\n              path: {{ (readiness_path or \"/ready\") | yaml }}\n              port: http\n            periodSeconds: 5\n            timeoutSeconds: 2\n            failureThreshold: 2\n          livenessProbe:\n            httpGet:\n              path: {{ (liveness_path or \"/health\") | yaml }}\n              port: http\n            initialDelaySeconds: 10\n            periodSeconds: 10\n            timeoutSeconds: 2\n            failureThreshold: 3\n          resources:\n            requests:\n              cpu: {{ (cpu_request or \"250m\") | yaml }}\n              memory: {{ (memory_request or \"128Mi\") | yaml }}\n            limits:\n              memory: {{ (memory_limit or \"256Mi\") | yaml }}\n          securityContext:\n            allowPrivilegeEscalation: false\n            readOnlyRootFilesystem: true\n            capabilities:\n              drop:\n                - ALL\n          volumeMounts:\n            - name: tmp\n              mountPath: {{ (tmp_path or \"/tmp\") | yaml }}\n      volumes:\n        - name: tmp\n          emptyDir:\n            medium: Memory\n            sizeLimit: {{ (tmp_size or \"64Mi\") | yaml }}\n", function (ctx) {
+rt.work(117, 1546);
 let o = "";
+const o_done = [];
 let v_variables_1 = rt.UNSET;
 v_variables_1 = (rt.truthy(rt.TESTS["mapping"](rt.lookup(ctx, "env"))) ? rt.lookup(ctx, "env") : new Map([]));
-o += "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "name")));
-o += "\n  namespace: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace")));
-o += "\n  labels:";
+o += "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "name"))) + "\n  namespace: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace"))) + "\n  labels:";
 {
 const items2 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i4 = -1;
 for (const item3 of items2) {
-rt.work();
+rt.work(14, 7);
 const [l_key_5, l_value_6] = rt.unpack(item3, 2);
 i4 += 1;
-o += "\n    ";
-o += rt.text(rt.kilnFilter("yaml_key", l_key_5, "labels"));
-o += ": ";
-o += rt.text(rt.kilnFilter("yaml", l_value_6));
+o += "\n    " + rt.emit(rt.kilnFilter("yaml_key", l_key_5, "labels")) + ": " + rt.emit(rt.kilnFilter("yaml", l_value_6));
+o = rt.setAside(o_done, o);
 }
 }
 o += "\nspec:";
 if (rt.truthy(!rt.equal(rt.lookup(ctx, "autoscaled"), "true"))) {
+rt.work(7, 13);
 o += "\n  replicas: ";
-o += rt.text(rt.kilnFilter("integer", ((t7) => rt.truthy(t7) ? t7 : 2)(rt.lookup(ctx, "replicas")), "replicas"));
+let t7;
+o += rt.emit(rt.kilnFilter("integer", ((t7 = rt.lookup(ctx, "replicas")), rt.truthy(t7) ? t7 : 2), "replicas"));
 }
-o += "\n  selector:\n    matchLabels:\n      app: ";
-o += rt.text(rt.kilnFilter("yaml", rt.attribute(rt.lookup(ctx, "labels"), "app")));
-o += "\n  strategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxSurge: 1\n      maxUnavailable: 0\n  template:\n    metadata:\n      labels:";
+o += "\n  selector:\n    matchLabels:\n      app: " + rt.emit(rt.kilnFilter("yaml", rt.attribute(rt.lookup(ctx, "labels"), "app"))) + "\n  strategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxSurge: 1\n      maxUnavailable: 0\n  template:\n    metadata:\n      labels:";
 {
 const items8 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i10 = -1;
 for (const item9 of items8) {
-rt.work();
+rt.work(14, 11);
 const [l_key_11, l_value_12] = rt.unpack(item9, 2);
 i10 += 1;
-o += "\n        ";
-o += rt.text(rt.kilnFilter("yaml_key", l_key_11, "labels"));
-o += ": ";
-o += rt.text(rt.kilnFilter("yaml", l_value_12));
+o += "\n        " + rt.emit(rt.kilnFilter("yaml_key", l_key_11, "labels")) + ": " + rt.emit(rt.kilnFilter("yaml", l_value_12));
+o = rt.setAside(o_done, o);
 }
 }
-o += "\n    spec:";
-o += "\n      automountServiceAccountToken: false\n      terminationGracePeriodSeconds: ";
-o += rt.text(rt.kilnFilter("integer", ((t13) => rt.truthy(t13) ? t13 : 30)(rt.lookup(ctx, "grace_seconds")), "grace_seconds"));
-o += "\n      securityContext:\n        runAsNonRoot: true\n        runAsUser: ";
-o += rt.text(rt.kilnFilter("integer", ((t14) => rt.truthy(t14) ? t14 : 10001)(rt.lookup(ctx, "run_as_user")), "run_as_user"));
-o += "\n        runAsGroup: ";
-o += rt.text(rt.kilnFilter("integer", ((t15) => rt.truthy(t15) ? t15 : 10001)(rt.lookup(ctx, "run_as_user")), "run_as_user"));
-o += "\n        seccompProfile:\n          type: RuntimeDefault\n      containers:\n        - name: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "name")));
-o += "\n          image: ";
-o += rt.text(rt.kilnFilter("yaml", rt.kilnFilter("text", rt.lookup(ctx, "image"), "image")));
-o += "\n          ports:\n            - name: http\n              containerPort: ";
-o += rt.text(rt.kilnFilter("integer", ((t16) => rt.truthy(t16) ? t16 : 8080)(rt.lookup(ctx, "port")), "port"));
-o += "\n              protocol: TCP";
+o += "\n    spec:" + "\n      automountServiceAccountToken: false\n      terminationGracePeriodSeconds: ";
+let t13;
+o += rt.emit(rt.kilnFilter("integer", ((t13 = rt.lookup(ctx, "grace_seconds")), rt.truthy(t13) ? t13 : 30), "grace_seconds")) + "\n      securityContext:\n        runAsNonRoot: true\n        runAsUser: ";
+let t14;
+o += rt.emit(rt.kilnFilter("integer", ((t14 = rt.lookup(ctx, "run_as_user")), rt.truthy(t14) ? t14 : 10001), "run_as_user")) + "\n        runAsGroup: ";
+let t15;
+o += rt.emit(rt.kilnFilter("integer", ((t15 = rt.lookup(ctx, "run_as_user")), rt.truthy(t15) ? t15 : 10001), "run_as_user")) + "\n        seccompProfile:\n          type: RuntimeDefault\n      containers:\n        - name: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "name"))) + "\n          image: " + rt.emit(rt.kilnFilter("yaml", rt.kilnFilter("text", rt.lookup(ctx, "image"), "image"))) + "\n          ports:\n            - name: http\n              containerPort: ";
+let t16;
+o += rt.emit(rt.kilnFilter("integer", ((t16 = rt.lookup(ctx, "port")), rt.truthy(t16) ? t16 : 8080), "port")) + "\n              protocol: TCP";
 if (rt.truthy((v_variables_1 !== rt.UNSET ? v_variables_1 : rt.lookup(ctx, "variables")))) {
+rt.work(4, 15);
 o += "\n          env:";
 {
 const items17 = rt.iterable(rt.BUILTIN_FILTERS["items"]((v_variables_1 !== rt.UNSET ? v_variables_1 : rt.lookup(ctx, "variables"))));
 let i19 = -1;
 for (const item18 of items17) {
-rt.work();
+rt.work(13, 43);
 const [l_key_20, l_value_21] = rt.unpack(item18, 2);
 i19 += 1;
-o += "\n            - name: ";
-o += rt.text(rt.kilnFilter("yaml", l_key_20));
-o += "\n              value: ";
-o += rt.text(rt.kilnFilter("yaml", l_value_21));
+o += "\n            - name: " + rt.emit(rt.kilnFilter("yaml", l_key_20)) + "\n              value: " + rt.emit(rt.kilnFilter("yaml", l_value_21));
+o = rt.setAside(o_done, o);
 }
 }
 }
 o += "\n          readinessProbe:\n            httpGet:\n              path: ";
-o += rt.text(rt.kilnFilter("yaml", ((t22) => rt.truthy(t22) ? t22 : "/ready")(rt.lookup(ctx, "readiness_path"))));
-o += "\n              port: http\n            periodSeconds: 5\n            timeoutSeconds: 2\n            failureThreshold: 2\n          livenessProbe:\n            httpGet:\n              path: ";
-o += rt.text(rt.kilnFilter("yaml", ((t23) => rt.truthy(t23) ? t23 : "/health")(rt.lookup(ctx, "liveness_path"))));
-o += "\n              port: http\n            initialDelaySeconds: 10\n            periodSeconds: 10\n            timeoutSeconds: 2\n            failureThreshold: 3\n          resources:\n            requests:\n              cpu: ";
-o += rt.text(rt.kilnFilter("yaml", ((t24) => rt.truthy(t24) ? t24 : "250m")(rt.lookup(ctx, "cpu_request"))));
-o += "\n              memory: ";
-o += rt.text(rt.kilnFilter("yaml", ((t25) => rt.truthy(t25) ? t25 : "128Mi")(rt.lookup(ctx, "memory_request"))));
-o += "\n            limits:\n              memory: ";
-o += rt.text(rt.kilnFilter("yaml", ((t26) => rt.truthy(t26) ? t26 : "256Mi")(rt.lookup(ctx, "memory_limit"))));
-o += "\n          securityContext:\n            allowPrivilegeEscalation: false\n            readOnlyRootFilesystem: true\n            capabilities:\n              drop:\n                - ALL\n          volumeMounts:\n            - name: tmp\n              mountPath: ";
-o += rt.text(rt.kilnFilter("yaml", ((t27) => rt.truthy(t27) ? t27 : "/tmp")(rt.lookup(ctx, "tmp_path"))));
-o += "\n      volumes:\n        - name: tmp\n          emptyDir:\n            medium: Memory\n            sizeLimit: ";
-o += rt.text(rt.kilnFilter("yaml", ((t28) => rt.truthy(t28) ? t28 : "64Mi")(rt.lookup(ctx, "tmp_size"))));
-o += "\n";
-return o;
+let t22;
+o += rt.emit(rt.kilnFilter("yaml", ((t22 = rt.lookup(ctx, "readiness_path")), rt.truthy(t22) ? t22 : "/ready"))) + "\n              port: http\n            periodSeconds: 5\n            timeoutSeconds: 2\n            failureThreshold: 2\n          livenessProbe:\n            httpGet:\n              path: ";
+let t23;
+o += rt.emit(rt.kilnFilter("yaml", ((t23 = rt.lookup(ctx, "liveness_path")), rt.truthy(t23) ? t23 : "/health"))) + "\n              port: http\n            initialDelaySeconds: 10\n            periodSeconds: 10\n            timeoutSeconds: 2\n            failureThreshold: 3\n          resources:\n            requests:\n              cpu: ";
+let t24;
+o += rt.emit(rt.kilnFilter("yaml", ((t24 = rt.lookup(ctx, "cpu_request")), rt.truthy(t24) ? t24 : "250m"))) + "\n              memory: ";
+let t25;
+o += rt.emit(rt.kilnFilter("yaml", ((t25 = rt.lookup(ctx, "memory_request")), rt.truthy(t25) ? t25 : "128Mi"))) + "\n            limits:\n              memory: ";
+let t26;
+o += rt.emit(rt.kilnFilter("yaml", ((t26 = rt.lookup(ctx, "memory_limit")), rt.truthy(t26) ? t26 : "256Mi"))) + "\n          securityContext:\n            allowPrivilegeEscalation: false\n            readOnlyRootFilesystem: true\n            capabilities:\n              drop:\n                - ALL\n          volumeMounts:\n            - name: tmp\n              mountPath: ";
+let t27;
+o += rt.emit(rt.kilnFilter("yaml", ((t27 = rt.lookup(ctx, "tmp_path")), rt.truthy(t27) ? t27 : "/tmp"))) + "\n      volumes:\n        - name: tmp\n          emptyDir:\n            medium: Memory\n            sizeLimit: ";
+let t28;
+o += rt.emit(rt.kilnFilter("yaml", ((t28 = rt.lookup(ctx, "tmp_size")), rt.truthy(t28) ? t28 : "64Mi"))) + "\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-hpa.yaml", function (ctx) {
+rt.work(3, 9);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-hpa.yaml";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-hpa.yaml";
+return rt.written(o_done, o);
 });
 templates.set("{#- Every value goes through a kiln filter: text through `yaml`, numbers through `integer`. -#}\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: {{ name | yaml }}\n  namespace: {{ namespace | yaml }}\n  labels:\n{%- for key, value in labels | items %}\n    {{ key | yaml_key(\"labels\") }}: {{ value | yaml }}\n{%- endfor %}\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: {{ (deployment or name) | yaml }}\n  minReplicas: {{ (min_replicas or 2) | integer(\"min_replicas\") }}\n  maxReplicas: {{ (max_replicas or 6) | integer(\"max_replicas\") }}\n  metrics:\n    - type: Resource\n      resource:\n        name: cpu\n        target:\n          type: Utilization\n          averageUtilization: {{ (cpu_utilization or 70) | integer(\"cpu_utilization\") }}\n", function (ctx) {
+rt.work(40, 353);
 let o = "";
-o += "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "name")));
-o += "\n  namespace: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace")));
-o += "\n  labels:";
+const o_done = [];
+o += "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "name"))) + "\n  namespace: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace"))) + "\n  labels:";
 {
 const items1 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i3 = -1;
 for (const item2 of items1) {
-rt.work();
+rt.work(14, 7);
 const [l_key_4, l_value_5] = rt.unpack(item2, 2);
 i3 += 1;
-o += "\n    ";
-o += rt.text(rt.kilnFilter("yaml_key", l_key_4, "labels"));
-o += ": ";
-o += rt.text(rt.kilnFilter("yaml", l_value_5));
+o += "\n    " + rt.emit(rt.kilnFilter("yaml_key", l_key_4, "labels")) + ": " + rt.emit(rt.kilnFilter("yaml", l_value_5));
+o = rt.setAside(o_done, o);
 }
 }
 o += "\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: ";
-o += rt.text(rt.kilnFilter("yaml", ((t6) => rt.truthy(t6) ? t6 : rt.lookup(ctx, "name"))(rt.lookup(ctx, "deployment"))));
-o += "\n  minReplicas: ";
-o += rt.text(rt.kilnFilter("integer", ((t7) => rt.truthy(t7) ? t7 : 2)(rt.lookup(ctx, "min_replicas")), "min_replicas"));
-o += "\n  maxReplicas: ";
-o += rt.text(rt.kilnFilter("integer", ((t8) => rt.truthy(t8) ? t8 : 6)(rt.lookup(ctx, "max_replicas")), "max_replicas"));
-o += "\n  metrics:\n    - type: Resource\n      resource:\n        name: cpu\n        target:\n          type: Utilization\n          averageUtilization: ";
-o += rt.text(rt.kilnFilter("integer", ((t9) => rt.truthy(t9) ? t9 : 70)(rt.lookup(ctx, "cpu_utilization")), "cpu_utilization"));
-o += "\n";
-return o;
+let t6;
+o += rt.emit(rt.kilnFilter("yaml", ((t6 = rt.lookup(ctx, "deployment")), rt.truthy(t6) ? t6 : rt.lookup(ctx, "name")))) + "\n  minReplicas: ";
+let t7;
+o += rt.emit(rt.kilnFilter("integer", ((t7 = rt.lookup(ctx, "min_replicas")), rt.truthy(t7) ? t7 : 2), "min_replicas")) + "\n  maxReplicas: ";
+let t8;
+o += rt.emit(rt.kilnFilter("integer", ((t8 = rt.lookup(ctx, "max_replicas")), rt.truthy(t8) ? t8 : 6), "max_replicas")) + "\n  metrics:\n    - type: Resource\n      resource:\n        name: cpu\n        target:\n          type: Utilization\n          averageUtilization: ";
+let t9;
+o += rt.emit(rt.kilnFilter("integer", ((t9 = rt.lookup(ctx, "cpu_utilization")), rt.truthy(t9) ? t9 : 70), "cpu_utilization")) + "\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-pdb.yaml", function (ctx) {
+rt.work(3, 9);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-pdb.yaml";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-pdb.yaml";
+return rt.written(o_done, o);
 });
 templates.set("{#- Every value goes through a kiln filter. The budget selects the pods by the `app` label\n    alone, as a Deployment of the same name selects its own. A count is written as a number and\n    a percentage as text: Kubernetes reads `1` and `\"1\"` differently (a string must end in %). -#}\n{%- set budget = (max_unavailable or \"1\") | text(\"max_unavailable\") | trim -%}\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: {{ name | yaml }}\n  namespace: {{ namespace | yaml }}\n  labels:\n{%- for key, value in labels | items %}\n    {{ key | yaml_key(\"labels\") }}: {{ value | yaml }}\n{%- endfor %}\nspec:\n{%- if budget | trim(\"0123456789\") == \"\" %}\n  maxUnavailable: {{ budget | integer(\"max_unavailable\") }}\n{%- else %}\n  maxUnavailable: {{ budget | yaml }}\n{%- endif %}\n  selector:\n    matchLabels:\n      app: {{ labels.app | yaml }}\n", function (ctx) {
+rt.work(32, 138);
 let o = "";
+const o_done = [];
 let v_budget_1 = rt.UNSET;
-v_budget_1 = rt.BUILTIN_FILTERS["trim"](rt.kilnFilter("text", ((t2) => rt.truthy(t2) ? t2 : "1")(rt.lookup(ctx, "max_unavailable")), "max_unavailable"));
-o += "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "name")));
-o += "\n  namespace: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace")));
-o += "\n  labels:";
+let t2;
+v_budget_1 = rt.BUILTIN_FILTERS["trim"](rt.kilnFilter("text", ((t2 = rt.lookup(ctx, "max_unavailable")), rt.truthy(t2) ? t2 : "1"), "max_unavailable"));
+o += "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "name"))) + "\n  namespace: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace"))) + "\n  labels:";
 {
 const items3 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i5 = -1;
 for (const item4 of items3) {
-rt.work();
+rt.work(14, 7);
 const [l_key_6, l_value_7] = rt.unpack(item4, 2);
 i5 += 1;
-o += "\n    ";
-o += rt.text(rt.kilnFilter("yaml_key", l_key_6, "labels"));
-o += ": ";
-o += rt.text(rt.kilnFilter("yaml", l_value_7));
+o += "\n    " + rt.emit(rt.kilnFilter("yaml_key", l_key_6, "labels")) + ": " + rt.emit(rt.kilnFilter("yaml", l_value_7));
+o = rt.setAside(o_done, o);
 }
 }
 o += "\nspec:";
 if (rt.truthy(rt.equal(rt.BUILTIN_FILTERS["trim"]((v_budget_1 !== rt.UNSET ? v_budget_1 : rt.lookup(ctx, "budget")), "0123456789"), ""))) {
-o += "\n  maxUnavailable: ";
-o += rt.text(rt.kilnFilter("integer", (v_budget_1 !== rt.UNSET ? v_budget_1 : rt.lookup(ctx, "budget")), "max_unavailable"));
+rt.work(6, 19);
+o += "\n  maxUnavailable: " + rt.emit(rt.kilnFilter("integer", (v_budget_1 !== rt.UNSET ? v_budget_1 : rt.lookup(ctx, "budget")), "max_unavailable"));
 } else {
-o += "\n  maxUnavailable: ";
-o += rt.text(rt.kilnFilter("yaml", (v_budget_1 !== rt.UNSET ? v_budget_1 : rt.lookup(ctx, "budget"))));
+rt.work(4, 19);
+o += "\n  maxUnavailable: " + rt.emit(rt.kilnFilter("yaml", (v_budget_1 !== rt.UNSET ? v_budget_1 : rt.lookup(ctx, "budget"))));
 }
-o += "\n  selector:\n    matchLabels:\n      app: ";
-o += rt.text(rt.kilnFilter("yaml", rt.attribute(rt.lookup(ctx, "labels"), "app")));
-o += "\n";
-return o;
+o += "\n  selector:\n    matchLabels:\n      app: " + rt.emit(rt.kilnFilter("yaml", rt.attribute(rt.lookup(ctx, "labels"), "app"))) + "\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-networkpolicy.yaml", function (ctx) {
+rt.work(3, 19);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-networkpolicy.yaml";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-networkpolicy.yaml";
+return rt.written(o_done, o);
 });
 templates.set("{#- Every value goes through a kiln filter. The policy selects the pods by the `app` label alone,\n    as a Deployment of the same name selects its own. Listing `Egress` among the policy types with\n    no egress rule denies every outgoing connection; leaving it out leaves them unlimited. -#}\n{%- set outgoing = (egress or \"none\") | text(\"egress\") | trim -%}\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: {{ name | yaml }}\n  namespace: {{ namespace | yaml }}\n  labels:\n{%- for key, value in labels | items %}\n    {{ key | yaml_key(\"labels\") }}: {{ value | yaml }}\n{%- endfor %}\nspec:\n  podSelector:\n    matchLabels:\n      app: {{ labels.app | yaml }}\n  policyTypes:\n    - Ingress\n{%- if outgoing != \"any\" %}\n    - Egress\n{%- endif %}\n  ingress:\n    - from:\n        - podSelector: {}\n{%- if from_namespace %}\n        - namespaceSelector:\n            matchLabels:\n              kubernetes.io/metadata.name: {{ from_namespace | yaml }}\n{%- endif %}\n      ports:\n        - protocol: TCP\n          port: {{ (port or 8080) | integer(\"port\") }}\n{%- if outgoing == \"dns-https\" %}\n  egress:\n    - to:\n        - namespaceSelector:\n            matchLabels:\n              kubernetes.io/metadata.name: kube-system\n      ports:\n        - protocol: UDP\n          port: 53\n        - protocol: TCP\n          port: 53\n    - ports:\n        - protocol: TCP\n          port: 443\n{%- elif outgoing == \"none\" %}\n  egress: []\n{%- endif %}\n", function (ctx) {
+rt.work(44, 278);
 let o = "";
+const o_done = [];
 let v_outgoing_1 = rt.UNSET;
-v_outgoing_1 = rt.BUILTIN_FILTERS["trim"](rt.kilnFilter("text", ((t2) => rt.truthy(t2) ? t2 : "none")(rt.lookup(ctx, "egress")), "egress"));
-o += "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "name")));
-o += "\n  namespace: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace")));
-o += "\n  labels:";
+let t2;
+v_outgoing_1 = rt.BUILTIN_FILTERS["trim"](rt.kilnFilter("text", ((t2 = rt.lookup(ctx, "egress")), rt.truthy(t2) ? t2 : "none"), "egress"));
+o += "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "name"))) + "\n  namespace: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace"))) + "\n  labels:";
 {
 const items3 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i5 = -1;
 for (const item4 of items3) {
-rt.work();
+rt.work(14, 7);
 const [l_key_6, l_value_7] = rt.unpack(item4, 2);
 i5 += 1;
-o += "\n    ";
-o += rt.text(rt.kilnFilter("yaml_key", l_key_6, "labels"));
-o += ": ";
-o += rt.text(rt.kilnFilter("yaml", l_value_7));
+o += "\n    " + rt.emit(rt.kilnFilter("yaml_key", l_key_6, "labels")) + ": " + rt.emit(rt.kilnFilter("yaml", l_value_7));
+o = rt.setAside(o_done, o);
 }
 }
-o += "\nspec:\n  podSelector:\n    matchLabels:\n      app: ";
-o += rt.text(rt.kilnFilter("yaml", rt.attribute(rt.lookup(ctx, "labels"), "app")));
-o += "\n  policyTypes:\n    - Ingress";
+o += "\nspec:\n  podSelector:\n    matchLabels:\n      app: " + rt.emit(rt.kilnFilter("yaml", rt.attribute(rt.lookup(ctx, "labels"), "app"))) + "\n  policyTypes:\n    - Ingress";
 if (rt.truthy(!rt.equal((v_outgoing_1 !== rt.UNSET ? v_outgoing_1 : rt.lookup(ctx, "outgoing")), "any"))) {
+rt.work(1, 13);
 o += "\n    - Egress";
 }
 o += "\n  ingress:\n    - from:\n        - podSelector: {}";
 if (rt.truthy(rt.lookup(ctx, "from_namespace"))) {
-o += "\n        - namespaceSelector:\n            matchLabels:\n              kubernetes.io/metadata.name: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "from_namespace")));
+rt.work(4, 98);
+o += "\n        - namespaceSelector:\n            matchLabels:\n              kubernetes.io/metadata.name: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "from_namespace")));
 }
 o += "\n      ports:\n        - protocol: TCP\n          port: ";
-o += rt.text(rt.kilnFilter("integer", ((t8) => rt.truthy(t8) ? t8 : 8080)(rt.lookup(ctx, "port")), "port"));
+let t8;
+o += rt.emit(rt.kilnFilter("integer", ((t8 = rt.lookup(ctx, "port")), rt.truthy(t8) ? t8 : 8080), "port"));
 if (rt.truthy(rt.equal((v_outgoing_1 !== rt.UNSET ? v_outgoing_1 : rt.lookup(ctx, "outgoing")), "dns-https"))) {
+rt.work(2, 285);
 o += "\n  egress:\n    - to:\n        - namespaceSelector:\n            matchLabels:\n              kubernetes.io/metadata.name: kube-system\n      ports:\n        - protocol: UDP\n          port: 53\n        - protocol: TCP\n          port: 53\n    - ports:\n        - protocol: TCP\n          port: 443";
-} else if (rt.truthy(rt.equal((v_outgoing_1 !== rt.UNSET ? v_outgoing_1 : rt.lookup(ctx, "outgoing")), "none"))) {
+} else {
+rt.work(4);
+if (rt.truthy(rt.equal((v_outgoing_1 !== rt.UNSET ? v_outgoing_1 : rt.lookup(ctx, "outgoing")), "none"))) {
+rt.work(1, 13);
 o += "\n  egress: []";
 }
+}
 o += "\n";
-return o;
+return rt.written(o_done, o);
 });
 return templates;
 };

@@ -5,86 +5,74 @@
 module.exports = function templatesWith(rt) {
 const templates = new Map();
 templates.set("{{ name }}-deployment.yaml", function (ctx) {
+rt.work(3, 16);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-deployment.yaml";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-deployment.yaml";
+return rt.written(o_done, o);
 });
 templates.set("{#- Every value goes through a kiln filter (src/core/filters.ts): text through `text` (a list or\n    map from a JSON-looking value is refused) and `yaml`, keys through `yaml_key`, numbers through\n    `integer`: written as typed, refused unless they are whole numbers; an empty one falls back\n    to the field's default. -#}\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ name | yaml }}\n  namespace: {{ namespace | yaml }}\n  labels:\n{%- for key, value in labels | items %}\n    {{ key | yaml_key(\"labels\") }}: {{ value | yaml }}\n{%- endfor %}\nspec:\n  replicas: {{ (replicas or 1) | integer(\"replicas\") }}\n  selector:\n    matchLabels:\n      app: {{ labels.app | yaml }}\n  template:\n    metadata:\n      labels:\n{%- for key, value in labels | items %}\n        {{ key | yaml_key(\"labels\") }}: {{ value | yaml }}\n{%- endfor %}\n    spec:\n      containers:\n        - name: {{ name | yaml }}\n          image: {{ image | text(\"image\") | yaml }}\n          ports:\n            - containerPort: {{ (port or 80) | integer(\"port\") }}\n", function (ctx) {
+rt.work(46, 290);
 let o = "";
-o += "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "name")));
-o += "\n  namespace: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace")));
-o += "\n  labels:";
+const o_done = [];
+o += "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "name"))) + "\n  namespace: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace"))) + "\n  labels:";
 {
 const items1 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i3 = -1;
 for (const item2 of items1) {
-rt.work();
+rt.work(14, 7);
 const [l_key_4, l_value_5] = rt.unpack(item2, 2);
 i3 += 1;
-o += "\n    ";
-o += rt.text(rt.kilnFilter("yaml_key", l_key_4, "labels"));
-o += ": ";
-o += rt.text(rt.kilnFilter("yaml", l_value_5));
+o += "\n    " + rt.emit(rt.kilnFilter("yaml_key", l_key_4, "labels")) + ": " + rt.emit(rt.kilnFilter("yaml", l_value_5));
+o = rt.setAside(o_done, o);
 }
 }
 o += "\nspec:\n  replicas: ";
-o += rt.text(rt.kilnFilter("integer", ((t6) => rt.truthy(t6) ? t6 : 1)(rt.lookup(ctx, "replicas")), "replicas"));
-o += "\n  selector:\n    matchLabels:\n      app: ";
-o += rt.text(rt.kilnFilter("yaml", rt.attribute(rt.lookup(ctx, "labels"), "app")));
-o += "\n  template:\n    metadata:\n      labels:";
+let t6;
+o += rt.emit(rt.kilnFilter("integer", ((t6 = rt.lookup(ctx, "replicas")), rt.truthy(t6) ? t6 : 1), "replicas")) + "\n  selector:\n    matchLabels:\n      app: " + rt.emit(rt.kilnFilter("yaml", rt.attribute(rt.lookup(ctx, "labels"), "app"))) + "\n  template:\n    metadata:\n      labels:";
 {
 const items7 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i9 = -1;
 for (const item8 of items7) {
-rt.work();
+rt.work(14, 11);
 const [l_key_10, l_value_11] = rt.unpack(item8, 2);
 i9 += 1;
-o += "\n        ";
-o += rt.text(rt.kilnFilter("yaml_key", l_key_10, "labels"));
-o += ": ";
-o += rt.text(rt.kilnFilter("yaml", l_value_11));
+o += "\n        " + rt.emit(rt.kilnFilter("yaml_key", l_key_10, "labels")) + ": " + rt.emit(rt.kilnFilter("yaml", l_value_11));
+o = rt.setAside(o_done, o);
 }
 }
-o += "\n    spec:\n      containers:\n        - name: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "name")));
-o += "\n          image: ";
-o += rt.text(rt.kilnFilter("yaml", rt.kilnFilter("text", rt.lookup(ctx, "image"), "image")));
-o += "\n          ports:\n            - containerPort: ";
-o += rt.text(rt.kilnFilter("integer", ((t12) => rt.truthy(t12) ? t12 : 80)(rt.lookup(ctx, "port")), "port"));
-o += "\n";
-return o;
+o += "\n    spec:\n      containers:\n        - name: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "name"))) + "\n          image: " + rt.emit(rt.kilnFilter("yaml", rt.kilnFilter("text", rt.lookup(ctx, "image"), "image"))) + "\n          ports:\n            - containerPort: ";
+let t12;
+o += rt.emit(rt.kilnFilter("integer", ((t12 = rt.lookup(ctx, "port")), rt.truthy(t12) ? t12 : 80), "port")) + "\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-service.yaml", function (ctx) {
+rt.work(3, 13);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-service.yaml";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-service.yaml";
+return rt.written(o_done, o);
 });
 templates.set("{#- Every value goes through a kiln filter (src/core/filters.ts). A number is written as typed\n    (`integer` refuses anything but a whole number); a target port that is not all digits is a\n    named container port, written as text (`text` refuses a list or map). -#}\n{%- set port = port or 80 -%}\n{%- set target = (target_port or port) | text(\"target_port\") | trim -%}\napiVersion: v1\nkind: Service\nmetadata:\n  name: {{ name | yaml }}\n  namespace: {{ namespace | yaml }}\n  labels:\n{%- for key, value in labels | items %}\n    {{ key | yaml_key(\"labels\") }}: {{ value | yaml }}\n{%- endfor %}\nspec:\n  selector:\n{%- for key, value in labels | items %}\n    {{ key | yaml_key(\"labels\") }}: {{ value | yaml }}\n{%- endfor %}\n  ports:\n    - port: {{ port | integer(\"port\") }}\n{%- if target | trim(\"0123456789\") == \"\" %}\n      targetPort: {{ target | integer(\"target_port\") }}\n{%- else %}\n      targetPort: {{ target | yaml }}\n{%- endif %}\n      protocol: TCP\n", function (ctx) {
+rt.work(39, 132);
 let o = "";
+const o_done = [];
 let v_port_1 = rt.UNSET;
 let v_target_2 = rt.UNSET;
-v_port_1 = ((t3) => rt.truthy(t3) ? t3 : 80)((v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port")));
-v_target_2 = rt.BUILTIN_FILTERS["trim"](rt.kilnFilter("text", ((t4) => rt.truthy(t4) ? t4 : (v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port")))(rt.lookup(ctx, "target_port")), "target_port"));
-o += "apiVersion: v1\nkind: Service\nmetadata:\n  name: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "name")));
-o += "\n  namespace: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace")));
-o += "\n  labels:";
+let t3;
+v_port_1 = ((t3 = (v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port"))), rt.truthy(t3) ? t3 : 80);
+let t4;
+v_target_2 = rt.BUILTIN_FILTERS["trim"](rt.kilnFilter("text", ((t4 = rt.lookup(ctx, "target_port")), rt.truthy(t4) ? t4 : (v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port"))), "target_port"));
+o += "apiVersion: v1\nkind: Service\nmetadata:\n  name: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "name"))) + "\n  namespace: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace"))) + "\n  labels:";
 {
 const items5 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i7 = -1;
 for (const item6 of items5) {
-rt.work();
+rt.work(14, 7);
 const [l_key_8, l_value_9] = rt.unpack(item6, 2);
 i7 += 1;
-o += "\n    ";
-o += rt.text(rt.kilnFilter("yaml_key", l_key_8, "labels"));
-o += ": ";
-o += rt.text(rt.kilnFilter("yaml", l_value_9));
+o += "\n    " + rt.emit(rt.kilnFilter("yaml_key", l_key_8, "labels")) + ": " + rt.emit(rt.kilnFilter("yaml", l_value_9));
+o = rt.setAside(o_done, o);
 }
 }
 o += "\nspec:\n  selector:";
@@ -92,179 +80,147 @@ o += "\nspec:\n  selector:";
 const items10 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i12 = -1;
 for (const item11 of items10) {
-rt.work();
+rt.work(14, 7);
 const [l_key_13, l_value_14] = rt.unpack(item11, 2);
 i12 += 1;
-o += "\n    ";
-o += rt.text(rt.kilnFilter("yaml_key", l_key_13, "labels"));
-o += ": ";
-o += rt.text(rt.kilnFilter("yaml", l_value_14));
+o += "\n    " + rt.emit(rt.kilnFilter("yaml_key", l_key_13, "labels")) + ": " + rt.emit(rt.kilnFilter("yaml", l_value_14));
+o = rt.setAside(o_done, o);
 }
 }
-o += "\n  ports:\n    - port: ";
-o += rt.text(rt.kilnFilter("integer", (v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port")), "port"));
+o += "\n  ports:\n    - port: " + rt.emit(rt.kilnFilter("integer", (v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port")), "port"));
 if (rt.truthy(rt.equal(rt.BUILTIN_FILTERS["trim"]((v_target_2 !== rt.UNSET ? v_target_2 : rt.lookup(ctx, "target")), "0123456789"), ""))) {
-o += "\n      targetPort: ";
-o += rt.text(rt.kilnFilter("integer", (v_target_2 !== rt.UNSET ? v_target_2 : rt.lookup(ctx, "target")), "target_port"));
+rt.work(6, 19);
+o += "\n      targetPort: " + rt.emit(rt.kilnFilter("integer", (v_target_2 !== rt.UNSET ? v_target_2 : rt.lookup(ctx, "target")), "target_port"));
 } else {
-o += "\n      targetPort: ";
-o += rt.text(rt.kilnFilter("yaml", (v_target_2 !== rt.UNSET ? v_target_2 : rt.lookup(ctx, "target"))));
+rt.work(4, 19);
+o += "\n      targetPort: " + rt.emit(rt.kilnFilter("yaml", (v_target_2 !== rt.UNSET ? v_target_2 : rt.lookup(ctx, "target"))));
 }
 o += "\n      protocol: TCP\n";
-return o;
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-ingress.yaml", function (ctx) {
+rt.work(3, 13);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-ingress.yaml";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-ingress.yaml";
+return rt.written(o_done, o);
 });
 templates.set("{#- Every value goes through a kiln filter (src/core/filters.ts): text through `text` (a list or\n    map from a JSON-looking value is refused) and `yaml`, keys through `yaml_key`, a port number\n    through `integer`. Empty values fall back like unset ones; a port that is not all digits is a\n    service port name. -#}\n{%- set port = (port or 80) | text(\"port\") | trim -%}\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: {{ name | yaml }}\n  namespace: {{ namespace | yaml }}\n  labels:\n{%- for key, value in labels | items %}\n    {{ key | yaml_key(\"labels\") }}: {{ value | yaml }}\n{%- endfor %}\nspec:\n  rules:\n    - host: {{ (host or name ~ \".example.com\") | text(\"host\") | yaml }}\n      http:\n        paths:\n          - path: {{ (path or \"/\") | text(\"path\") | yaml }}\n            pathType: Prefix\n            backend:\n              service:\n                name: {{ (service or name) | text(\"service\") | yaml }}\n                port:\n{%- if port | trim(\"0123456789\") == \"\" %}\n                  number: {{ port | integer(\"port\") }}\n{%- else %}\n                  name: {{ port | yaml }}\n{%- endif %}\n", function (ctx) {
+rt.work(53, 282);
 let o = "";
+const o_done = [];
 let v_port_1 = rt.UNSET;
-v_port_1 = rt.BUILTIN_FILTERS["trim"](rt.kilnFilter("text", ((t2) => rt.truthy(t2) ? t2 : 80)((v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port"))), "port"));
-o += "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "name")));
-o += "\n  namespace: ";
-o += rt.text(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace")));
-o += "\n  labels:";
+let t2;
+v_port_1 = rt.BUILTIN_FILTERS["trim"](rt.kilnFilter("text", ((t2 = (v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port"))), rt.truthy(t2) ? t2 : 80), "port"));
+o += "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "name"))) + "\n  namespace: " + rt.emit(rt.kilnFilter("yaml", rt.lookup(ctx, "namespace"))) + "\n  labels:";
 {
 const items3 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i5 = -1;
 for (const item4 of items3) {
-rt.work();
+rt.work(14, 7);
 const [l_key_6, l_value_7] = rt.unpack(item4, 2);
 i5 += 1;
-o += "\n    ";
-o += rt.text(rt.kilnFilter("yaml_key", l_key_6, "labels"));
-o += ": ";
-o += rt.text(rt.kilnFilter("yaml", l_value_7));
+o += "\n    " + rt.emit(rt.kilnFilter("yaml_key", l_key_6, "labels")) + ": " + rt.emit(rt.kilnFilter("yaml", l_value_7));
+o = rt.setAside(o_done, o);
 }
 }
 o += "\nspec:\n  rules:\n    - host: ";
-o += rt.text(rt.kilnFilter("yaml", rt.kilnFilter("text", ((t8) => rt.truthy(t8) ? t8 : (rt.text(rt.lookup(ctx, "name")) + rt.text(".example.com")))(rt.lookup(ctx, "host")), "host")));
-o += "\n      http:\n        paths:\n          - path: ";
-o += rt.text(rt.kilnFilter("yaml", rt.kilnFilter("text", ((t9) => rt.truthy(t9) ? t9 : "/")(rt.lookup(ctx, "path")), "path")));
-o += "\n            pathType: Prefix\n            backend:\n              service:\n                name: ";
-o += rt.text(rt.kilnFilter("yaml", rt.kilnFilter("text", ((t10) => rt.truthy(t10) ? t10 : rt.lookup(ctx, "name"))(rt.lookup(ctx, "service")), "service")));
-o += "\n                port:";
+let t8;
+o += rt.emit(rt.kilnFilter("yaml", rt.kilnFilter("text", ((t8 = rt.lookup(ctx, "host")), rt.truthy(t8) ? t8 : (rt.text(rt.lookup(ctx, "name")) + rt.text(".example.com"))), "host"))) + "\n      http:\n        paths:\n          - path: ";
+let t9;
+o += rt.emit(rt.kilnFilter("yaml", rt.kilnFilter("text", ((t9 = rt.lookup(ctx, "path")), rt.truthy(t9) ? t9 : "/"), "path"))) + "\n            pathType: Prefix\n            backend:\n              service:\n                name: ";
+let t10;
+o += rt.emit(rt.kilnFilter("yaml", rt.kilnFilter("text", ((t10 = rt.lookup(ctx, "service")), rt.truthy(t10) ? t10 : rt.lookup(ctx, "name")), "service"))) + "\n                port:";
 if (rt.truthy(rt.equal(rt.BUILTIN_FILTERS["trim"]((v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port")), "0123456789"), ""))) {
-o += "\n                  number: ";
-o += rt.text(rt.kilnFilter("integer", (v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port")), "port"));
+rt.work(6, 27);
+o += "\n                  number: " + rt.emit(rt.kilnFilter("integer", (v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port")), "port"));
 } else {
-o += "\n                  name: ";
-o += rt.text(rt.kilnFilter("yaml", (v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port"))));
+rt.work(4, 25);
+o += "\n                  name: " + rt.emit(rt.kilnFilter("yaml", (v_port_1 !== rt.UNSET ? v_port_1 : rt.lookup(ctx, "port"))));
 }
 o += "\n";
-return o;
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-hetzner/{{ name }}-hetzner.tf", function (ctx) {
+rt.work(6, 20);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-hetzner/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-hetzner.tf";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-hetzner/" + rt.emit(rt.lookup(ctx, "name")) + "-hetzner.tf";
+return rt.written(o_done, o);
 });
 templates.set("{#- User values go through `hcl`/`hcl_escape` (quoted, `${` and `%{` escaped) after `text` (a\n    list or map from a JSON-looking value is refused); the resource label through\n    `tf_identifier`. The count is written as typed (`integer` refuses anything but a whole\n    number); an empty one means 1. -#}\n{%- set id = name | tf_identifier -%}\nterraform {\n  required_providers {\n    hcloud = {\n      source  = \"hetznercloud/hcloud\"\n      version = \"~> 1.49\"\n    }\n  }\n}\n\nvariable \"hcloud_token\" {\n  description = \"Hetzner Cloud API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"hcloud\" {\n  token = var.hcloud_token\n}\n\nresource \"hcloud_server\" \"{{ id }}\" {\n  count       = {{ (count or 1) | integer(\"count\") }}\n  name        = \"{{ name | hcl_escape }}-${count.index}\"\n  location    = {{ region | text(\"region\") | hcl }}\n  server_type = {{ size | text(\"size\") | hcl }}\n  image       = {{ os_image | text(\"os_image\") | hcl }}\n  labels = {\n{%- for key, value in labels | items %}\n    {{ key | hcl }} = {{ value | hcl }}\n{%- endfor %}\n  }\n}\n\noutput \"{{ id }}_ipv4\" {\n  description = \"Public IPv4 addresses of the servers\"\n  value       = hcloud_server.{{ id }}[*].ipv4_address\n}\n", function (ctx) {
+rt.work(46, 582);
 let o = "";
+const o_done = [];
 let v_id_1 = rt.UNSET;
 v_id_1 = rt.kilnFilter("tf_identifier", rt.lookup(ctx, "name"));
-o += "terraform {\n  required_providers {\n    hcloud = {\n      source  = \"hetznercloud/hcloud\"\n      version = \"~> 1.49\"\n    }\n  }\n}\n\nvariable \"hcloud_token\" {\n  description = \"Hetzner Cloud API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"hcloud\" {\n  token = var.hcloud_token\n}\n\nresource \"hcloud_server\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  count       = ";
-o += rt.text(rt.kilnFilter("integer", ((t2) => rt.truthy(t2) ? t2 : 1)(rt.lookup(ctx, "count")), "count"));
-o += "\n  name        = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "-${count.index}\"\n  location    = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region")));
-o += "\n  server_type = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size")));
-o += "\n  image       = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image")));
-o += "\n  labels = {";
+o += "terraform {\n  required_providers {\n    hcloud = {\n      source  = \"hetznercloud/hcloud\"\n      version = \"~> 1.49\"\n    }\n  }\n}\n\nvariable \"hcloud_token\" {\n  description = \"Hetzner Cloud API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"hcloud\" {\n  token = var.hcloud_token\n}\n\nresource \"hcloud_server\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  count       = ";
+let t2;
+o += rt.emit(rt.kilnFilter("integer", ((t2 = rt.lookup(ctx, "count")), rt.truthy(t2) ? t2 : 1), "count")) + "\n  name        = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "-${count.index}\"\n  location    = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region"))) + "\n  server_type = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size"))) + "\n  image       = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image"))) + "\n  labels = {";
 {
 const items3 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "labels")));
 let i5 = -1;
 for (const item4 of items3) {
-rt.work();
+rt.work(13, 8);
 const [l_key_6, l_value_7] = rt.unpack(item4, 2);
 i5 += 1;
-o += "\n    ";
-o += rt.text(rt.kilnFilter("hcl", l_key_6));
-o += " = ";
-o += rt.text(rt.kilnFilter("hcl", l_value_7));
+o += "\n    " + rt.emit(rt.kilnFilter("hcl", l_key_6)) + " = " + rt.emit(rt.kilnFilter("hcl", l_value_7));
+o = rt.setAside(o_done, o);
 }
 }
-o += "\n  }\n}\n\noutput \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "_ipv4\" {\n  description = \"Public IPv4 addresses of the servers\"\n  value       = hcloud_server.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "[*].ipv4_address\n}\n";
-return o;
+o += "\n  }\n}\n\noutput \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "_ipv4\" {\n  description = \"Public IPv4 addresses of the servers\"\n  value       = hcloud_server." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "[*].ipv4_address\n}\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-digitalocean/{{ name }}-digitalocean.tf", function (ctx) {
+rt.work(6, 30);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-digitalocean/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-digitalocean.tf";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-digitalocean/" + rt.emit(rt.lookup(ctx, "name")) + "-digitalocean.tf";
+return rt.written(o_done, o);
 });
 templates.set("{#- User values go through `hcl`/`hcl_escape` (quoted, `${` and `%{` escaped) after `text` (a\n    list or map from a JSON-looking value is refused); the resource label through\n    `tf_identifier`. The count is written as typed (`integer` refuses anything but a whole\n    number); an empty one means 1. -#}\n{%- set id = name | tf_identifier -%}\nterraform {\n  required_providers {\n    digitalocean = {\n      source  = \"digitalocean/digitalocean\"\n      version = \"~> 2.40\"\n    }\n  }\n}\n\nvariable \"do_token\" {\n  description = \"DigitalOcean API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"digitalocean\" {\n  token = var.do_token\n}\n\nresource \"digitalocean_droplet\" \"{{ id }}\" {\n  count  = {{ (count or 1) | integer(\"count\") }}\n  name   = \"{{ name | hcl_escape }}-${count.index}\"\n  region = {{ region | text(\"region\") | hcl }}\n  size   = {{ size | text(\"size\") | hcl }}\n  image  = {{ os_image | text(\"os_image\") | hcl }}\n}\n\noutput \"{{ id }}_ipv4\" {\n  description = \"Public IPv4 addresses of the droplets\"\n  value       = digitalocean_droplet.{{ id }}[*].ipv4_address\n}\n", function (ctx) {
+rt.work(42, 564);
 let o = "";
+const o_done = [];
 let v_id_1 = rt.UNSET;
 v_id_1 = rt.kilnFilter("tf_identifier", rt.lookup(ctx, "name"));
-o += "terraform {\n  required_providers {\n    digitalocean = {\n      source  = \"digitalocean/digitalocean\"\n      version = \"~> 2.40\"\n    }\n  }\n}\n\nvariable \"do_token\" {\n  description = \"DigitalOcean API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"digitalocean\" {\n  token = var.do_token\n}\n\nresource \"digitalocean_droplet\" \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "\" {\n  count  = ";
-o += rt.text(rt.kilnFilter("integer", ((t2) => rt.truthy(t2) ? t2 : 1)(rt.lookup(ctx, "count")), "count"));
-o += "\n  name   = \"";
-o += rt.text(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name")));
-o += "-${count.index}\"\n  region = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region")));
-o += "\n  size   = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size")));
-o += "\n  image  = ";
-o += rt.text(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image")));
-o += "\n}\n\noutput \"";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "_ipv4\" {\n  description = \"Public IPv4 addresses of the droplets\"\n  value       = digitalocean_droplet.";
-o += rt.text((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id")));
-o += "[*].ipv4_address\n}\n";
-return o;
+o += "terraform {\n  required_providers {\n    digitalocean = {\n      source  = \"digitalocean/digitalocean\"\n      version = \"~> 2.40\"\n    }\n  }\n}\n\nvariable \"do_token\" {\n  description = \"DigitalOcean API token (read and write)\"\n  type        = string\n  sensitive   = true\n}\n\nprovider \"digitalocean\" {\n  token = var.do_token\n}\n\nresource \"digitalocean_droplet\" \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "\" {\n  count  = ";
+let t2;
+o += rt.emit(rt.kilnFilter("integer", ((t2 = rt.lookup(ctx, "count")), rt.truthy(t2) ? t2 : 1), "count")) + "\n  name   = \"" + rt.emit(rt.kilnFilter("hcl_escape", rt.lookup(ctx, "name"))) + "-${count.index}\"\n  region = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "region"), "region"))) + "\n  size   = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "size"), "size"))) + "\n  image  = " + rt.emit(rt.kilnFilter("hcl", rt.kilnFilter("text", rt.lookup(ctx, "os_image"), "os_image"))) + "\n}\n\noutput \"" + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "_ipv4\" {\n  description = \"Public IPv4 addresses of the droplets\"\n  value       = digitalocean_droplet." + rt.emit((v_id_1 !== rt.UNSET ? v_id_1 : rt.lookup(ctx, "id"))) + "[*].ipv4_address\n}\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-k8s-bootstrap.yml", function (ctx) {
+rt.work(3, 18);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-k8s-bootstrap.yml";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-k8s-bootstrap.yml";
+return rt.written(o_done, o);
 });
 templates.set("{#- Only the play header and k8s_version come from kiln's fields; everything from the vars\n    comment on is automation-tool text, kept raw so its `{{ }}` reach the output untouched. -#}\n{#- `scalar`: the `yaml` filter, which writes any value on one line (lists and maps as flow\n    collections) so that YAML 1.1 and 1.2 readers read it back exactly. -#}\n{%- macro scalar(v) -%}\n{{ v | yaml(\"hosts\") }}\n{%- endmacro -%}\n---\n# Prepares Debian/Ubuntu hosts to join a cluster with kubeadm: kernel modules and sysctls,\n# swap off, containerd with the systemd cgroup driver, the pkgs.k8s.io repository of one minor\n# release, and kubelet, kubeadm and kubectl held at that release. Built-in modules only.\n# Run `kubeadm init` / `kubeadm join` afterwards.\n- name: {{ scalar(\"Prepare Kubernetes nodes (\" ~ name ~ \")\") }}\n  hosts: {{ scalar(hosts) }}\n  become: true\n  vars:\n    k8s_version: {{ scalar(k8s_version | text(\"k8s_version\")) }}\n{%- raw %}\n    # \"1.31\", \"v1.31\" and \"1.31.2\" all select the v1.31 repository.\n    k8s_version_clean: \"{{ k8s_version | string | regex_replace('^v', '') }}\"\n    k8s_minor: \"{{ k8s_version_clean.split('.')[:2] | join('.') }}\"\n    # apt version pattern: any 1.31 patch release, or exactly the patch release given.\n    k8s_package_version: \"{{ k8s_minor ~ '.*' if k8s_version_clean.split('.') | length < 3 else k8s_version_clean ~ '-*' }}\"\n    k8s_packages: [kubelet, kubeadm, kubectl]\n    k8s_apt_keyring: /etc/apt/keyrings/kubernetes-apt-keyring.asc\n    k8s_repo_url: \"https://pkgs.k8s.io/core:/stable:/v{{ k8s_minor }}/deb/\"\n\n  handlers:\n    - name: Restart containerd\n      ansible.builtin.service:\n        name: containerd\n        state: restarted\n\n    - name: Apply sysctls\n      ansible.builtin.command: sysctl --system\n      changed_when: true\n\n  tasks:\n    - name: Check the operating system\n      ansible.builtin.assert:\n        that: ansible_facts['os_family'] == 'Debian'\n        fail_msg: \"This playbook prepares Debian and Ubuntu hosts; {{ inventory_hostname }} runs {{ ansible_facts['distribution'] }}.\"\n\n    - name: Load the kernel modules containerd and kube-proxy need at boot\n      ansible.builtin.copy:\n        dest: /etc/modules-load.d/k8s.conf\n        content: |\n          overlay\n          br_netfilter\n        owner: root\n        group: root\n        mode: \"0644\"\n\n    - name: Load the kernel modules now\n      ansible.builtin.command: \"modprobe {{ item }}\"\n      loop: [overlay, br_netfilter]\n      changed_when: false\n\n    - name: Let bridged traffic through iptables and turn on IP forwarding\n      ansible.builtin.copy:\n        dest: /etc/sysctl.d/99-kubernetes-cri.conf\n        content: |\n          net.bridge.bridge-nf-call-iptables = 1\n          net.bridge.bridge-nf-call-ip6tables = 1\n          net.ipv4.ip_forward = 1\n        owner: root\n        group: root\n        mode: \"0644\"\n      notify: Apply sysctls\n\n    # The kubelet refuses to start with swap on (unless configured otherwise).\n    - name: Turn swap off now\n      ansible.builtin.command: swapoff -a\n      when: ansible_facts['swaptotal_mb'] | int > 0\n\n    - name: Keep swap off after a reboot\n      ansible.builtin.replace:\n        path: /etc/fstab\n        regexp: '^([^#\\s]+\\s+\\S+\\s+swap\\s+.*)$'\n        replace: '# \\1'\n\n    - name: Install the packages the repository setup needs\n      ansible.builtin.apt:\n        name: [apt-transport-https, ca-certificates, curl, gpg]\n        state: present\n        update_cache: true\n\n    - name: Install containerd\n      ansible.builtin.apt:\n        name: containerd\n        state: present\n\n    - name: Create the containerd configuration folder\n      ansible.builtin.file:\n        path: /etc/containerd\n        state: directory\n        owner: root\n        group: root\n        mode: \"0755\"\n\n    - name: Read containerd's default configuration\n      ansible.builtin.command: containerd config default\n      register: k8s_containerd_default\n      changed_when: false\n\n    # kubeadm sets the kubelet to the systemd cgroup driver; containerd must match.\n    - name: Configure containerd with the systemd cgroup driver\n      ansible.builtin.copy:\n        dest: /etc/containerd/config.toml\n        content: \"{{ k8s_containerd_default.stdout | regex_replace('SystemdCgroup = false', 'SystemdCgroup = true') }}\\n\"\n        owner: root\n        group: root\n        mode: \"0644\"\n      notify: Restart containerd\n\n    - name: Start containerd now and at boot\n      ansible.builtin.service:\n        name: containerd\n        state: started\n        enabled: true\n\n    - name: Create the apt keyring folder\n      ansible.builtin.file:\n        path: /etc/apt/keyrings\n        state: directory\n        owner: root\n        group: root\n        mode: \"0755\"\n\n    - name: Download the signing key of the Kubernetes {{ k8s_minor }} repository\n      ansible.builtin.get_url:\n        url: \"{{ k8s_repo_url }}Release.key\"\n        dest: \"{{ k8s_apt_keyring }}\"\n        owner: root\n        group: root\n        mode: \"0644\"\n\n    - name: Add the Kubernetes {{ k8s_minor }} package repository\n      ansible.builtin.apt_repository:\n        repo: \"deb [signed-by={{ k8s_apt_keyring }}] {{ k8s_repo_url }} /\"\n        filename: kubernetes\n        state: present\n        update_cache: true\n\n    - name: Install kubelet, kubeadm and kubectl {{ k8s_package_version }}\n      ansible.builtin.apt:\n        name: \"{{ k8s_packages | map('regex_replace', '$', '=' ~ k8s_package_version) | list }}\"\n        state: present\n        allow_change_held_packages: true\n\n    # Held, so a routine `apt upgrade` cannot move the cluster to another release.\n    - name: Hold kubelet, kubeadm and kubectl at this release\n      ansible.builtin.dpkg_selections:\n        name: \"{{ item }}\"\n        selection: hold\n      loop: \"{{ k8s_packages }}\"\n\n    - name: Start the kubelet now and at boot (it waits for kubeadm until then)\n      ansible.builtin.service:\n        name: kubelet\n        state: started\n        enabled: true\n{% endraw -%}\n", function (ctx) {
+rt.work(24, 5372);
 let o = "";
+const o_done = [];
 function m_scalar_1(p_v_2) {
-rt.work();
+rt.work(5);
 let b3 = "";
-b3 += rt.text(rt.kilnFilter("yaml", p_v_2, "hosts"));
-return b3;
+const b3_done = [];
+b3 += rt.emit(rt.kilnFilter("yaml", p_v_2, "hosts"));
+return rt.written(b3_done, b3);
 }
-o += "---\n# Prepares Debian/Ubuntu hosts to join a cluster with kubeadm: kernel modules and sysctls,\n# swap off, containerd with the systemd cgroup driver, the pkgs.k8s.io repository of one minor\n# release, and kubelet, kubeadm and kubectl held at that release. Built-in modules only.\n# Run `kubeadm init` / `kubeadm join` afterwards.\n- name: ";
-o += rt.text(m_scalar_1((rt.text((rt.text("Prepare Kubernetes nodes (") + rt.text(rt.lookup(ctx, "name")))) + rt.text(")"))));
-o += "\n  hosts: ";
-o += rt.text(m_scalar_1(rt.lookup(ctx, "hosts")));
-o += "\n  become: true\n  vars:\n    k8s_version: ";
-o += rt.text(m_scalar_1(rt.kilnFilter("text", rt.lookup(ctx, "k8s_version"), "k8s_version")));
-o += "\n    # \"1.31\", \"v1.31\" and \"1.31.2\" all select the v1.31 repository.\n    k8s_version_clean: \"{{ k8s_version | string | regex_replace('^v', '') }}\"\n    k8s_minor: \"{{ k8s_version_clean.split('.')[:2] | join('.') }}\"\n    # apt version pattern: any 1.31 patch release, or exactly the patch release given.\n    k8s_package_version: \"{{ k8s_minor ~ '.*' if k8s_version_clean.split('.') | length < 3 else k8s_version_clean ~ '-*' }}\"\n    k8s_packages: [kubelet, kubeadm, kubectl]\n    k8s_apt_keyring: /etc/apt/keyrings/kubernetes-apt-keyring.asc\n    k8s_repo_url: \"https://pkgs.k8s.io/core:/stable:/v{{ k8s_minor }}/deb/\"\n\n  handlers:\n    - name: Restart containerd\n      ansible.builtin.service:\n        name: containerd\n        state: restarted\n\n    - name: Apply sysctls\n      ansible.builtin.command: sysctl --system\n      changed_when: true\n\n  tasks:\n    - name: Check the operating system\n      ansible.builtin.assert:\n        that: ansible_facts['os_family'] == 'Debian'\n        fail_msg: \"This playbook prepares Debian and Ubuntu hosts; {{ inventory_hostname }} runs {{ ansible_facts['distribution'] }}.\"\n\n    - name: Load the kernel modules containerd and kube-proxy need at boot\n      ansible.builtin.copy:\n        dest: /etc/modules-load.d/k8s.conf\n        content: |\n          overlay\n          br_netfilter\n        owner: root\n        group: root\n        mode: \"0644\"\n\n    - name: Load the kernel modules now\n      ansible.builtin.command: \"modprobe {{ item }}\"\n      loop: [overlay, br_netfilter]\n      changed_when: false\n\n    - name: Let bridged traffic through iptables and turn on IP forwarding\n      ansible.builtin.copy:\n        dest: /etc/sysctl.d/99-kubernetes-cri.conf\n        content: |\n          net.bridge.bridge-nf-call-iptables = 1\n          net.bridge.bridge-nf-call-ip6tables = 1\n          net.ipv4.ip_forward = 1\n        owner: root\n        group: root\n        mode: \"0644\"\n      notify: Apply sysctls\n\n    # The kubelet refuses to start with swap on (unless configured otherwise).\n    - name: Turn swap off now\n      ansible.builtin.command: swapoff -a\n      when: ansible_facts['swaptotal_mb'] | int > 0\n\n    - name: Keep swap off after a reboot\n      ansible.builtin.replace:\n        path: /etc/fstab\n        regexp: '^([^#\\s]+\\s+\\S+\\s+swap\\s+.*)$'\n        replace: '# \\1'\n\n    - name: Install the packages the repository setup needs\n      ansible.builtin.apt:\n        name: [apt-transport-https, ca-certificates, curl, gpg]\n        state: present\n        update_cache: true\n\n    - name: Install containerd\n      ansible.builtin.apt:\n        name: containerd\n        state: present\n\n    - name: Create the containerd configuration folder\n      ansible.builtin.file:\n        path: /etc/containerd\n        state: directory\n        owner: root\n        group: root\n        mode: \"0755\"\n\n    - name: Read containerd's default configuration\n      ansible.builtin.command: containerd config default\n      register: k8s_containerd_default\n      changed_when: false\n\n    # kubeadm sets the kubelet to the systemd cgroup driver; containerd must match.\n    - name: Configure containerd with the systemd cgroup driver\n      ansible.builtin.copy:\n        dest: /etc/containerd/config.toml\n        content: \"{{ k8s_containerd_default.stdout | regex_replace('SystemdCgroup = false', 'SystemdCgroup = true') }}\\n\"\n        owner: root\n        group: root\n        mode: \"0644\"\n      notify: Restart containerd\n\n    - name: Start containerd now and at boot\n      ansible.builtin.service:\n        name: containerd\n        state: started\n        enabled: true\n\n    - name: Create the apt keyring folder\n      ansible.builtin.file:\n        path: /etc/apt/keyrings\n        state: directory\n        owner: root\n        group: root\n        mode: \"0755\"\n\n    - name: Download the signing key of the Kubernetes {{ k8s_minor }} repository\n      ansible.builtin.get_url:\n        url: \"{{ k8s_repo_url }}Release.key\"\n        dest: \"{{ k8s_apt_keyring }}\"\n        owner: root\n        group: root\n        mode: \"0644\"\n\n    - name: Add the Kubernetes {{ k8s_minor }} package repository\n      ansible.builtin.apt_repository:\n        repo: \"deb [signed-by={{ k8s_apt_keyring }}] {{ k8s_repo_url }} /\"\n        filename: kubernetes\n        state: present\n        update_cache: true\n\n    - name: Install kubelet, kubeadm and kubectl {{ k8s_package_version }}\n      ansible.builtin.apt:\n        name: \"{{ k8s_packages | map('regex_replace', '$', '=' ~ k8s_package_version) | list }}\"\n        state: present\n        allow_change_held_packages: true\n\n    # Held, so a routine `apt upgrade` cannot move the cluster to another release.\n    - name: Hold kubelet, kubeadm and kubectl at this release\n      ansible.builtin.dpkg_selections:\n        name: \"{{ item }}\"\n        selection: hold\n      loop: \"{{ k8s_packages }}\"\n\n    - name: Start the kubelet now and at boot (it waits for kubeadm until then)\n      ansible.builtin.service:\n        name: kubelet\n        state: started\n        enabled: true\n";
-return o;
+o += "---\n# Prepares Debian/Ubuntu hosts to join a cluster with kubeadm: kernel modules and sysctls,\n# swap off, containerd with the systemd cgroup driver, the pkgs.k8s.io repository of one minor\n# release, and kubelet, kubeadm and kubectl held at that release. Built-in modules only.\n# Run `kubeadm init` / `kubeadm join` afterwards.\n- name: " + rt.emit(m_scalar_1((rt.text((rt.text("Prepare Kubernetes nodes (") + rt.text(rt.lookup(ctx, "name")))) + rt.text(")")))) + "\n  hosts: " + rt.emit(m_scalar_1(rt.lookup(ctx, "hosts"))) + "\n  become: true\n  vars:\n    k8s_version: " + rt.emit(m_scalar_1(rt.kilnFilter("text", rt.lookup(ctx, "k8s_version"), "k8s_version"))) + "\n    # \"1.31\", \"v1.31\" and \"1.31.2\" all select the v1.31 repository.\n    k8s_version_clean: \"{{ k8s_version | string | regex_replace('^v', '') }}\"\n    k8s_minor: \"{{ k8s_version_clean.split('.')[:2] | join('.') }}\"\n    # apt version pattern: any 1.31 patch release, or exactly the patch release given.\n    k8s_package_version: \"{{ k8s_minor ~ '.*' if k8s_version_clean.split('.') | length < 3 else k8s_version_clean ~ '-*' }}\"\n    k8s_packages: [kubelet, kubeadm, kubectl]\n    k8s_apt_keyring: /etc/apt/keyrings/kubernetes-apt-keyring.asc\n    k8s_repo_url: \"https://pkgs.k8s.io/core:/stable:/v{{ k8s_minor }}/deb/\"\n\n  handlers:\n    - name: Restart containerd\n      ansible.builtin.service:\n        name: containerd\n        state: restarted\n\n    - name: Apply sysctls\n      ansible.builtin.command: sysctl --system\n      changed_when: true\n\n  tasks:\n    - name: Check the operating system\n      ansible.builtin.assert:\n        that: ansible_facts['os_family'] == 'Debian'\n        fail_msg: \"This playbook prepares Debian and Ubuntu hosts; {{ inventory_hostname }} runs {{ ansible_facts['distribution'] }}.\"\n\n    - name: Load the kernel modules containerd and kube-proxy need at boot\n      ansible.builtin.copy:\n        dest: /etc/modules-load.d/k8s.conf\n        content: |\n          overlay\n          br_netfilter\n        owner: root\n        group: root\n        mode: \"0644\"\n\n    - name: Load the kernel modules now\n      ansible.builtin.command: \"modprobe {{ item }}\"\n      loop: [overlay, br_netfilter]\n      changed_when: false\n\n    - name: Let bridged traffic through iptables and turn on IP forwarding\n      ansible.builtin.copy:\n        dest: /etc/sysctl.d/99-kubernetes-cri.conf\n        content: |\n          net.bridge.bridge-nf-call-iptables = 1\n          net.bridge.bridge-nf-call-ip6tables = 1\n          net.ipv4.ip_forward = 1\n        owner: root\n        group: root\n        mode: \"0644\"\n      notify: Apply sysctls\n\n    # The kubelet refuses to start with swap on (unless configured otherwise).\n    - name: Turn swap off now\n      ansible.builtin.command: swapoff -a\n      when: ansible_facts['swaptotal_mb'] | int > 0\n\n    - name: Keep swap off after a reboot\n      ansible.builtin.replace:\n        path: /etc/fstab\n        regexp: '^([^#\\s]+\\s+\\S+\\s+swap\\s+.*)$'\n        replace: '# \\1'\n\n    - name: Install the packages the repository setup needs\n      ansible.builtin.apt:\n        name: [apt-transport-https, ca-certificates, curl, gpg]\n        state: present\n        update_cache: true\n\n    - name: Install containerd\n      ansible.builtin.apt:\n        name: containerd\n        state: present\n\n    - name: Create the containerd configuration folder\n      ansible.builtin.file:\n        path: /etc/containerd\n        state: directory\n        owner: root\n        group: root\n        mode: \"0755\"\n\n    - name: Read containerd's default configuration\n      ansible.builtin.command: containerd config default\n      register: k8s_containerd_default\n      changed_when: false\n\n    # kubeadm sets the kubelet to the systemd cgroup driver; containerd must match.\n    - name: Configure containerd with the systemd cgroup driver\n      ansible.builtin.copy:\n        dest: /etc/containerd/config.toml\n        content: \"{{ k8s_containerd_default.stdout | regex_replace('SystemdCgroup = false', 'SystemdCgroup = true') }}\\n\"\n        owner: root\n        group: root\n        mode: \"0644\"\n      notify: Restart containerd\n\n    - name: Start containerd now and at boot\n      ansible.builtin.service:\n        name: containerd\n        state: started\n        enabled: true\n\n    - name: Create the apt keyring folder\n      ansible.builtin.file:\n        path: /etc/apt/keyrings\n        state: directory\n        owner: root\n        group: root\n        mode: \"0755\"\n\n    - name: Download the signing key of the Kubernetes {{ k8s_minor }} repository\n      ansible.builtin.get_url:\n        url: \"{{ k8s_repo_url }}Release.key\"\n        dest: \"{{ k8s_apt_keyring }}\"\n        owner: root\n        group: root\n        mode: \"0644\"\n\n    - name: Add the Kubernetes {{ k8s_minor }} package repository\n      ansible.builtin.apt_repository:\n        repo: \"deb [signed-by={{ k8s_apt_keyring }}] {{ k8s_repo_url }} /\"\n        filename: kubernetes\n        state: present\n        update_cache: true\n\n    - name: Install kubelet, kubeadm and kubectl {{ k8s_package_version }}\n      ansible.builtin.apt:\n        name: \"{{ k8s_packages | map('regex_replace', '$', '=' ~ k8s_package_version) | list }}\"\n        state: present\n        allow_change_held_packages: true\n\n    # Held, so a routine `apt upgrade` cannot move the cluster to another release.\n    - name: Hold kubelet, kubeadm and kubectl at this release\n      ansible.builtin.dpkg_selections:\n        name: \"{{ item }}\"\n        selection: hold\n      loop: \"{{ k8s_packages }}\"\n\n    - name: Start the kubelet now and at boot (it waits for kubeadm until then)\n      ansible.builtin.service:\n        name: kubelet\n        state: started\n        enabled: true\n";
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}-inventory.ini", function (ctx) {
+rt.work(3, 14);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "-inventory.ini";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + "-inventory.ini";
+return rt.written(o_done, o);
 });
 templates.set("{#- An INI inventory as the automation tool's parser reads it. Every tag trims the whitespace\n    around it and newlines are written explicitly, so the output has exactly one line per host,\n    child or var and one blank line between sections. Values go through `ini_host_value` (host\n    lines are split with shlex, then each value is read as a Python literal) or `ini_value`\n    (`:vars` lines: the text after the first `=` is read as a Python literal). Names have no\n    escapes in this format: group, child, host and variable names go through `ini_group_name`,\n    `ini_host_name` and `ini_var_name`, which refuse a name the tool would read differently\n    (a line break, a space, `#`, `:`, `[`, ...). -#}\n{#- The connection variables' prefix: the spec's `cm_` by default; `ansible_` under the\n    `ansible` automation tool profile, the names the real tool reads. The input keys stay the\n    spec's (`cm_host`, `cm_user`, `cm_port`, `ssh_key_file`) either way. -#}\n{%- set prefix = \"ansible_\" if automation_profile == \"ansible\" else \"cm_\" -%}\n{#- The defaults are written once here, not once per host: every filter call is a crossing out\n    of the engine and back, the larger part of a big inventory's render time. -#}\n{%- set default_user_value = default_user | ini_host_value if default_user else \"\" -%}\n{%- set default_port_value = default_port | ini_host_value if default_port else \"\" -%}\n\n{#- Each section ends with a blank line; the last one is trimmed at the end. (`namespace()`\n    is shadowed by the context variable `namespace`, so no loop-spanning flag.) -#}\n{%- set body -%}\n{%- for group in (hosts if hosts is sequence else []) if group is mapping and group.group -%}\n{%- set members = group.members if group.members is sequence else [] -%}\n{%- set children = group.children if group.children is sequence else [] -%}\n{#- A group with only children needs no host section; any other group gets one, so that a\n    `:vars` section never refers to an undeclared group. -#}\n{%- if members or not children -%}\n[{{ group.group | ini_group_name(\"hosts\") }}]{{ \"\\n\" }}\n{%- for member in members -%}\n{#- a bare string is a host name with every key missing -#}\n{%- set m = {\"name\": member} if member is string else member -%}\n{%- if m is mapping and (m.name or m.cm_host) -%}\n{#- One host line, written here rather than by a macro (a macro call per host cost a tenth of a\n    10,000-host render). The field's schema makes every key a string (cm_port a number from 1,\n    a string or null), so a key that is missing, null or \"\" is exactly a false one. -#}\n{{ (m.name or m.cm_host) | ini_host_name(\"hosts\") }}\n{%- if m.cm_host %} {{ prefix }}host={{ m.cm_host | ini_host_value }}{% endif -%}\n{#- cm_user and cm_port: a missing key takes the default, null or \"\" writes nothing -#}\n{%- if m.cm_user is not defined -%}\n{%- if default_user %} {{ prefix }}user={{ default_user_value }}{% endif -%}\n{%- elif m.cm_user %} {{ prefix }}user={{ m.cm_user | ini_host_value }}\n{%- endif -%}\n{%- if m.cm_port is not defined -%}\n{%- if default_port %} {{ prefix }}port={{ default_port_value }}{% endif -%}\n{%- elif m.cm_port %} {{ prefix }}port={{ m.cm_port | ini_host_value }}\n{%- endif -%}\n{%- if m.ssh_key_file %} {{ prefix }}ssh_private_key_file={{ m.ssh_key_file | ini_host_value }}{% endif -%}\n{%- if m.vars is mapping -%}\n{#- a JSON null reaches a filter as \"\" (safeFilter), so it is written here: Python's None -#}\n{%- for key, value in m.vars | items %} {{ key | ini_var_name(\"hosts\") }}={% if value is none %}None{% else %}{{ value | ini_host_value }}{% endif %}{% endfor -%}\n{%- endif -%}\n{{- \"\\n\" }}\n{%- endif -%}\n{%- endfor -%}\n{{ \"\\n\" }}\n{%- endif -%}\n{%- if children -%}\n[{{ group.group | ini_group_name(\"hosts\") }}:children]{{ \"\\n\" }}\n{%- for child in children if child -%}\n{{ child | ini_group_name(\"hosts\") }}{{ \"\\n\" }}\n{%- endfor -%}\n{{ \"\\n\" }}\n{%- endif -%}\n{%- if group.vars is mapping and group.vars -%}\n[{{ group.group | ini_group_name(\"hosts\") }}:vars]{{ \"\\n\" }}\n{%- for key, value in group.vars | items -%}\n{{ key | ini_var_name(\"hosts\") }}={% if value is none %}None{% else %}{{ value | ini_value }}{% endif %}{{ \"\\n\" }}\n{%- endfor -%}\n{{ \"\\n\" }}\n{%- endif -%}\n{%- endfor -%}\n{%- endset -%}\n{%- if body %}{{ body | trim(\"\\n\") }}{{ \"\\n\" }}{% endif -%}\n", function (ctx) {
+rt.work(32);
 let o = "";
+const o_done = [];
 let v_prefix_1 = rt.UNSET;
 let v_default_user_value_2 = rt.UNSET;
 let v_default_port_value_3 = rt.UNSET;
@@ -274,547 +230,629 @@ v_default_user_value_2 = (rt.truthy(rt.lookup(ctx, "default_user")) ? rt.kilnFil
 v_default_port_value_3 = (rt.truthy(rt.lookup(ctx, "default_port")) ? rt.kilnFilter("ini_host_value", rt.lookup(ctx, "default_port")) : "");
 {
 let b5 = "";
+const b5_done = [];
+let t10;
 {
 const items6 = rt.iterable((rt.truthy(rt.TESTS["sequence"](rt.lookup(ctx, "hosts"))) ? rt.lookup(ctx, "hosts") : []));
 let i8 = -1;
 for (const item7 of items6) {
-rt.work();
+rt.work(9);
 const l_group_9 = item7;
-if (!rt.truthy(((t10) => !rt.truthy(t10) ? t10 : rt.attribute(l_group_9, "group"))(rt.TESTS["mapping"](l_group_9)))) continue;
+if (!rt.truthy(((t10 = rt.TESTS["mapping"](l_group_9)), !rt.truthy(t10) ? t10 : rt.attribute(l_group_9, "group")))) continue;
+rt.work(37);
 i8 += 1;
 let v_members_11 = rt.UNSET;
 let v_children_12 = rt.UNSET;
 v_members_11 = (rt.truthy(rt.TESTS["sequence"](rt.attribute(l_group_9, "members"))) ? rt.attribute(l_group_9, "members") : []);
 v_children_12 = (rt.truthy(rt.TESTS["sequence"](rt.attribute(l_group_9, "children"))) ? rt.attribute(l_group_9, "children") : []);
-if (rt.truthy(((t13) => rt.truthy(t13) ? t13 : !rt.truthy((v_children_12 !== rt.UNSET ? v_children_12 : rt.lookup(ctx, "children"))))((v_members_11 !== rt.UNSET ? v_members_11 : rt.lookup(ctx, "members"))))) {
-b5 += "[";
-b5 += rt.text(rt.kilnFilter("ini_group_name", rt.attribute(l_group_9, "group"), "hosts"));
-b5 += "]";
-b5 += rt.text("\n");
+let t13;
+if (rt.truthy(((t13 = (v_members_11 !== rt.UNSET ? v_members_11 : rt.lookup(ctx, "members"))), rt.truthy(t13) ? t13 : !rt.truthy((v_children_12 !== rt.UNSET ? v_children_12 : rt.lookup(ctx, "children")))))) {
+rt.work(13, 2);
+b5 += "[" + rt.emit(rt.kilnFilter("ini_group_name", rt.attribute(l_group_9, "group"), "hosts")) + "]" + rt.emit("\n");
 {
 const items14 = rt.iterable((v_members_11 !== rt.UNSET ? v_members_11 : rt.lookup(ctx, "members")));
 let i16 = -1;
 for (const item15 of items14) {
-rt.work();
+rt.work(20);
 const l_member_17 = item15;
 i16 += 1;
 let v_m_18 = rt.UNSET;
 v_m_18 = (rt.truthy(rt.TESTS["string"](l_member_17)) ? new Map([["name", l_member_17]]) : l_member_17);
-if (rt.truthy(((t19) => !rt.truthy(t19) ? t19 : ((t20) => rt.truthy(t20) ? t20 : rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_host"))(rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "name")))(rt.TESTS["mapping"]((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")))))) {
-b5 += rt.text(rt.kilnFilter("ini_host_name", ((t21) => rt.truthy(t21) ? t21 : rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_host"))(rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "name")), "hosts"));
+let t19, t20;
+if (rt.truthy(((t19 = rt.TESTS["mapping"]((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")))), !rt.truthy(t19) ? t19 : ((t20 = rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "name")), rt.truthy(t20) ? t20 : rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_host"))))) {
+rt.work(30);
+let t21;
+b5 += rt.emit(rt.kilnFilter("ini_host_name", ((t21 = rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "name")), rt.truthy(t21) ? t21 : rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_host")), "hosts"));
 if (rt.truthy(rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_host"))) {
-b5 += " ";
-b5 += rt.text((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix")));
-b5 += "host=";
-b5 += rt.text(rt.kilnFilter("ini_host_value", rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_host")));
+rt.work(8, 6);
+b5 += " " + rt.emit((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix"))) + "host=" + rt.emit(rt.kilnFilter("ini_host_value", rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_host")));
 }
 if (rt.truthy(!rt.TESTS["defined"](rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_user")))) {
+rt.work(3);
 if (rt.truthy(rt.lookup(ctx, "default_user"))) {
-b5 += " ";
-b5 += rt.text((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix")));
-b5 += "user=";
-b5 += rt.text((v_default_user_value_2 !== rt.UNSET ? v_default_user_value_2 : rt.lookup(ctx, "default_user_value")));
+rt.work(6, 6);
+b5 += " " + rt.emit((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix"))) + "user=" + rt.emit((v_default_user_value_2 !== rt.UNSET ? v_default_user_value_2 : rt.lookup(ctx, "default_user_value")));
 }
-} else if (rt.truthy(rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_user"))) {
-b5 += " ";
-b5 += rt.text((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix")));
-b5 += "user=";
-b5 += rt.text(rt.kilnFilter("ini_host_value", rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_user")));
+} else {
+rt.work(3);
+if (rt.truthy(rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_user"))) {
+rt.work(8, 6);
+b5 += " " + rt.emit((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix"))) + "user=" + rt.emit(rt.kilnFilter("ini_host_value", rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_user")));
+}
 }
 if (rt.truthy(!rt.TESTS["defined"](rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_port")))) {
+rt.work(3);
 if (rt.truthy(rt.lookup(ctx, "default_port"))) {
-b5 += " ";
-b5 += rt.text((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix")));
-b5 += "port=";
-b5 += rt.text((v_default_port_value_3 !== rt.UNSET ? v_default_port_value_3 : rt.lookup(ctx, "default_port_value")));
+rt.work(6, 6);
+b5 += " " + rt.emit((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix"))) + "port=" + rt.emit((v_default_port_value_3 !== rt.UNSET ? v_default_port_value_3 : rt.lookup(ctx, "default_port_value")));
 }
-} else if (rt.truthy(rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_port"))) {
-b5 += " ";
-b5 += rt.text((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix")));
-b5 += "port=";
-b5 += rt.text(rt.kilnFilter("ini_host_value", rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_port")));
+} else {
+rt.work(3);
+if (rt.truthy(rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_port"))) {
+rt.work(8, 6);
+b5 += " " + rt.emit((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix"))) + "port=" + rt.emit(rt.kilnFilter("ini_host_value", rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "cm_port")));
+}
 }
 if (rt.truthy(rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "ssh_key_file"))) {
-b5 += " ";
-b5 += rt.text((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix")));
-b5 += "ssh_private_key_file=";
-b5 += rt.text(rt.kilnFilter("ini_host_value", rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "ssh_key_file")));
+rt.work(8, 22);
+b5 += " " + rt.emit((v_prefix_1 !== rt.UNSET ? v_prefix_1 : rt.lookup(ctx, "prefix"))) + "ssh_private_key_file=" + rt.emit(rt.kilnFilter("ini_host_value", rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "ssh_key_file")));
 }
 if (rt.truthy(rt.TESTS["mapping"](rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "vars")))) {
+rt.work(4);
 {
 const items22 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.attribute((v_m_18 !== rt.UNSET ? v_m_18 : rt.lookup(ctx, "m")), "vars")));
 let i24 = -1;
 for (const item23 of items22) {
-rt.work();
+rt.work(14, 2);
 const [l_key_25, l_value_26] = rt.unpack(item23, 2);
 i24 += 1;
-b5 += " ";
-b5 += rt.text(rt.kilnFilter("ini_var_name", l_key_25, "hosts"));
-b5 += "=";
+b5 += " " + rt.emit(rt.kilnFilter("ini_var_name", l_key_25, "hosts")) + "=";
 if (rt.truthy(rt.TESTS["none"](l_value_26))) {
+rt.work(2, 4);
 b5 += "None";
 } else {
-b5 += rt.text(rt.kilnFilter("ini_host_value", l_value_26));
+rt.work(3);
+b5 += rt.emit(rt.kilnFilter("ini_host_value", l_value_26));
+}
+b5 = rt.setAside(b5_done, b5);
 }
 }
 }
+b5 += rt.emit("\n");
 }
-b5 += rt.text("\n");
+b5 = rt.setAside(b5_done, b5);
 }
 }
-}
-b5 += rt.text("\n");
+b5 += rt.emit("\n");
 }
 if (rt.truthy((v_children_12 !== rt.UNSET ? v_children_12 : rt.lookup(ctx, "children")))) {
-b5 += "[";
-b5 += rt.text(rt.kilnFilter("ini_group_name", rt.attribute(l_group_9, "group"), "hosts"));
-b5 += ":children]";
-b5 += rt.text("\n");
+rt.work(16, 11);
+b5 += "[" + rt.emit(rt.kilnFilter("ini_group_name", rt.attribute(l_group_9, "group"), "hosts")) + ":children]" + rt.emit("\n");
 {
 const items27 = rt.iterable((v_children_12 !== rt.UNSET ? v_children_12 : rt.lookup(ctx, "children")));
 let i29 = -1;
 for (const item28 of items27) {
-rt.work();
+rt.work(5);
 const l_child_30 = item28;
 if (!rt.truthy(l_child_30)) continue;
+rt.work(13);
 i29 += 1;
-b5 += rt.text(rt.kilnFilter("ini_group_name", l_child_30, "hosts"));
-b5 += rt.text("\n");
+b5 += rt.emit(rt.kilnFilter("ini_group_name", l_child_30, "hosts")) + rt.emit("\n");
+b5 = rt.setAside(b5_done, b5);
 }
 }
-b5 += rt.text("\n");
+b5 += rt.emit("\n");
 }
-if (rt.truthy(((t31) => !rt.truthy(t31) ? t31 : rt.attribute(l_group_9, "vars"))(rt.TESTS["mapping"](rt.attribute(l_group_9, "vars"))))) {
-b5 += "[";
-b5 += rt.text(rt.kilnFilter("ini_group_name", rt.attribute(l_group_9, "group"), "hosts"));
-b5 += ":vars]";
-b5 += rt.text("\n");
+let t31;
+if (rt.truthy(((t31 = rt.TESTS["mapping"](rt.attribute(l_group_9, "vars"))), !rt.truthy(t31) ? t31 : rt.attribute(l_group_9, "vars")))) {
+rt.work(15, 7);
+b5 += "[" + rt.emit(rt.kilnFilter("ini_group_name", rt.attribute(l_group_9, "group"), "hosts")) + ":vars]" + rt.emit("\n");
 {
 const items32 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.attribute(l_group_9, "vars")));
 let i34 = -1;
 for (const item33 of items32) {
-rt.work();
+rt.work(15, 1);
 const [l_key_35, l_value_36] = rt.unpack(item33, 2);
 i34 += 1;
-b5 += rt.text(rt.kilnFilter("ini_var_name", l_key_35, "hosts"));
-b5 += "=";
+b5 += rt.emit(rt.kilnFilter("ini_var_name", l_key_35, "hosts")) + "=";
 if (rt.truthy(rt.TESTS["none"](l_value_36))) {
+rt.work(2, 4);
 b5 += "None";
 } else {
-b5 += rt.text(rt.kilnFilter("ini_value", l_value_36));
+rt.work(3);
+b5 += rt.emit(rt.kilnFilter("ini_value", l_value_36));
 }
-b5 += rt.text("\n");
-}
-}
-b5 += rt.text("\n");
-}
+b5 += rt.emit("\n");
+b5 = rt.setAside(b5_done, b5);
 }
 }
-v_body_4 = b5;
+b5 += rt.emit("\n");
+}
+b5 = rt.setAside(b5_done, b5);
+}
+}
+v_body_4 = rt.written(b5_done, b5);
 }
 if (rt.truthy((v_body_4 !== rt.UNSET ? v_body_4 : rt.lookup(ctx, "body")))) {
-o += rt.text(rt.BUILTIN_FILTERS["trim"]((v_body_4 !== rt.UNSET ? v_body_4 : rt.lookup(ctx, "body")), "\n"));
-o += rt.text("\n");
+rt.work(6);
+o += rt.emit(rt.BUILTIN_FILTERS["trim"]((v_body_4 !== rt.UNSET ? v_body_4 : rt.lookup(ctx, "body")), "\n")) + rt.emit("\n");
 }
-return o;
+return rt.written(o_done, o);
 });
 templates.set("group_vars/{{ group }}{% if layout == \"dir\" %}/main{% endif %}.yml", function (ctx) {
+rt.work(8, 15);
 let o = "";
-o += "group_vars/";
-o += rt.text(rt.lookup(ctx, "group"));
+const o_done = [];
+o += "group_vars/" + rt.emit(rt.lookup(ctx, "group"));
 if (rt.truthy(rt.equal(rt.lookup(ctx, "layout"), "dir"))) {
+rt.work(1, 5);
 o += "/main";
 }
 o += ".yml";
-return o;
+return rt.written(o_done, o);
 });
 templates.set("{#- `---`, one `key: value` line per var (keys alphabetical), then the raw `yaml` text as-is.\n    Scalars go through `yaml_var` (a number as typed, anything else quoted when YAML would read\n    it as something other than the text); lists and maps are written\n    as JSON (`yaml_json` makes it safe for YAML 1.1 readers), which is valid YAML flow and keeps\n    every string quoted. Keys go through `yaml_key`; the raw text through `yaml_block`, which\n    refuses YAML that would not stay in place after the vars lines. -#}\n{%- macro scalar(v) -%}\n{%- if v is none %}null{% elif v is mapping or v is sequence %}{{ v | tojson | yaml_json(\"vars\") }}\n{%- else %}{{ v | yaml_var(\"vars\") }}{% endif -%}\n{%- endmacro -%}\n---\n{% if vars is mapping -%}\n{%- for key, v in vars | items -%}\n{{ key | yaml_key(\"vars\") }}: {{ scalar(v) }}\n{% endfor -%}\n{%- endif -%}\n{#- A `yaml` value that happens to be a JSON object arrives as a map: write it as key lines. -#}\n{%- if yaml is mapping -%}\n{%- for key, v in yaml | items -%}\n{{ key | yaml_key(\"yaml\") }}: {{ scalar(v) }}\n{% endfor -%}\n{%- elif yaml is sequence -%}\n{#- a list cannot follow the vars lines: `yaml_block` refuses it with the reason -#}\n{{ yaml | tojson | yaml_block(0, \"yaml\") }}\n{% elif yaml -%}\n{{ yaml | yaml_block(0, \"yaml\") }}{% if yaml[-1:] != \"\\n\" %}{{ \"\\n\" }}{% endif %}\n{%- endif -%}\n", function (ctx) {
+rt.work(12, 4);
 let o = "";
+const o_done = [];
 function m_scalar_1(p_v_2) {
-rt.work();
+rt.work(4);
 let b3 = "";
+const b3_done = [];
+let t4;
 if (rt.truthy(rt.TESTS["none"](p_v_2))) {
+rt.work(2, 4);
 b3 += "null";
-} else if (rt.truthy(((t4) => rt.truthy(t4) ? t4 : rt.TESTS["sequence"](p_v_2))(rt.TESTS["mapping"](p_v_2)))) {
-b3 += rt.text(rt.kilnFilter("yaml_json", rt.BUILTIN_FILTERS["tojson"](p_v_2), "vars"));
 } else {
-b3 += rt.text(rt.kilnFilter("yaml_var", p_v_2, "vars"));
+rt.work(6);
+if (rt.truthy(((t4 = rt.TESTS["mapping"](p_v_2)), rt.truthy(t4) ? t4 : rt.TESTS["sequence"](p_v_2)))) {
+rt.work(6);
+b3 += rt.emit(rt.kilnFilter("yaml_json", rt.BUILTIN_FILTERS["tojson"](p_v_2), "vars"));
+} else {
+rt.work(4);
+b3 += rt.emit(rt.kilnFilter("yaml_var", p_v_2, "vars"));
 }
-return b3;
+}
+return rt.written(b3_done, b3);
 }
 o += "---\n";
 if (rt.truthy(rt.TESTS["mapping"](rt.lookup(ctx, "vars")))) {
+rt.work(3);
 {
 const items5 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "vars")));
 let i7 = -1;
 for (const item6 of items5) {
-rt.work();
+rt.work(14, 3);
 const [l_key_8, l_v_9] = rt.unpack(item6, 2);
 i7 += 1;
-o += rt.text(rt.kilnFilter("yaml_key", l_key_8, "vars"));
-o += ": ";
-o += rt.text(m_scalar_1(l_v_9));
-o += "\n";
+o += rt.emit(rt.kilnFilter("yaml_key", l_key_8, "vars")) + ": " + rt.emit(m_scalar_1(l_v_9)) + "\n";
+o = rt.setAside(o_done, o);
 }
 }
 }
 if (rt.truthy(rt.TESTS["mapping"](rt.lookup(ctx, "yaml")))) {
+rt.work(4);
 {
 const items10 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.lookup(ctx, "yaml")));
 let i12 = -1;
 for (const item11 of items10) {
-rt.work();
+rt.work(14, 3);
 const [l_key_13, l_v_14] = rt.unpack(item11, 2);
 i12 += 1;
-o += rt.text(rt.kilnFilter("yaml_key", l_key_13, "yaml"));
-o += ": ";
-o += rt.text(m_scalar_1(l_v_14));
-o += "\n";
+o += rt.emit(rt.kilnFilter("yaml_key", l_key_13, "yaml")) + ": " + rt.emit(m_scalar_1(l_v_14)) + "\n";
+o = rt.setAside(o_done, o);
 }
 }
-} else if (rt.truthy(rt.TESTS["sequence"](rt.lookup(ctx, "yaml")))) {
-o += rt.text(rt.kilnFilter("yaml_block", rt.BUILTIN_FILTERS["tojson"](rt.lookup(ctx, "yaml")), 0, "yaml"));
-o += "\n";
-} else if (rt.truthy(rt.lookup(ctx, "yaml"))) {
-o += rt.text(rt.kilnFilter("yaml_block", rt.lookup(ctx, "yaml"), 0, "yaml"));
+} else {
+rt.work(3);
+if (rt.truthy(rt.TESTS["sequence"](rt.lookup(ctx, "yaml")))) {
+rt.work(8, 1);
+o += rt.emit(rt.kilnFilter("yaml_block", rt.BUILTIN_FILTERS["tojson"](rt.lookup(ctx, "yaml")), 0, "yaml")) + "\n";
+} else {
+rt.work(2);
+if (rt.truthy(rt.lookup(ctx, "yaml"))) {
+rt.work(13);
+o += rt.emit(rt.kilnFilter("yaml_block", rt.lookup(ctx, "yaml"), 0, "yaml"));
 if (rt.truthy(!rt.equal(rt.slice(rt.lookup(ctx, "yaml"), -1, undefined), "\n"))) {
-o += rt.text("\n");
+rt.work(2);
+o += rt.emit("\n");
 }
 }
-return o;
+}
+}
+return rt.written(o_done, o);
 });
 templates.set("roles/{{ name }}/tasks/main.yml", function (ctx) {
+rt.work(4, 21);
 let o = "";
-o += "roles/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "/tasks/main.yml";
-return o;
+const o_done = [];
+o += "roles/" + rt.emit(rt.lookup(ctx, "name")) + "/tasks/main.yml";
+return rt.written(o_done, o);
 });
 templates.set("{#- Pure automation-tool text: nothing here depends on kiln's fields (they land in defaults),\n    so the whole file is raw and its `{{ }}` reach the output untouched. -#}\n{% raw -%}\n---\n# Host hygiene for every server. Built-in modules only, so no collections are needed.\n# Variables: defaults/main.yml.\n\n- name: Install base packages\n  ansible.builtin.package:\n    name: \"{{ common_packages }}\"\n    state: present\n\n# /etc/localtime works with and without systemd (timedatectl needs a running systemd).\n- name: Set the timezone\n  ansible.builtin.file:\n    src: \"/usr/share/zoneinfo/{{ common_timezone }}\"\n    dest: /etc/localtime\n    state: link\n    force: true\n  notify: Restart cron\n\n- name: Record the timezone for Debian tools\n  ansible.builtin.copy:\n    content: \"{{ common_timezone }}\\n\"\n    dest: /etc/timezone\n    owner: root\n    group: root\n    mode: \"0644\"\n  when: ansible_facts['os_family'] == 'Debian'\n  notify: Restart cron\n\n# Swap: a swap file of common_swap_size_mb MiB; 0 leaves swap alone (Kubernetes nodes need\n# it off, which the k8s bootstrap playbook does).\n- name: Create the swap file\n  ansible.builtin.command:\n    cmd: \"dd if=/dev/zero of={{ common_swap_file }} bs=1M count={{ common_swap_size_mb | int }}\"\n    creates: \"{{ common_swap_file }}\"\n  register: common_swap_created\n  when: common_swap_size_mb | int > 0\n\n- name: Restrict the swap file to root\n  ansible.builtin.file:\n    path: \"{{ common_swap_file }}\"\n    owner: root\n    group: root\n    mode: \"0600\"\n  when: common_swap_size_mb | int > 0\n\n- name: Format the swap file\n  ansible.builtin.command: \"mkswap {{ common_swap_file }}\"\n  when: common_swap_created is changed\n\n- name: Turn the swap file on\n  ansible.builtin.command: \"swapon {{ common_swap_file }}\"\n  when: common_swap_created is changed\n\n- name: Turn the swap file on at boot\n  ansible.builtin.lineinfile:\n    path: /etc/fstab\n    line: \"{{ common_swap_file }} none swap sw 0 0\"\n    state: present\n  when: common_swap_size_mb | int > 0\n\n- name: Write the message of the day\n  ansible.builtin.template:\n    src: motd.j2\n    dest: /etc/motd\n    owner: root\n    group: root\n    mode: \"0644\"\n{% endraw -%}\n", function (ctx) {
+rt.work(1, 1952);
 let o = "";
+const o_done = [];
 o += "---\n# Host hygiene for every server. Built-in modules only, so no collections are needed.\n# Variables: defaults/main.yml.\n\n- name: Install base packages\n  ansible.builtin.package:\n    name: \"{{ common_packages }}\"\n    state: present\n\n# /etc/localtime works with and without systemd (timedatectl needs a running systemd).\n- name: Set the timezone\n  ansible.builtin.file:\n    src: \"/usr/share/zoneinfo/{{ common_timezone }}\"\n    dest: /etc/localtime\n    state: link\n    force: true\n  notify: Restart cron\n\n- name: Record the timezone for Debian tools\n  ansible.builtin.copy:\n    content: \"{{ common_timezone }}\\n\"\n    dest: /etc/timezone\n    owner: root\n    group: root\n    mode: \"0644\"\n  when: ansible_facts['os_family'] == 'Debian'\n  notify: Restart cron\n\n# Swap: a swap file of common_swap_size_mb MiB; 0 leaves swap alone (Kubernetes nodes need\n# it off, which the k8s bootstrap playbook does).\n- name: Create the swap file\n  ansible.builtin.command:\n    cmd: \"dd if=/dev/zero of={{ common_swap_file }} bs=1M count={{ common_swap_size_mb | int }}\"\n    creates: \"{{ common_swap_file }}\"\n  register: common_swap_created\n  when: common_swap_size_mb | int > 0\n\n- name: Restrict the swap file to root\n  ansible.builtin.file:\n    path: \"{{ common_swap_file }}\"\n    owner: root\n    group: root\n    mode: \"0600\"\n  when: common_swap_size_mb | int > 0\n\n- name: Format the swap file\n  ansible.builtin.command: \"mkswap {{ common_swap_file }}\"\n  when: common_swap_created is changed\n\n- name: Turn the swap file on\n  ansible.builtin.command: \"swapon {{ common_swap_file }}\"\n  when: common_swap_created is changed\n\n- name: Turn the swap file on at boot\n  ansible.builtin.lineinfile:\n    path: /etc/fstab\n    line: \"{{ common_swap_file }} none swap sw 0 0\"\n    state: present\n  when: common_swap_size_mb | int > 0\n\n- name: Write the message of the day\n  ansible.builtin.template:\n    src: motd.j2\n    dest: /etc/motd\n    owner: root\n    group: root\n    mode: \"0644\"\n";
-return o;
+return rt.written(o_done, o);
 });
 templates.set("roles/{{ name }}/defaults/main.yml", function (ctx) {
+rt.work(4, 24);
 let o = "";
-o += "roles/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "/defaults/main.yml";
-return o;
+const o_done = [];
+o += "roles/" + rt.emit(rt.lookup(ctx, "name")) + "/defaults/main.yml";
+return rt.written(o_done, o);
 });
 templates.set("{#- `scalar`: the `yaml` filter, which writes any value on one line (lists and maps as flow\n    collections) so that YAML 1.1 and 1.2 readers read it back exactly. -#}\n{%- macro scalar(v) -%}\n{{ v | yaml(\"timezone\") }}\n{%- endmacro -%}\n---\n# Defaults of this role; override them in group_vars or host vars.\n\n# IANA time zone name; a file of that name must exist under /usr/share/zoneinfo.\ncommon_timezone: {{ scalar(timezone) }}\n\n# Installed on every host; these names are the same on Debian, Ubuntu and RHEL-like systems.\ncommon_packages:\n  - ca-certificates\n  - curl\n  - git\n  - rsync\n  - tar\n  - tzdata\n  - unzip\n\n# Size in MiB of a swap file to create; 0 leaves swap as it is.\ncommon_swap_size_mb: 0\ncommon_swap_file: /swapfile\n\n# Shown at login under the host's name.\ncommon_motd_message: This server is managed by automation; local changes may be overwritten.\n", function (ctx) {
+rt.work(10, 608);
 let o = "";
+const o_done = [];
 function m_scalar_1(p_v_2) {
-rt.work();
+rt.work(5);
 let b3 = "";
-b3 += rt.text(rt.kilnFilter("yaml", p_v_2, "timezone"));
-return b3;
+const b3_done = [];
+b3 += rt.emit(rt.kilnFilter("yaml", p_v_2, "timezone"));
+return rt.written(b3_done, b3);
 }
-o += "---\n# Defaults of this role; override them in group_vars or host vars.\n\n# IANA time zone name; a file of that name must exist under /usr/share/zoneinfo.\ncommon_timezone: ";
-o += rt.text(m_scalar_1(rt.lookup(ctx, "timezone")));
-o += "\n\n# Installed on every host; these names are the same on Debian, Ubuntu and RHEL-like systems.\ncommon_packages:\n  - ca-certificates\n  - curl\n  - git\n  - rsync\n  - tar\n  - tzdata\n  - unzip\n\n# Size in MiB of a swap file to create; 0 leaves swap as it is.\ncommon_swap_size_mb: 0\ncommon_swap_file: /swapfile\n\n# Shown at login under the host's name.\ncommon_motd_message: This server is managed by automation; local changes may be overwritten.\n";
-return o;
+o += "---\n# Defaults of this role; override them in group_vars or host vars.\n\n# IANA time zone name; a file of that name must exist under /usr/share/zoneinfo.\ncommon_timezone: " + rt.emit(m_scalar_1(rt.lookup(ctx, "timezone"))) + "\n\n# Installed on every host; these names are the same on Debian, Ubuntu and RHEL-like systems.\ncommon_packages:\n  - ca-certificates\n  - curl\n  - git\n  - rsync\n  - tar\n  - tzdata\n  - unzip\n\n# Size in MiB of a swap file to create; 0 leaves swap as it is.\ncommon_swap_size_mb: 0\ncommon_swap_file: /swapfile\n\n# Shown at login under the host's name.\ncommon_motd_message: This server is managed by automation; local changes may be overwritten.\n";
+return rt.written(o_done, o);
 });
 templates.set("roles/{{ name }}/handlers/main.yml", function (ctx) {
+rt.work(4, 24);
 let o = "";
-o += "roles/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "/handlers/main.yml";
-return o;
+const o_done = [];
+o += "roles/" + rt.emit(rt.lookup(ctx, "name")) + "/handlers/main.yml";
+return rt.written(o_done, o);
 });
 templates.set("{% raw -%}\n---\n# cron keeps the old timezone until it restarts. Minimal images may have no cron at all, which\n# is not worth failing the run for.\n- name: Restart cron\n  ansible.builtin.service:\n    name: \"{{ 'crond' if ansible_facts['os_family'] == 'RedHat' else 'cron' }}\"\n    state: restarted\n  failed_when: false\n{% endraw -%}\n", function (ctx) {
+rt.work(1, 305);
 let o = "";
+const o_done = [];
 o += "---\n# cron keeps the old timezone until it restarts. Minimal images may have no cron at all, which\n# is not worth failing the run for.\n- name: Restart cron\n  ansible.builtin.service:\n    name: \"{{ 'crond' if ansible_facts['os_family'] == 'RedHat' else 'cron' }}\"\n    state: restarted\n  failed_when: false\n";
-return o;
+return rt.written(o_done, o);
 });
 templates.set("roles/{{ name }}/templates/motd.j2", function (ctx) {
+rt.work(4, 24);
 let o = "";
-o += "roles/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "/templates/motd.j2";
-return o;
+const o_done = [];
+o += "roles/" + rt.emit(rt.lookup(ctx, "name")) + "/templates/motd.j2";
+return rt.written(o_done, o);
 });
 templates.set("{#- The automation tool renders this file on the hosts: its own `{{ }}` must pass through. -#}\n{% raw -%}\n{{ ansible_managed | comment }}\n\n  {{ inventory_hostname }} - {{ ansible_facts['distribution'] | default('') }} {{ ansible_facts['distribution_version'] | default('') }}\n  Time zone: {{ common_timezone }}\n\n  {{ common_motd_message }}\n\n{% endraw -%}\n", function (ctx) {
+rt.work(1, 235);
 let o = "";
+const o_done = [];
 o += "{{ ansible_managed | comment }}\n\n  {{ inventory_hostname }} - {{ ansible_facts['distribution'] | default('') }} {{ ansible_facts['distribution_version'] | default('') }}\n  Time zone: {{ common_timezone }}\n\n  {{ common_motd_message }}\n\n";
-return o;
+return rt.written(o_done, o);
 });
 templates.set("---\n# This role's tasks, run in order. For example:\n#\n# - name: Install the package\n#   ansible.builtin.package:\n#     name: example\n#     state: present\n#   notify: Restart example\n[]\n", function (ctx) {
+rt.work(1, 185);
 let o = "";
+const o_done = [];
 o += "---\n# This role's tasks, run in order. For example:\n#\n# - name: Install the package\n#   ansible.builtin.package:\n#     name: example\n#     state: present\n#   notify: Restart example\n[]\n";
-return o;
+return rt.written(o_done, o);
 });
 templates.set("---\n# Default values of this role's variables (the lowest precedence: inventory and group_vars win).\n# For example:\n#\n# example_port: 8080\n{}\n", function (ctx) {
+rt.work(1, 142);
 let o = "";
+const o_done = [];
 o += "---\n# Default values of this role's variables (the lowest precedence: inventory and group_vars win).\n# For example:\n#\n# example_port: 8080\n{}\n";
-return o;
+return rt.written(o_done, o);
 });
 templates.set("---\n# Handlers run once at the end of the play when a task notifies them by name. For example:\n#\n# - name: Restart example\n#   ansible.builtin.service:\n#     name: example\n#     state: restarted\n[]\n", function (ctx) {
+rt.work(1, 198);
 let o = "";
+const o_done = [];
 o += "---\n# Handlers run once at the end of the play when a task notifies them by name. For example:\n#\n# - name: Restart example\n#   ansible.builtin.service:\n#     name: example\n#     state: restarted\n[]\n";
-return o;
+return rt.written(o_done, o);
 });
 templates.set("roles/{{ name }}/meta/main.yml", function (ctx) {
+rt.work(4, 20);
 let o = "";
-o += "roles/";
-o += rt.text(rt.lookup(ctx, "name"));
-o += "/meta/main.yml";
-return o;
+const o_done = [];
+o += "roles/" + rt.emit(rt.lookup(ctx, "name")) + "/meta/main.yml";
+return rt.written(o_done, o);
 });
 templates.set("{#- `scalar`: the `yaml` filter, which writes any value on one line (lists and maps as flow\n    collections) so that YAML 1.1 and 1.2 readers read it back exactly. -#}\n{%- macro scalar(v) -%}\n{{ v | yaml(\"description\") }}\n{%- endmacro -%}\n---\ngalaxy_info:\n  description: {{ scalar(description) }}\n# Roles that run before this one, for example: [common]\ndependencies: []\n", function (ctx) {
+rt.work(10, 106);
 let o = "";
+const o_done = [];
 function m_scalar_1(p_v_2) {
-rt.work();
+rt.work(5);
 let b3 = "";
-b3 += rt.text(rt.kilnFilter("yaml", p_v_2, "description"));
-return b3;
+const b3_done = [];
+b3 += rt.emit(rt.kilnFilter("yaml", p_v_2, "description"));
+return rt.written(b3_done, b3);
 }
-o += "---\ngalaxy_info:\n  description: ";
-o += rt.text(m_scalar_1(rt.lookup(ctx, "description")));
-o += "\n# Roles that run before this one, for example: [common]\ndependencies: []\n";
-return o;
+o += "---\ngalaxy_info:\n  description: " + rt.emit(m_scalar_1(rt.lookup(ctx, "description"))) + "\n# Roles that run before this one, for example: [common]\ndependencies: []\n";
+return rt.written(o_done, o);
 });
 templates.set("{% if folder %}{{ folder }}/{% endif %}{{ name }}.yml", function (ctx) {
+rt.work(5, 4);
 let o = "";
+const o_done = [];
 if (rt.truthy(rt.lookup(ctx, "folder"))) {
-o += rt.text(rt.lookup(ctx, "folder"));
-o += "/";
+rt.work(3, 1);
+o += rt.emit(rt.lookup(ctx, "folder")) + "/";
 }
-o += rt.text(rt.lookup(ctx, "name"));
-o += ".yml";
-return o;
+o += rt.emit(rt.lookup(ctx, "name")) + ".yml";
+return rt.written(o_done, o);
 });
 templates.set("{#- Plays in order, separated by a blank line, keys in the order name, hosts, become, tags,\n    pre_tasks, roles, post_tasks. User text goes through the `yaml` filter (quoted only when\n    needed); lists and maps given where a scalar is expected are written as JSON, which is\n    valid YAML flow (`yaml_json` makes it safe for YAML 1.1 readers). pre_tasks/post_tasks are\n    YAML text written as-is, indented into place by `yaml_block`, which refuses text that would\n    not stay in place. Keys go through `yaml_key`. -#}\n{%- macro scalar(v) -%}\n{%- if v is none %}null{% elif v is mapping or v is sequence %}{{ v | tojson | yaml_json(\"plays\") }}\n{%- else %}{{ v | yaml(\"plays\") }}{% endif -%}\n{%- endmacro -%}\n\n{#- `[a, b]`: an item with a flow indicator or `:`/`#` that the filter left unquoted is\n    written as JSON, so it stays one item. -#}\n{%- macro flow_item(v) -%}\n{%- set out = scalar(v) -%}\n{%- if out[:1] not in ['\"', \"'\", \"[\", \"{\"] and (\",\" in out or \"[\" in out or \"]\" in out or \"{\" in out or \"}\" in out or \":\" in out or \"#\" in out) -%}\n{{ v | tojson | yaml_json(\"plays\") }}\n{%- else -%}\n{{ out }}\n{%- endif -%}\n{%- endmacro -%}\n\n{%- macro flow_list(v) -%}\n[{% if v is sequence %}{% for item in v %}{% if not loop.first %}, {% endif %}{{ flow_item(item) }}{% endfor %}{% else %}{{ flow_item(v) }}{% endif %}]\n{%- endmacro -%}\n\n{%- macro is_set(v) -%}\n{%- if v is defined and v is not none and v != \"\" and v != [] %}1{% endif -%}\n{%- endmacro -%}\n\n{%- macro tasks_block(key, tasks) -%}\n{%- if tasks is sequence or tasks is mapping %}\n  {{ key }}: {{ tasks | tojson | yaml_json(\"plays\") }}\n{%- elif tasks | trim %}\n  {{ key }}:\n{{ tasks | yaml_block(4, \"plays: \" ~ key) }}\n{%- endif -%}\n{%- endmacro -%}\n\n{#- Role entries: `- <role>`, `- role: <role>`, then when, tags, vars when given. `name` is the\n    automation tool's own alias of `role`. -#}\n{%- macro role_entry(entry) -%}\n{%- if entry is mapping -%}\n{%- set role = entry.role if entry.role else entry.name -%}\n{%- if role %}\n    - role: {{ scalar(role) }}\n{%- if is_set(entry.when) %}\n      when: {{ scalar(entry.when) }}\n{%- endif -%}\n{%- if is_set(entry.tags) %}\n      tags: {{ flow_list(entry.tags) }}\n{%- endif -%}\n{%- if entry.vars is mapping and entry.vars %}\n      vars:\n{%- for key, v in entry.vars | items %}\n        {{ key | yaml_key(\"plays\") }}: {% if v is string %}{{ v | yaml_var(\"plays\") }}{% else %}{{ scalar(v) }}{% endif %}\n{%- endfor -%}\n{%- endif -%}\n{%- endif -%}\n{%- elif entry is not none and entry != \"\" %}\n    - {{ scalar(entry) }}\n{%- endif -%}\n{%- endmacro -%}\n\n{%- macro play_block(play) -%}\n- name: {{ scalar(play.name if play.name else name) }}\n  hosts: {{ scalar(play.hosts if is_set(play.hosts) else \"all\") }}\n{#- become defaults to true and is written only when true -#}\n{%- if play.become is not defined or play.become is none or (play.become and play.become | string | lower not in [\"false\", \"no\", \"off\", \"0\"]) %}\n  become: true\n{%- endif -%}\n{%- if is_set(play.tags) %}\n  tags: {{ flow_list(play.tags) }}\n{%- endif -%}\n{{ tasks_block(\"pre_tasks\", play.pre_tasks) }}\n{%- set roles_list = play.roles if play.roles is sequence else ((play.roles | split(\",\") | map(\"trim\") | list) if play.roles is string else []) -%}\n{%- if roles_list | select | list %}\n  roles:\n{%- for entry in roles_list %}{{ role_entry(entry) }}{% endfor -%}\n{%- endif -%}\n{{ tasks_block(\"post_tasks\", play.post_tasks) }}\n{%- endmacro -%}\n\n{#- `plays` wins; otherwise the legacy `hosts` and `roles` make one play named after the\n    component. A play without hosts targets `all`. -#}\n{%- set play_list = plays if plays is sequence and plays else [{\"hosts\": hosts, \"roles\": roles}] -%}\n---\n{% for play in play_list if play is mapping -%}\n{% if not loop.first %}{{ \"\\n\" }}{% endif -%}\n{{ play_block(play) }}\n{% endfor -%}\n", function (ctx) {
+rt.work(73, 4);
 let o = "";
+const o_done = [];
 let v_play_list_1 = rt.UNSET;
 function m_scalar_2(p_v_3) {
-rt.work();
+rt.work(4);
 let b4 = "";
+const b4_done = [];
+let t5;
 if (rt.truthy(rt.TESTS["none"](p_v_3))) {
+rt.work(2, 4);
 b4 += "null";
-} else if (rt.truthy(((t5) => rt.truthy(t5) ? t5 : rt.TESTS["sequence"](p_v_3))(rt.TESTS["mapping"](p_v_3)))) {
-b4 += rt.text(rt.kilnFilter("yaml_json", rt.BUILTIN_FILTERS["tojson"](p_v_3), "plays"));
 } else {
-b4 += rt.text(rt.kilnFilter("yaml", p_v_3, "plays"));
+rt.work(6);
+if (rt.truthy(((t5 = rt.TESTS["mapping"](p_v_3)), rt.truthy(t5) ? t5 : rt.TESTS["sequence"](p_v_3)))) {
+rt.work(6);
+b4 += rt.emit(rt.kilnFilter("yaml_json", rt.BUILTIN_FILTERS["tojson"](p_v_3), "plays"));
+} else {
+rt.work(4);
+b4 += rt.emit(rt.kilnFilter("yaml", p_v_3, "plays"));
 }
-return b4;
+}
+return rt.written(b4_done, b4);
 }
 function m_flow_item_6(p_v_7) {
-rt.work();
+rt.work(45);
 let b8 = "";
+const b8_done = [];
 let v_out_9 = rt.UNSET;
 v_out_9 = m_scalar_2(p_v_7);
-if (rt.truthy(((t10) => !rt.truthy(t10) ? t10 : ((t11) => rt.truthy(t11) ? t11 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), "#"))(((t12) => rt.truthy(t12) ? t12 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), ":"))(((t13) => rt.truthy(t13) ? t13 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), "}"))(((t14) => rt.truthy(t14) ? t14 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), "{"))(((t15) => rt.truthy(t15) ? t15 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), "]"))(((t16) => rt.truthy(t16) ? t16 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), "["))(rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), ","))))))))(!rt.contains(["\"", "'", "[", "{"], rt.slice((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), undefined, 1))))) {
-b8 += rt.text(rt.kilnFilter("yaml_json", rt.BUILTIN_FILTERS["tojson"](p_v_7), "plays"));
+let t10, t11, t12, t13, t14, t15, t16;
+if (rt.truthy(((t10 = !rt.contains(["\"", "'", "[", "{"], rt.slice((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), undefined, 1))), !rt.truthy(t10) ? t10 : ((t11 = ((t12 = ((t13 = ((t14 = ((t15 = ((t16 = rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), ",")), rt.truthy(t16) ? t16 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), "["))), rt.truthy(t15) ? t15 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), "]"))), rt.truthy(t14) ? t14 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), "{"))), rt.truthy(t13) ? t13 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), "}"))), rt.truthy(t12) ? t12 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), ":"))), rt.truthy(t11) ? t11 : rt.contains((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")), "#"))))) {
+rt.work(6);
+b8 += rt.emit(rt.kilnFilter("yaml_json", rt.BUILTIN_FILTERS["tojson"](p_v_7), "plays"));
 } else {
-b8 += rt.text((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")));
+rt.work(2);
+b8 += rt.emit((v_out_9 !== rt.UNSET ? v_out_9 : rt.lookup(ctx, "out")));
 }
-return b8;
+return rt.written(b8_done, b8);
 }
 function m_flow_list_17(p_v_18) {
-rt.work();
+rt.work(6, 2);
 let b19 = "";
+const b19_done = [];
 b19 += "[";
 if (rt.truthy(rt.TESTS["sequence"](p_v_18))) {
+rt.work(3);
 {
 const items20 = rt.iterable(p_v_18);
 let i22 = -1;
 for (const item21 of items20) {
-rt.work();
+rt.work(10);
 const l_item_23 = item21;
 i22 += 1;
 if (rt.truthy(!rt.truthy((i22 === 0)))) {
+rt.work(1, 2);
 b19 += ", ";
 }
-b19 += rt.text(m_flow_item_6(l_item_23));
+b19 += rt.emit(m_flow_item_6(l_item_23));
+b19 = rt.setAside(b19_done, b19);
 }
 }
 } else {
-b19 += rt.text(m_flow_item_6(p_v_18));
+rt.work(3);
+b19 += rt.emit(m_flow_item_6(p_v_18));
 }
 b19 += "]";
-return b19;
+return rt.written(b19_done, b19);
 }
 function m_is_set_24(p_v_25) {
-rt.work();
+rt.work(16);
 let b26 = "";
-if (rt.truthy(((t27) => !rt.truthy(t27) ? t27 : !rt.equal(p_v_25, []))(((t28) => !rt.truthy(t28) ? t28 : !rt.equal(p_v_25, ""))(((t29) => !rt.truthy(t29) ? t29 : !rt.TESTS["none"](p_v_25))(rt.TESTS["defined"](p_v_25)))))) {
+const b26_done = [];
+let t27, t28, t29;
+if (rt.truthy(((t27 = ((t28 = ((t29 = rt.TESTS["defined"](p_v_25)), !rt.truthy(t29) ? t29 : !rt.TESTS["none"](p_v_25))), !rt.truthy(t28) ? t28 : !rt.equal(p_v_25, ""))), !rt.truthy(t27) ? t27 : !rt.equal(p_v_25, [])))) {
+rt.work(1, 1);
 b26 += "1";
 }
-return b26;
+return rt.written(b26_done, b26);
 }
 function m_tasks_block_30(p_key_31, p_tasks_32) {
-rt.work();
+rt.work(8);
 let b33 = "";
-if (rt.truthy(((t34) => rt.truthy(t34) ? t34 : rt.TESTS["mapping"](p_tasks_32))(rt.TESTS["sequence"](p_tasks_32)))) {
-b33 += "\n  ";
-b33 += rt.text(p_key_31);
-b33 += ": ";
-b33 += rt.text(rt.kilnFilter("yaml_json", rt.BUILTIN_FILTERS["tojson"](p_tasks_32), "plays"));
-} else if (rt.truthy(rt.BUILTIN_FILTERS["trim"](p_tasks_32))) {
-b33 += "\n  ";
-b33 += rt.text(p_key_31);
-b33 += ":\n";
-b33 += rt.text(rt.kilnFilter("yaml_block", p_tasks_32, 4, (rt.text("plays: ") + rt.text(p_key_31))));
+const b33_done = [];
+let t34;
+if (rt.truthy(((t34 = rt.TESTS["sequence"](p_tasks_32)), rt.truthy(t34) ? t34 : rt.TESTS["mapping"](p_tasks_32)))) {
+rt.work(10, 5);
+b33 += "\n  " + rt.emit(p_key_31) + ": " + rt.emit(rt.kilnFilter("yaml_json", rt.BUILTIN_FILTERS["tojson"](p_tasks_32), "plays"));
+} else {
+rt.work(3);
+if (rt.truthy(rt.BUILTIN_FILTERS["trim"](p_tasks_32))) {
+rt.work(11, 5);
+b33 += "\n  " + rt.emit(p_key_31) + ":\n" + rt.emit(rt.kilnFilter("yaml_block", p_tasks_32, 4, (rt.text("plays: ") + rt.text(p_key_31))));
 }
-return b33;
+}
+return rt.written(b33_done, b33);
 }
 function m_role_entry_35(p_entry_36) {
-rt.work();
+rt.work(4);
 let b37 = "";
+const b37_done = [];
 let v_role_38 = rt.UNSET;
+let t45;
 if (rt.truthy(rt.TESTS["mapping"](p_entry_36))) {
+rt.work(10);
 v_role_38 = (rt.truthy(rt.attribute(p_entry_36, "role")) ? rt.attribute(p_entry_36, "role") : rt.attribute(p_entry_36, "name"));
 if (rt.truthy((v_role_38 !== rt.UNSET ? v_role_38 : rt.lookup(ctx, "role")))) {
-b37 += "\n    - role: ";
-b37 += rt.text(m_scalar_2((v_role_38 !== rt.UNSET ? v_role_38 : rt.lookup(ctx, "role"))));
+rt.work(19, 13);
+b37 += "\n    - role: " + rt.emit(m_scalar_2((v_role_38 !== rt.UNSET ? v_role_38 : rt.lookup(ctx, "role"))));
 if (rt.truthy(m_is_set_24(rt.attribute(p_entry_36, "when")))) {
-b37 += "\n      when: ";
-b37 += rt.text(m_scalar_2(rt.attribute(p_entry_36, "when")));
+rt.work(5, 13);
+b37 += "\n      when: " + rt.emit(m_scalar_2(rt.attribute(p_entry_36, "when")));
 }
 if (rt.truthy(m_is_set_24(rt.attribute(p_entry_36, "tags")))) {
-b37 += "\n      tags: ";
-b37 += rt.text(m_flow_list_17(rt.attribute(p_entry_36, "tags")));
+rt.work(5, 13);
+b37 += "\n      tags: " + rt.emit(m_flow_list_17(rt.attribute(p_entry_36, "tags")));
 }
-if (rt.truthy(((t39) => !rt.truthy(t39) ? t39 : rt.attribute(p_entry_36, "vars"))(rt.TESTS["mapping"](rt.attribute(p_entry_36, "vars"))))) {
+let t39;
+if (rt.truthy(((t39 = rt.TESTS["mapping"](rt.attribute(p_entry_36, "vars"))), !rt.truthy(t39) ? t39 : rt.attribute(p_entry_36, "vars")))) {
+rt.work(5, 12);
 b37 += "\n      vars:";
 {
 const items40 = rt.iterable(rt.BUILTIN_FILTERS["items"](rt.attribute(p_entry_36, "vars")));
 let i42 = -1;
 for (const item41 of items40) {
-rt.work();
+rt.work(14, 11);
 const [l_key_43, l_v_44] = rt.unpack(item41, 2);
 i42 += 1;
-b37 += "\n        ";
-b37 += rt.text(rt.kilnFilter("yaml_key", l_key_43, "plays"));
-b37 += ": ";
+b37 += "\n        " + rt.emit(rt.kilnFilter("yaml_key", l_key_43, "plays")) + ": ";
 if (rt.truthy(rt.TESTS["string"](l_v_44))) {
-b37 += rt.text(rt.kilnFilter("yaml_var", l_v_44, "plays"));
+rt.work(5);
+b37 += rt.emit(rt.kilnFilter("yaml_var", l_v_44, "plays"));
 } else {
-b37 += rt.text(m_scalar_2(l_v_44));
+rt.work(3);
+b37 += rt.emit(m_scalar_2(l_v_44));
+}
+b37 = rt.setAside(b37_done, b37);
 }
 }
 }
 }
+} else {
+rt.work(8);
+if (rt.truthy(((t45 = !rt.TESTS["none"](p_entry_36)), !rt.truthy(t45) ? t45 : !rt.equal(p_entry_36, "")))) {
+rt.work(4, 7);
+b37 += "\n    - " + rt.emit(m_scalar_2(p_entry_36));
 }
-} else if (rt.truthy(((t45) => !rt.truthy(t45) ? t45 : !rt.equal(p_entry_36, ""))(!rt.TESTS["none"](p_entry_36)))) {
-b37 += "\n    - ";
-b37 += rt.text(m_scalar_2(p_entry_36));
 }
-return b37;
+return rt.written(b37_done, b37);
 }
 function m_play_block_46(p_play_47) {
-rt.work();
+rt.work(79, 18);
 let b48 = "";
+const b48_done = [];
 let v_roles_list_49 = rt.UNSET;
-b48 += "- name: ";
-b48 += rt.text(m_scalar_2((rt.truthy(rt.attribute(p_play_47, "name")) ? rt.attribute(p_play_47, "name") : rt.lookup(ctx, "name"))));
-b48 += "\n  hosts: ";
-b48 += rt.text(m_scalar_2((rt.truthy(m_is_set_24(rt.attribute(p_play_47, "hosts"))) ? rt.attribute(p_play_47, "hosts") : "all")));
-if (rt.truthy(((t50) => rt.truthy(t50) ? t50 : ((t51) => !rt.truthy(t51) ? t51 : !rt.contains(["false", "no", "off", "0"], rt.BUILTIN_FILTERS["lower"](rt.BUILTIN_FILTERS["string"](rt.attribute(p_play_47, "become")))))(rt.attribute(p_play_47, "become")))(((t52) => rt.truthy(t52) ? t52 : rt.TESTS["none"](rt.attribute(p_play_47, "become")))(!rt.TESTS["defined"](rt.attribute(p_play_47, "become")))))) {
+b48 += "- name: " + rt.emit(m_scalar_2((rt.truthy(rt.attribute(p_play_47, "name")) ? rt.attribute(p_play_47, "name") : rt.lookup(ctx, "name")))) + "\n  hosts: " + rt.emit(m_scalar_2((rt.truthy(m_is_set_24(rt.attribute(p_play_47, "hosts"))) ? rt.attribute(p_play_47, "hosts") : "all")));
+let t50, t51, t52;
+if (rt.truthy(((t50 = ((t51 = !rt.TESTS["defined"](rt.attribute(p_play_47, "become"))), rt.truthy(t51) ? t51 : rt.TESTS["none"](rt.attribute(p_play_47, "become")))), rt.truthy(t50) ? t50 : ((t52 = rt.attribute(p_play_47, "become")), !rt.truthy(t52) ? t52 : !rt.contains(["false", "no", "off", "0"], rt.BUILTIN_FILTERS["lower"](rt.BUILTIN_FILTERS["string"](rt.attribute(p_play_47, "become")))))))) {
+rt.work(1, 15);
 b48 += "\n  become: true";
 }
 if (rt.truthy(m_is_set_24(rt.attribute(p_play_47, "tags")))) {
-b48 += "\n  tags: ";
-b48 += rt.text(m_flow_list_17(rt.attribute(p_play_47, "tags")));
+rt.work(5, 9);
+b48 += "\n  tags: " + rt.emit(m_flow_list_17(rt.attribute(p_play_47, "tags")));
 }
-b48 += rt.text(m_tasks_block_30("pre_tasks", rt.attribute(p_play_47, "pre_tasks")));
+b48 += rt.emit(m_tasks_block_30("pre_tasks", rt.attribute(p_play_47, "pre_tasks")));
 v_roles_list_49 = (rt.truthy(rt.TESTS["sequence"](rt.attribute(p_play_47, "roles"))) ? rt.attribute(p_play_47, "roles") : (rt.truthy(rt.TESTS["string"](rt.attribute(p_play_47, "roles"))) ? rt.BUILTIN_FILTERS["list"](rt.BUILTIN_FILTERS["map"](rt.BUILTIN_FILTERS["split"](rt.attribute(p_play_47, "roles"), ","), "trim")) : []));
 if (rt.truthy(rt.BUILTIN_FILTERS["list"](rt.BUILTIN_FILTERS["select"]((v_roles_list_49 !== rt.UNSET ? v_roles_list_49 : rt.lookup(ctx, "roles_list")))))) {
+rt.work(3, 9);
 b48 += "\n  roles:";
 {
 const items53 = rt.iterable((v_roles_list_49 !== rt.UNSET ? v_roles_list_49 : rt.lookup(ctx, "roles_list")));
 let i55 = -1;
 for (const item54 of items53) {
-rt.work();
+rt.work(6);
 const l_entry_56 = item54;
 i55 += 1;
-b48 += rt.text(m_role_entry_35(l_entry_56));
+b48 += rt.emit(m_role_entry_35(l_entry_56));
+b48 = rt.setAside(b48_done, b48);
 }
 }
 }
-b48 += rt.text(m_tasks_block_30("post_tasks", rt.attribute(p_play_47, "post_tasks")));
-return b48;
+b48 += rt.emit(m_tasks_block_30("post_tasks", rt.attribute(p_play_47, "post_tasks")));
+return rt.written(b48_done, b48);
 }
-v_play_list_1 = (rt.truthy(((t57) => !rt.truthy(t57) ? t57 : rt.lookup(ctx, "plays"))(rt.TESTS["sequence"](rt.lookup(ctx, "plays")))) ? rt.lookup(ctx, "plays") : [new Map([["hosts", rt.lookup(ctx, "hosts")], ["roles", rt.lookup(ctx, "roles")]])]);
+let t57;
+v_play_list_1 = (rt.truthy(((t57 = rt.TESTS["sequence"](rt.lookup(ctx, "plays"))), !rt.truthy(t57) ? t57 : rt.lookup(ctx, "plays"))) ? rt.lookup(ctx, "plays") : [new Map([["hosts", rt.lookup(ctx, "hosts")], ["roles", rt.lookup(ctx, "roles")]])]);
 o += "---\n";
 {
 const items58 = rt.iterable((v_play_list_1 !== rt.UNSET ? v_play_list_1 : rt.lookup(ctx, "play_list")));
 let i60 = -1;
 for (const item59 of items58) {
-rt.work();
+rt.work(6);
 const l_play_61 = item59;
 if (!rt.truthy(rt.TESTS["mapping"](l_play_61))) continue;
+rt.work(15, 1);
 i60 += 1;
 if (rt.truthy(!rt.truthy((i60 === 0)))) {
-o += rt.text("\n");
+rt.work(2);
+o += rt.emit("\n");
 }
-o += rt.text(m_play_block_46(l_play_61));
-o += "\n";
+o += rt.emit(m_play_block_46(l_play_61)) + "\n";
+o = rt.setAside(o_done, o);
 }
 }
-return o;
+return rt.written(o_done, o);
 });
 templates.set("{{ name }}.yml", function (ctx) {
+rt.work(3, 4);
 let o = "";
-o += rt.text(rt.lookup(ctx, "name"));
-o += ".yml";
-return o;
+const o_done = [];
+o += rt.emit(rt.lookup(ctx, "name")) + ".yml";
+return rt.written(o_done, o);
 });
 templates.set("{#- `---`, then one `- name:` / `import_playbook:` pair per entry, in order. A bare string is\n    taken as a path; an entry without a path is skipped, as it cannot be imported. -#}\n{#- `scalar`: the `yaml` filter, which writes any value on one line (lists and maps as flow\n    collections) so that YAML 1.1 and 1.2 readers read it back exactly. -#}\n{%- macro scalar(v) -%}\n{{ v | yaml(\"playbooks\") }}\n{%- endmacro -%}\n---\n{% for entry in (playbooks if playbooks is sequence else []) -%}\n{%- set pb = {\"path\": entry} if entry is string else entry -%}\n{%- if pb is mapping and pb.path -%}\n{%- if pb.name -%}\n- name: {{ scalar(pb.name) }}\n  import_playbook: {{ scalar(pb.path) }}\n{% else -%}\n- import_playbook: {{ scalar(pb.path) }}\n{% endif -%}\n{%- endif -%}\n{%- endfor -%}\n", function (ctx) {
+rt.work(12, 4);
 let o = "";
+const o_done = [];
 function m_scalar_1(p_v_2) {
-rt.work();
+rt.work(5);
 let b3 = "";
-b3 += rt.text(rt.kilnFilter("yaml", p_v_2, "playbooks"));
-return b3;
+const b3_done = [];
+b3 += rt.emit(rt.kilnFilter("yaml", p_v_2, "playbooks"));
+return rt.written(b3_done, b3);
 }
 o += "---\n";
 {
 const items4 = rt.iterable((rt.truthy(rt.TESTS["sequence"](rt.lookup(ctx, "playbooks"))) ? rt.lookup(ctx, "playbooks") : []));
 let i6 = -1;
 for (const item5 of items4) {
-rt.work();
+rt.work(17);
 const l_entry_7 = item5;
 i6 += 1;
 let v_pb_8 = rt.UNSET;
 v_pb_8 = (rt.truthy(rt.TESTS["string"](l_entry_7)) ? new Map([["path", l_entry_7]]) : l_entry_7);
-if (rt.truthy(((t9) => !rt.truthy(t9) ? t9 : rt.attribute((v_pb_8 !== rt.UNSET ? v_pb_8 : rt.lookup(ctx, "pb")), "path"))(rt.TESTS["mapping"]((v_pb_8 !== rt.UNSET ? v_pb_8 : rt.lookup(ctx, "pb")))))) {
+let t9;
+if (rt.truthy(((t9 = rt.TESTS["mapping"]((v_pb_8 !== rt.UNSET ? v_pb_8 : rt.lookup(ctx, "pb")))), !rt.truthy(t9) ? t9 : rt.attribute((v_pb_8 !== rt.UNSET ? v_pb_8 : rt.lookup(ctx, "pb")), "path")))) {
+rt.work(3);
 if (rt.truthy(rt.attribute((v_pb_8 !== rt.UNSET ? v_pb_8 : rt.lookup(ctx, "pb")), "name"))) {
-o += "- name: ";
-o += rt.text(m_scalar_1(rt.attribute((v_pb_8 !== rt.UNSET ? v_pb_8 : rt.lookup(ctx, "pb")), "name")));
-o += "\n  import_playbook: ";
-o += rt.text(m_scalar_1(rt.attribute((v_pb_8 !== rt.UNSET ? v_pb_8 : rt.lookup(ctx, "pb")), "path")));
-o += "\n";
+rt.work(12, 29);
+o += "- name: " + rt.emit(m_scalar_1(rt.attribute((v_pb_8 !== rt.UNSET ? v_pb_8 : rt.lookup(ctx, "pb")), "name"))) + "\n  import_playbook: " + rt.emit(m_scalar_1(rt.attribute((v_pb_8 !== rt.UNSET ? v_pb_8 : rt.lookup(ctx, "pb")), "path"))) + "\n";
 } else {
-o += "- import_playbook: ";
-o += rt.text(m_scalar_1(rt.attribute((v_pb_8 !== rt.UNSET ? v_pb_8 : rt.lookup(ctx, "pb")), "path")));
-o += "\n";
+rt.work(6, 20);
+o += "- import_playbook: " + rt.emit(m_scalar_1(rt.attribute((v_pb_8 !== rt.UNSET ? v_pb_8 : rt.lookup(ctx, "pb")), "path"))) + "\n";
 }
 }
+o = rt.setAside(o_done, o);
 }
 }
-return o;
+return rt.written(o_done, o);
 });
 templates.set("cm.cfg", function (ctx) {
+rt.work(1, 6);
 let o = "";
+const o_done = [];
 o += "cm.cfg";
-return o;
+return rt.written(o_done, o);
 });
 templates.set("{#- The tool reads this with Python's configparser: `cfg_value` doubles `%` (it starts an\n    interpolation there) and refuses what the file cannot hold as it is: a line break or control\n    character, a space at either end, a `;` at the start or after a space (a comment). -#}\n[defaults]\n{% if inventory is defined and inventory is not none and inventory != \"\" -%}\ninventory = {{ inventory | cfg_value(\"inventory\") }}\n{% endif -%}\n{% if roles_path is defined and roles_path is not none and roles_path != \"\" -%}\nroles_path = {{ roles_path | cfg_value(\"roles_path\") }}\n{% endif -%}\n", function (ctx) {
+rt.work(23, 11);
 let o = "";
+const o_done = [];
 o += "[defaults]\n";
-if (rt.truthy(((t1) => !rt.truthy(t1) ? t1 : !rt.equal(rt.lookup(ctx, "inventory"), ""))(((t2) => !rt.truthy(t2) ? t2 : !rt.TESTS["none"](rt.lookup(ctx, "inventory")))(rt.TESTS["defined"](rt.lookup(ctx, "inventory")))))) {
-o += "inventory = ";
-o += rt.text(rt.kilnFilter("cfg_value", rt.lookup(ctx, "inventory"), "inventory"));
-o += "\n";
+let t1, t2;
+if (rt.truthy(((t1 = ((t2 = rt.TESTS["defined"](rt.lookup(ctx, "inventory"))), !rt.truthy(t2) ? t2 : !rt.TESTS["none"](rt.lookup(ctx, "inventory")))), !rt.truthy(t1) ? t1 : !rt.equal(rt.lookup(ctx, "inventory"), "")))) {
+rt.work(6, 13);
+o += "inventory = " + rt.emit(rt.kilnFilter("cfg_value", rt.lookup(ctx, "inventory"), "inventory")) + "\n";
 }
-if (rt.truthy(((t3) => !rt.truthy(t3) ? t3 : !rt.equal(rt.lookup(ctx, "roles_path"), ""))(((t4) => !rt.truthy(t4) ? t4 : !rt.TESTS["none"](rt.lookup(ctx, "roles_path")))(rt.TESTS["defined"](rt.lookup(ctx, "roles_path")))))) {
-o += "roles_path = ";
-o += rt.text(rt.kilnFilter("cfg_value", rt.lookup(ctx, "roles_path"), "roles_path"));
-o += "\n";
+let t3, t4;
+if (rt.truthy(((t3 = ((t4 = rt.TESTS["defined"](rt.lookup(ctx, "roles_path"))), !rt.truthy(t4) ? t4 : !rt.TESTS["none"](rt.lookup(ctx, "roles_path")))), !rt.truthy(t3) ? t3 : !rt.equal(rt.lookup(ctx, "roles_path"), "")))) {
+rt.work(6, 14);
+o += "roles_path = " + rt.emit(rt.kilnFilter("cfg_value", rt.lookup(ctx, "roles_path"), "roles_path")) + "\n";
 }
-return o;
+return rt.written(o_done, o);
 });
 return templates;
 };
