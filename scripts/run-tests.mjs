@@ -22,8 +22,9 @@
 // `--with-static-checks` (what `npm test` passes) runs the type check and knip beside the test
 // files instead of before them: both are CPU work of about 17 s, and the test files leave a
 // core idle for part of the run while they wait for the processes they start (measured: a
-// fresh clone's `npm test` 243 s with them before, XXX s beside). Their output is printed
-// after the tests, and a failing check fails the run like a failing test.
+// fresh clone's `npm test` 243 s with them before; beside, 496 s measured once, on a fresh
+// clone while other work kept the load average at 14, so not like for like). Their output is
+// printed after the tests, and a failing check fails the run like a failing test.
 //
 // The test processes, and so everything they start, run without NODE_EXTRA_CA_CERTS (kept as
 // KILN_TEST_EXTRA_CA_CERTS; see testEnvironment).

@@ -128,6 +128,23 @@ export interface Run {
   stderr: string;
 }
 
+/**
+ * Polls `probe` every `everyMs` until it holds, for a test that waits for an effect (a cache
+ * emptied, a service ready) instead of a guessed delay; fails naming `what` after `ms`, a
+ * fail-safe far beyond what a busy machine needs.
+ */
+export async function waitFor(
+  what: string,
+  probe: () => boolean | Promise<boolean>,
+  { ms = 30_000, everyMs = 5 }: { ms?: number; everyMs?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
 /** Environment without colour hints from the developer's shell, so output is plain text. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -182,9 +199,9 @@ export function kilnAsync(
   });
 }
 
-/** The binary started in the background (for `kiln serve`). */
-export function kilnBackground(args: string[], cwd: string) {
-  return spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(), stdio: "pipe" });
+/** The binary started in the background (for `kiln serve`), `env` added to its environment. */
+export function kilnBackground(args: string[], cwd: string, env: Record<string, string> = {}) {
+  return spawn(process.execPath, [BIN, ...args], { cwd, env: cleanEnv(env), stdio: "pipe" });
 }
 
 const made: string[] = [];

@@ -276,7 +276,9 @@ describe("parse errors never echo the file", () => {
     const dir = tempDir();
     write(dir, "secret.txt", `${SECRET}=1\n`);
     writeJson(dir, "secret.json", { name: "x", category: "y", files: SECRET });
-    const server = kilnBackground(["serve", "--port", "0", "--drain-delay", "0"], dir);
+    const server = kilnBackground(["serve", "--port", "0", "--drain-delay", "0"], dir, {
+      SERVICE_WORKERS: "1",
+    });
     try {
       const base = await new Promise<string>((resolve, reject) => {
         let seen = "";

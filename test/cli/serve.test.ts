@@ -22,7 +22,9 @@ after(cleanUp);
 
 describe("kiln serve", () => {
   it("starts the service, answers /api/health, and stops on SIGTERM with exit 0", async () => {
-    const child = kilnBackground(["serve", "--port", "0", "--drain-delay", "0"], tempDir());
+    const child = kilnBackground(["serve", "--port", "0", "--drain-delay", "0"], tempDir(), {
+      SERVICE_WORKERS: "1",
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = "";

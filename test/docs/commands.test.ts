@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
-import { BIN, cleanEnv, ensureBuilt } from "../cli/helpers.ts";
+import { BIN, cleanEnv, ensureBuilt, kilnBackground } from "../cli/helpers.ts";
 import { type CodeBlock, codeBlocks, documents } from "./markdown.ts";
 
 const SHELL_LANGUAGES = new Set(["sh", "bash", "shell", "console"]);
@@ -125,10 +125,10 @@ let binDir: string;
 
 /** `kiln serve --port 0` in `cwd`; resolves with its port once it listens. */
 async function startService(cwd: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--drain-delay", "0"], {
-    cwd,
-    env: cleanEnv(),
-    stdio: ["ignore", "pipe", "pipe"],
+  // one render worker (and the spare): each is about 0.4 s of CPU to start, and the documents'
+  // requests come one at a time
+  const child = kilnBackground(["serve", "--port", "0", "--drain-delay", "0"], cwd, {
+    SERVICE_WORKERS: "1",
   });
   const port = await new Promise<number>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {

@@ -87,7 +87,13 @@ async function startServer(setup: ServeSetup): Promise<{ child: ChildProcess; ba
       "0",
       ...(setup.args ?? []),
     ],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...setup.env } },
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      // one render worker (and the spare) unless a test asks for more: each worker is about
+      // 0.4 s of CPU to start, the suite is CPU-bound, and a page's renders come one at a time
+      env: { ...process.env, SERVICE_WORKERS: "1", ...setup.env },
+    },
   );
   const base = await new Promise<string>((resolve, reject) => {
     let output = "";

@@ -15,6 +15,7 @@ import {
   startDiagnostics,
 } from "../../src/server/diagnostics.ts";
 import { DEFAULT_IDLE_COLLECTOR, IdleCollector } from "../../src/server/idle-collector.ts";
+import { waitFor } from "../cli/helpers.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -49,8 +50,7 @@ describe("KILN_DIAGNOSTICS", () => {
       }
       await sleep(20);
       process.kill(process.pid, "SIGUSR2");
-      await sleep(50);
-      assert.equal(lines.length, 1);
+      await waitFor("the first report", () => lines.length === 1);
       const first = parse(lines[0] as string);
       // what this process did, not how fast the machine is: it blocked its loop for 300 ms
       assert.ok(first.eventLoopDelay.maxMs >= 250, `max ${first.eventLoopDelay.maxMs} ms`);
@@ -58,7 +58,7 @@ describe("KILN_DIAGNOSTICS", () => {
       assert.ok(first.rssBytes > 0);
       await sleep(30);
       process.kill(process.pid, "SIGUSR2");
-      await sleep(50);
+      await waitFor("the second report", () => lines.length === 2);
       const second = parse(lines[1] as string);
       // a fresh histogram no longer holds the 300 ms block
       assert.ok(
@@ -114,7 +114,10 @@ describe("idle render workers give a large render's memory back", () => {
       assert.ok(body.byteLength > 500_000);
       // the worker drops its engine (WASM memory never shrinks otherwise) and collects once it
       // has been idle a second; how much memory that gives back is measured by the benchmark
-      assert.equal(await shrinksAfter(30_000), 1, "the grown worker shrank once idle");
+      await waitFor("the grown worker shrank once idle", () => pool.idleShrinks > 0, {
+        everyMs: 50,
+      });
+      assert.equal(pool.idleShrinks, 1, "the grown worker shrank once");
     } finally {
       await pool.close();
     }
@@ -130,8 +133,7 @@ describe("the HTTP thread collects a burst's buffers once quiet", () => {
       let buffers: Buffer[] | undefined = Array.from({ length: 32 }, () =>
         Buffer.alloc(2 ** 20, 1),
       );
-      const deadline = Date.now() + 30_000;
-      while (collector.collections === 0 && Date.now() < deadline) await sleep(25);
+      await waitFor("a collection once quiet", () => collector.collections > 0, { everyMs: 25 });
       assert.equal(buffers.length, 32, "kept until the quiet period was seen");
       buffers = undefined;
       assert.equal(collector.collections, 1, "one collection once quiet");

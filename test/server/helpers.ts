@@ -162,6 +162,18 @@ function serveCommand(args: string[], bin = BIN): string[] {
 }
 
 /**
+ * What a test's `kiln serve` runs with unless the test says otherwise. No load balancer is in
+ * front: it stops without the drain delay (which test/server/lifecycle.test.ts proves). One
+ * render worker (and the spare): each worker is about 0.4 s of CPU to start, and the suite is
+ * CPU-bound; a test about the number of workers passes `--workers` (the option wins over the
+ * variable).
+ */
+export const TEST_SERVICE_ENV: Readonly<Record<string, string>> = {
+  SERVICE_DRAIN_DELAY_SECONDS: "0",
+  SERVICE_WORKERS: "1",
+};
+
+/**
  * Starts `kiln serve` as a child process and waits for its start-up line; `bin`: another copy of
  * the built CLI than this clone's.
  */
@@ -172,9 +184,7 @@ export async function startChild(
 ): Promise<ChildServer> {
   const child = spawn(process.execPath, serveCommand(args, bin), {
     cwd: REPO,
-    // a test's service has no load balancer in front: it stops without the drain delay (which
-    // test/server/lifecycle.test.ts proves), unless the test passes one
-    env: { ...process.env, SERVICE_DRAIN_DELAY_SECONDS: "0", ...env },
+    env: { ...process.env, ...TEST_SERVICE_ENV, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
@@ -206,12 +216,22 @@ export async function startChild(
   };
 }
 
-/** Runs `kiln serve <args>` to completion (for usage errors and --help). */
-export function runChild(args: string[], env: Record<string, string> = {}) {
+/**
+ * Runs `kiln serve <args>` to completion (for usage errors and --help). `timeoutMs` kills it
+ * after that long, so a service that starts where it must refuse fails the test instead of
+ * hanging it.
+ */
+export function runChild(
+  args: string[],
+  env: Record<string, string> = {},
+  { timeoutMs }: { timeoutMs?: number } = {},
+) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, serveCommand(args), {
       cwd: REPO,
       env: { ...process.env, ...env },
+      // SIGKILL: a service that started would wait out its drain delay on SIGTERM
+      ...(timeoutMs === undefined ? {} : { timeout: timeoutMs, killSignal: "SIGKILL" as const }),
     });
     let stdout = "";
     let stderr = "";
@@ -225,12 +245,21 @@ export function runChild(args: string[], env: Record<string, string> = {}) {
   });
 }
 
+/**
+ * The pool of an in-process test service unless the test passes its own `render` options: one
+ * worker and no spare. Each worker is about 0.4 s of CPU to start (a service with the default
+ * pool, two workers and a spare on this machine, 1.3 s; with this one 0.45 s), and the suite is
+ * CPU-bound; a test about several workers, the spare or their limits passes `render`.
+ */
+const ONE_WORKER: NonNullable<ServerOptions["render"]> = { size: 1, spare: false };
+
 /** The service in-process on a free port with the fixture registry. */
 export function startFixtureServer(options: ServerOptions = {}): Promise<RunningServer> {
   return startServer({
     port: 0,
     registry: fixtureRegistry(),
     log: () => {},
+    render: ONE_WORKER,
     ...options,
   });
 }

@@ -4,13 +4,12 @@
 // still gets its answer, idle keep-alive connections are closed, the exit status is 0, and a
 // second signal exits at once.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { describe, test } from "node:test";
 import { parseRegistryItem } from "../../src/core/item.ts";
 import { RenderPool } from "../../src/sandbox/render-pool.ts";
-import { BIN, ensureBuilt } from "../cli/helpers.ts";
-import { type ChildServer, raw, startChild } from "./helpers.ts";
+import { waitFor } from "../cli/helpers.ts";
+import { type ChildServer, raw, runChild, startChild } from "./helpers.ts";
 
 const BODY = '{"reference":"k8s/deployment"}';
 /** The fail-safe of each test that waits on the server: a generous bound, never a measure. */
@@ -67,12 +66,7 @@ function accepts(server: ChildServer): Promise<boolean> {
  * instead (a setting not checked) fails the test rather than hanging it.
  */
 function serveRefused(args: string[], env: Record<string, string> = {}) {
-  ensureBuilt();
-  return spawnSync(process.execPath, [BIN, "serve", "--port", "0", ...args], {
-    env: { ...process.env, ...env },
-    encoding: "utf8",
-    timeout: 20_000,
-  });
+  return runChild(["--port", "0", ...args], env, { timeoutMs: 20_000 });
 }
 
 /**
@@ -85,15 +79,6 @@ async function withServer(args: string[], body: (server: ChildServer) => Promise
     await body(server);
   } finally {
     server.child.kill("SIGKILL");
-  }
-}
-
-/** Polls `probe` every few milliseconds until it holds; fails after `ms`. */
-async function until(what: string, probe: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    assert.ok(Date.now() < deadline, `timed out waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
@@ -120,7 +105,7 @@ describe("readiness while starting", () => {
       try {
         const seen: string[] = [];
         const health: string[] = [];
-        await until("readiness 200", async () => {
+        await waitFor("readiness 200", async () => {
           const [answer, alive] = await Promise.all([
             readyAnswer(server),
             raw(server.url, { path: "/api/health" }),
@@ -178,10 +163,10 @@ describe("drain on a stop signal", () => {
       withServer(
         ["--port", "0", "--drain-delay", "60", "--shutdown-timeout", "120"],
         async (server) => {
-          await until("ready", async () => (await readyAnswer(server)) === "200 ready");
+          await waitFor("ready", async () => (await readyAnswer(server)) === "200 ready");
           server.child.kill("SIGTERM");
           // the next answer after the signal is `draining`, over a new connection: still accepted
-          await until("readiness 503", async () => (await readyAnswer(server)) !== "200 ready");
+          await waitFor("readiness 503", async () => (await readyAnswer(server)) !== "200 ready");
           assert.equal(await readyAnswer(server), "503 draining");
           const alive = await raw(server.url, { path: "/api/health" });
           assert.equal(
@@ -209,18 +194,18 @@ describe("drain on a stop signal", () => {
       withServer(
         ["--port", "0", "--drain-delay", "0", "--shutdown-timeout", "20"],
         async (server) => {
-          await until("ready", async () => (await readyAnswer(server)) === "200 ready");
+          await waitFor("ready", async () => (await readyAnswer(server)) === "200 ready");
           // an idle keep-alive connection: one answered request, then nothing
           const idle = await openConnection(server);
           idle.socket.write("GET /api/health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
-          await until("the keep-alive answer", async () => idle.received.endsWith("ok"));
+          await waitFor("the keep-alive answer", async () => idle.received.endsWith("ok"));
           const inFlight = await requestInFlight(server);
 
           server.child.kill("SIGTERM");
           // the idle connection is closed and new connections are refused, while the request in
           // flight is still waiting for the rest of its body
           await idle.whenClosed;
-          await until("connections refused", async () => !(await accepts(server)));
+          await waitFor("connections refused", async () => !(await accepts(server)));
           assert.equal(inFlight.connection.closed, false);
           assert.equal(inFlight.connection.received, "");
 
@@ -242,10 +227,10 @@ describe("drain on a stop signal", () => {
       withServer(
         ["--port", "0", "--drain-delay", "60", "--shutdown-timeout", "120"],
         async (server) => {
-          await until("ready", async () => (await readyAnswer(server)) === "200 ready");
+          await waitFor("ready", async () => (await readyAnswer(server)) === "200 ready");
           const inFlight = await requestInFlight(server);
           server.child.kill("SIGINT");
-          await until("draining", async () => (await readyAnswer(server)) === "503 draining");
+          await waitFor("draining", async () => (await readyAnswer(server)) === "503 draining");
           server.child.kill("SIGTERM");
           // the fail-safe is the test's time-out; the drain alone would take a minute
           assert.equal(await server.exited, 143);
@@ -258,18 +243,18 @@ describe("drain on a stop signal", () => {
 });
 
 describe("the drain options", () => {
-  test("a drain delay longer than the shutdown timeout is a usage error naming both", () => {
-    const result = serveRefused(["--drain-delay", "30", "--shutdown-timeout", "10"]);
-    assert.equal(result.status, 2);
+  test("a drain delay longer than the shutdown timeout is a usage error naming both", async () => {
+    const result = await serveRefused(["--drain-delay", "30", "--shutdown-timeout", "10"]);
+    assert.equal(result.code, 2);
     assert.match(
       result.stderr,
       /^error: the drain delay \(30 s\) must not be longer than the shutdown timeout \(10 s\) - lower --drain-delay or raise --shutdown-timeout\n/,
     );
   });
 
-  test("a drain delay that is not a number of seconds is a usage error; the environment variable is read", () => {
-    const result = serveRefused([], { SERVICE_DRAIN_DELAY_SECONDS: "5s" });
-    assert.equal(result.status, 2);
+  test("a drain delay that is not a number of seconds is a usage error; the environment variable is read", async () => {
+    const result = await serveRefused([], { SERVICE_DRAIN_DELAY_SECONDS: "5s" });
+    assert.equal(result.code, 2);
     assert.match(
       result.stderr,
       /^error: drain delay must be a number of seconds \(like 5 or 0\.5\), got `5s`\n/,

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { decodeBaseText, encodeBase } from "../../src/node/lock-compression.ts";
 import { type RunningServer, startServer } from "../../src/server/server.ts";
+import { waitFor } from "../cli/helpers.ts";
 import { raw } from "./helpers.ts";
 
 let service: RunningServer;
@@ -110,13 +111,6 @@ async function hangingRequest(length: number): Promise<Socket> {
   return socket;
 }
 
-/** Waits (a bounded while) until `check` holds. */
-async function until(check: () => boolean): Promise<void> {
-  for (let tries = 0; tries < 500 && !check(); tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe("POST /api/lock/bases under a flood", () => {
   test("the texts are parsed and compressed in a render worker, as heavy work", async () => {
     const heavyBefore = service.pool.heavyJobs;
@@ -132,7 +126,7 @@ describe("POST /api/lock/bases under a flood", () => {
     const hanging: Socket[] = [];
     try {
       for (let index = 0; index < 8; index++) hanging.push(await hangingRequest(limit / 8));
-      await until(() => service.heavyBodies.held === limit);
+      await waitFor("16 MiB of bodies held", () => service.heavyBodies.held === limit);
       const refused = await post(JSON.stringify({ contents: ["a: 1\n"] }));
       assert.equal(refused.status, 503, refused.body);
       assert.equal(refused.headers["content-type"], "application/json");
@@ -148,8 +142,8 @@ describe("POST /api/lock/bases under a flood", () => {
     } finally {
       for (const socket of hanging) socket.destroy();
     }
-    await until(() => service.heavyBodies.held === 0);
-    assert.equal(service.heavyBodies.held, 0, "the requests that went gave their bytes back");
+    // the requests that went give their bytes back
+    await waitFor("the bytes given back", () => service.heavyBodies.held === 0);
     const again = await post(JSON.stringify({ contents: ["a: 1\n"] }));
     assert.equal(again.status, 200, again.body);
   });
@@ -167,7 +161,7 @@ describe("POST /api/lock/bases under a flood", () => {
         settled += 1;
       }),
     );
-    await until(() => service.heavyBodies.held > 0);
+    await waitFor("a body held", () => service.heavyBodies.held > 0);
     const health = await raw(service.url, { path: "/api/health" });
     assert.equal(health.body, "ok");
     assert.ok(settled < flood.length, "answered while the flood was still under way");
@@ -225,7 +219,7 @@ describe("POST /api/lock/bases in the render pool's words", () => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ reference: slow, name: "x" }),
       }).catch(() => {});
-      await until(() => pooled.pool.stats().heavy > 0);
+      await waitFor("a heavy job under way", () => pooled.pool.stats().heavy > 0);
       const waited = await postTo(pooled, JSON.stringify({ contents: ["a: 1\n"] }));
       assert.equal(waited.status, 503, waited.body);
       assert.deepEqual(JSON.parse(waited.body), {

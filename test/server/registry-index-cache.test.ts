@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { cleanUp, tempDir, write } from "../cli/helpers.ts";
+import { cleanUp, tempDir, waitFor, write } from "../cli/helpers.ts";
 import { publishRegistry } from "../cli/registry-fixture.ts";
 import { nginxSkip, startNginx, type TestNginx } from "../tools/nginx.ts";
 import { type ChildServer, postJson, raw, startChild } from "./helpers.ts";
@@ -105,13 +105,13 @@ describe("the service keeps registry indexes across requests", { skip }, () => {
       { item: item("redis"), version: "1.0.0" },
       { item: item("redis-sentinel"), version: "1.0.0" },
     ]);
-    // waits for the effect (the new item listed), not for a time; the deadline is a fail-safe
-    const deadline = Date.now() + 20_000;
-    let references = await searched(brief, "redis");
-    while (references.length === 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    // waits for the effect (the new item listed), not for a time
+    let references: string[] = [];
+    const listsTheNewItem = async () => {
       references = await searched(brief, "redis");
-    }
+      return references.length > 1;
+    };
+    await waitFor("the new item listed", listsTheNewItem, { everyMs: 100 });
     assert.deepEqual(references, ["@acme/redis", "@acme/redis-sentinel"]);
     // the new item came from a second fetch of the index
     assert.ok(indexFetches("brief") >= 2);

@@ -10,6 +10,7 @@ import { renderItem } from "../../src/core/render-item.ts";
 import { TemplateEngine } from "../../src/node/template-engine.ts";
 import { RenderCache } from "../../src/server/render-cache.ts";
 import type { RunningServer } from "../../src/server/server.ts";
+import { waitFor } from "../cli/helpers.ts";
 import { FIXTURE_ITEMS, postJson, raw, startFixtureServer } from "./helpers.ts";
 
 describe("RenderCache", () => {
@@ -233,12 +234,8 @@ describe("render cache over a real socket", () => {
       await postJson(quiet.url, deployment);
       assert.equal(quiet.renderCache.stats().entries, 1, "kept while requests come");
       assert.equal(quiet.renderCache.stats().hits, 1);
-      // two whole periods without a request (30 s: a fail-safe, not a measure)
-      const deadline = Date.now() + 30_000;
-      while (quiet.renderCache.stats().entries > 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      assert.equal(quiet.renderCache.stats().entries, 0, "emptied once quiet");
+      // two whole periods without a request
+      await waitFor("the cache emptied once quiet", () => quiet.renderCache.stats().entries === 0);
       const again = await postJson(quiet.url, deployment);
       assert.equal(again.body, first.body, "rendered again, the same answer");
       assert.equal(quiet.renderCache.stats().hits, 1, "not from the cache");

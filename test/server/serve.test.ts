@@ -1,14 +1,13 @@
 // `kiln serve` as a real child process: flags and environment, the start-up line, the
 // DNS-rebinding guard, usage errors and the graceful stop on SIGINT/SIGTERM.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { connect, createServer } from "node:net";
 import { describe, test } from "node:test";
 import { HostGuard, isLoopbackBind } from "../../src/server/host-guard.ts";
-import { BIN } from "../cli/helpers.ts";
+import { kilnBackground, waitFor } from "../cli/helpers.ts";
 import { SPEC_COMPONENT_ORDER } from "../tools/spec.ts";
-import { REPO, raw, runChild, startChild } from "./helpers.ts";
+import { REPO, raw, runChild, startChild, TEST_SERVICE_ENV } from "./helpers.ts";
 
 /** A line of the request log (JSON when stdout is not a terminal), parsed. */
 function requestLogLine(line: string): { msg: string; route: string; status: number } {
@@ -37,25 +36,23 @@ describe("start-up", () => {
     await once(probe, "listening");
     const port = (probe.address() as import("node:net").AddressInfo).port;
     await new Promise((resolve) => probe.close(resolve));
-    const child = spawn(process.execPath, [BIN, "serve", "--port", String(port)], {
-      cwd: REPO,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    // started without waiting for its start-up line (as startChild does): the line must come
+    // before the answer on its own
+    const child = kilnBackground(["serve", "--port", String(port)], REPO, TEST_SERVICE_ENV);
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
     });
     try {
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        assert.ok(Date.now() < deadline, "the service never answered");
-        const answered = await raw(`http://127.0.0.1:${port}`, { path: "/api/health" }).then(
-          (response) => response.status === 200,
-          () => false,
-        );
-        if (answered) break;
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
+      await waitFor(
+        "the service's first answer",
+        () =>
+          raw(`http://127.0.0.1:${port}`, { path: "/api/health" }).then(
+            (response) => response.status === 200,
+            () => false,
+          ),
+        { everyMs: 2 },
+      );
       // the line was written before the answer; let this process read its pipe once
       await new Promise((resolve) => setTimeout(resolve, 20));
       const [first, ...rest] = stdout.split("\n");

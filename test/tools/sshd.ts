@@ -152,8 +152,16 @@ export async function startSshd(): Promise<TestSshd> {
     knownHosts,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
+        // the automation tool keeps its SSH connection open for 60 s after its last use
+        // (ControlPersist), and that connection's sshd process outlives the server holding the
+        // server's stderr: without closing this end, the pipe kept the test file's process
+        // alive for that minute after its last test
+        const closePipe = () => {
+          child.stderr?.destroy();
+          resolve();
+        };
+        if (child.exitCode !== null) return closePipe();
+        child.once("exit", closePipe);
         child.kill("SIGTERM");
       }),
   };
