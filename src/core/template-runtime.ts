@@ -287,6 +287,12 @@ export interface EngineBudget {
   fuel: number;
   /** The engine's WASM memory cap, in bytes. */
   memoryBytes: number;
+  /**
+   * The most characters the render may write, when the caller bounds it below what the memory
+   * cap leaves (the HTTP thread does: one instruction can write a long value); past it, the
+   * engine renders. Absent: COMPILED_OUTPUT_BUDGET.
+   */
+  outputUnits?: number;
 }
 
 /**
@@ -303,7 +309,11 @@ export function engineContext(
   measure(context, shape, 0);
   const room = budget.memoryBytes * MEMORY_SHARE - shape.bytes;
   if (room < 0) fallback();
-  unitsLeft = Math.min(COMPILED_OUTPUT_BUDGET, Math.floor(room / ENGINE_BYTES.outputUnit));
+  unitsLeft = Math.min(
+    budget.outputUnits ?? COMPILED_OUTPUT_BUDGET,
+    COMPILED_OUTPUT_BUDGET,
+    Math.floor(room / ENGINE_BYTES.outputUnit),
+  );
   return shape.converts ? (engineValue(context) as Map<string, unknown>) : context;
 }
 

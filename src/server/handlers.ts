@@ -472,26 +472,29 @@ function renderLargeBody(
 }
 
 /**
- * A built-in's answer rendered on this thread, timed for the metrics as a worker's render is;
- * undefined when it must go to a worker.
+ * A built-in's answer rendered on this thread with the renders of this turn, timed for the
+ * metrics as a worker's render is (from the moment it is asked for, its wait included, as a
+ * worker's render counts its queue); undefined when it must go to a worker.
  */
 function renderBuiltinHere(
   builtin: RegistryItem,
   input: RenderInput,
   services: Services,
-): Buffer | undefined {
+): Promise<Buffer | undefined> {
   const { pool } = services;
   const observe = pool.observeRender;
-  if (observe === undefined) return renderInline(builtin, input, pool.options);
+  if (observe === undefined) return renderSoon(() => renderInline(builtin, input, pool.options));
   const startedMs = performance.now();
-  try {
-    const rendered = renderInline(builtin, input, pool.options);
-    if (rendered !== undefined) observe((performance.now() - startedMs) / 1000, false);
-    return rendered;
-  } catch (error) {
-    observe((performance.now() - startedMs) / 1000, true);
-    throw error;
-  }
+  return renderSoon(() => renderInline(builtin, input, pool.options)).then(
+    (rendered) => {
+      if (rendered !== undefined) observe((performance.now() - startedMs) / 1000, false);
+      return rendered;
+    },
+    (error: unknown) => {
+      observe((performance.now() - startedMs) / 1000, true);
+      throw error;
+    },
+  );
 }
 
 /**
@@ -521,7 +524,7 @@ function renderRequest(
     // not cancelled with its client: an answer being kept may be shared with other requests
     const rendering = inline
       ? () =>
-          renderSoon(() => renderBuiltinHere(builtin, input, services)).then(
+          renderBuiltinHere(builtin, input, services).then(
             (rendered) => rendered ?? pool.renderJson(builtin, input),
           )
       : () => pool.renderJson(builtin, input);

@@ -13,8 +13,9 @@
 // templates (trusted: no stranger's template ever runs on this thread), bodies of at most
 // INLINE_BODY_BYTES (validation and the context are linear in the body), at most
 // INLINE_FUEL of the compiled path's counted work (an upper bound of the instructions the
-// engine would run) within the worker's own memory bound, and at most TURN_BUDGET_MS of renders in one turn before the
-// rest wait for the next (other connections are read in between). A render past any of these
+// engine would run), at most INLINE_OUTPUT_UNITS characters written, within the worker's own
+// fuel and memory bounds, and at most TURN_BUDGET_MS of renders in one turn (the rest of that
+// turn's renders go to the workers, with their queue's bound). A render past any of these
 // bounds, a template outside the compiled set, or `KILN_ENGINE=sandbox` goes to a worker as
 // before, where the full fuel and the wall-clock deadline apply: the compiled path writes
 // exactly what the engine writes, so the answer is the same bytes either way.
@@ -37,12 +38,19 @@ export const INLINE_BODY_BYTES = 8 * 1024;
 
 /**
  * The most fuel (the compiled path's upper bound of the engine's instructions) a render here may
- * take: far above what a deployment or any built-in with a few fields takes (hundreds), and
- * about a thousand inventory hosts (some 97 instructions a host), more than an 8 KiB body holds.
- * A render within it takes well under a millisecond; the compiled path counts a block's bound
- * before it runs the block, so a declined render costs this thread no more.
+ * take: far above what a deployment or any built-in with a few fields takes (under 100 a
+ * template), about 200 inventory hosts (some 97 instructions a host). The compiled path counts
+ * a block's bound before it runs the block, so a render past it is declined before that work.
  */
-const INLINE_FUEL = 100_000;
+const INLINE_FUEL = 20_000;
+
+/**
+ * The most characters a render here may write. Fuel does not bound the output (one instruction
+ * writes a value of any length: an 8 KiB body with a 3,000-character value written for each of
+ * 500 hosts writes 1.7 MB, measured 10-38 ms); this does, as the output is written, so a render
+ * here, answered or declined, writes at most this much (a deployment writes about 600).
+ */
+const INLINE_OUTPUT_UNITS = 128 * 1024;
 
 /** What bounds a render in a worker, so a render here is never one a worker would refuse. */
 export interface WorkerRenderLimits {
@@ -68,6 +76,7 @@ function compiledOnly(limits: WorkerRenderLimits): TemplateRenderer {
   const budget = {
     fuel: Math.min(INLINE_FUEL, limits.fuel),
     memoryBytes: limits.engineMemoryBytes,
+    outputUnits: INLINE_OUTPUT_UNITS,
   };
   return {
     renderAll(templates, context, scope) {
@@ -115,35 +124,52 @@ export function renderInline(
   }
 }
 
-/** Renders waiting for the end of this turn of the event loop, in the order they came. */
-let waiting: (() => void)[] = [];
+/** A render waiting for the end of this turn: run it, or leave it to a worker. */
+interface WaitingRender {
+  run(): void;
+  decline(): void;
+}
 
-/** Runs the waiting renders, in order, for at most TURN_BUDGET_MS; the rest in the next turn. */
+/** Renders waiting for the end of this turn of the event loop, in the order they came. */
+let waiting: WaitingRender[] = [];
+
+/**
+ * Runs the waiting renders, in order, for at most TURN_BUDGET_MS; the rest are declined and go
+ * to the workers, so this thread's share of the renders stays bounded in time and in memory
+ * (no queue of its own grows here: the pool's queue, with its bound, deadline and cancelling,
+ * takes what this thread cannot).
+ */
 function renderWaiting(): void {
+  const batch = waiting;
+  waiting = [];
   const startedMs = performance.now();
   let done = 0;
-  while (done < waiting.length) {
-    (waiting[done] as () => void)();
+  while (done < batch.length && performance.now() - startedMs <= TURN_BUDGET_MS) {
+    (batch[done] as WaitingRender).run();
     done += 1;
-    if (performance.now() - startedMs > TURN_BUDGET_MS) break;
   }
-  waiting = waiting.slice(done);
-  if (waiting.length > 0) setImmediate(renderWaiting);
+  for (let at = done; at < batch.length; at++) (batch[at] as WaitingRender).decline();
 }
 
 /**
  * `render`'s result once the requests read in this turn of the event loop have all been read,
- * rendered with theirs (see the module comment).
+ * rendered with theirs (see the module comment); undefined when the turn's budget was spent
+ * before its turn came (the caller sends it to a worker).
  */
-export function renderSoon<T>(render: () => T): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
+export function renderSoon<T>(render: () => T | undefined): Promise<T | undefined> {
+  return new Promise<T | undefined>((resolve, reject) => {
     if (waiting.length === 0) setImmediate(renderWaiting);
-    waiting.push(() => {
-      try {
-        resolve(render());
-      } catch (error) {
-        reject(error);
-      }
+    waiting.push({
+      run() {
+        try {
+          resolve(render());
+        } catch (error) {
+          reject(error);
+        }
+      },
+      decline() {
+        resolve(undefined);
+      },
     });
   });
 }

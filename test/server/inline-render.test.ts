@@ -1,0 +1,82 @@
+// What the thread that serves HTTP renders itself (src/server/inline-render.ts): only small,
+// bounded renders of built-ins. A small body that writes a large output is bounded by what it
+// writes, not by its size or its instruction count, and goes to a worker like any other render;
+// seen by holding the only worker with a stranger's slow template, so a render that needs a
+// worker waits for it and is dropped by the queue's deadline, while one rendered here is answered.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { builtinRegistry } from "../../src/node/builtin-registry.ts";
+import type { RunningServer } from "../../src/server/server.ts";
+import { waitFor } from "../cli/helpers.ts";
+import { postJson, startFixtureServer } from "./helpers.ts";
+
+const folder = mkdtempSync(join(tmpdir(), "kiln-inline-render-"));
+const slowItem = join(folder, "slow.json");
+writeFileSync(
+  slowItem,
+  JSON.stringify({
+    name: "slow",
+    category: "stranger",
+    files: [
+      {
+        path: "slow.txt",
+        template:
+          "{% for a in range(100000) %}{% for b in range(100000) %}{{ a }}{% endfor %}{% endfor %}",
+      },
+    ],
+  }),
+);
+
+let service: RunningServer;
+let holding: Promise<unknown>;
+
+before(async () => {
+  service = await startFixtureServer({
+    registry: builtinRegistry(),
+    render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 20_000, queueTimeoutMs: 300 },
+    // closing stops the slow render at once instead of letting it spin to its deadline
+    timeouts: { shutdownGraceMs: 50 },
+  });
+  holding = postJson(service.url, { reference: slowItem, name: "x" }).catch(() => {});
+  await waitFor("the only worker to take the slow render", () => service.pool.stats().busy === 1);
+});
+after(async () => {
+  await service.close();
+  await holding;
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** An inventory of `hosts` hosts whose user name, written for every host, is `userLength` long. */
+function inventoryBody(hosts: number, userLength: number): string {
+  const members = Array.from({ length: hosts }, (_, at) => ({ name: `h${at}` }));
+  return JSON.stringify({
+    reference: "automation/inventory",
+    name: "fleet",
+    fields: {
+      hosts: JSON.stringify([{ group: "web", members }]),
+      default_user: "x".repeat(userLength),
+    },
+  });
+}
+
+describe("renders on the HTTP thread", () => {
+  test("a small inventory is answered while the only worker is busy", async () => {
+    const body = inventoryBody(3, 5);
+    const answer = await postJson(service.url, body);
+    assert.equal(answer.status, 200, answer.body);
+    assert.match(answer.body, /xxxxx/);
+  });
+
+  test("a body under 8 KiB that would write more than the thread's output bound goes to a worker", async () => {
+    // 100 hosts (well within the thread's instruction bound), a 3,000-character user written for
+    // each: about 300 KB from a body under 8 KiB
+    const body = inventoryBody(100, 3_000);
+    assert.ok(Buffer.byteLength(body) < 8 * 1024, `the body is small: ${Buffer.byteLength(body)}`);
+    const answer = await postJson(service.url, body);
+    assert.equal(answer.status, 500, "it waited for the held worker");
+    assert.match(answer.body, /the service is busy: the render waited 300 ms for a worker/);
+  });
+});
