@@ -49,7 +49,7 @@ import {
 } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nginxMissing, startNginx } from "../test/tools/nginx.ts";
@@ -371,6 +371,8 @@ function run(c: Case, variant: Variant): { wall: number; cpu: number | undefined
   const [user, system] = (result.stdout.trim().split("\n")[1] ?? "").split(/\s+/);
   return { wall, cpu: millisecondsOf(user as string) + millisecondsOf(system as string) };
 }
+/** The machine's load average over the last minute when the timed runs start. */
+const loadAtStart = loadavg()[0] as number;
 const started = performance.now();
 // one untimed warm-up round: the first run after a build pays for cold disk caches
 for (const c of cases) for (const variant of variants) run(c, variant);
@@ -460,6 +462,24 @@ function printTable(variant: Variant, judged: boolean): void {
 }
 
 console.log(`\n${rounds} runs each, median wall-clock time, node ${process.version}`);
+printLoad();
+
+/**
+ * Says how busy the machine was: on a machine with more runnable jobs than cores, every child
+ * waits and `node -e 0`'s own time grows as much as kiln's, which pulls the ratios towards 1 as
+ * a fixed start-up cost does, so such a run's PASS says little.
+ */
+function printLoad(): void {
+  const cores = availableParallelism();
+  const busiest = Math.max(loadAtStart, loadavg()[0] as number);
+  const load = `load average ${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] as number).toFixed(1)} at the end, on ${cores} cores`;
+  if (busiest <= cores) console.log(`${load}.`);
+  else {
+    console.log(
+      `${load}: the machine was busy; every run waited for a core, node -e 0 as much as kiln, which pulls the ratios towards 1 - judge the goals on a quieter run.`,
+    );
+  }
+}
 if (EXTRA_CA_CERTS === undefined) {
   console.log("NODE_EXTRA_CA_CERTS is not set: every run starts without extra certificates.");
   printTable(AS_GIVEN, true);
