@@ -27,7 +27,15 @@
 //
 // The runs are interleaved (one of each case per round), so a burst of load on the machine
 // hits all cases alike instead of skewing one of them. Bounded: at most KILN_BENCH_ROUNDS
-// rounds (default 15) or KILN_BENCH_BUDGET_MS of wall-clock time (default 90 s).
+// rounds (default 15) or KILN_BENCH_BUDGET_MS of wall-clock time (default 90 s, 180 s when
+// every case runs twice, below).
+//
+// NODE_EXTRA_CA_CERTS: with it set, Node 20 reads and parses that file's certificates at every
+// start, before any script, `node -e 0` as much as kiln: a fixed cost added to both sides of each
+// ratio, which pulls every ratio towards 1. The goals are judged with the environment as given
+// (as a user's shell runs kiln), and when the variable is set every case also runs without it,
+// alternately in the same rounds, in a second table: the benchmark prints whether the variable
+// was set and what it cost `node -e 0`, so neither view hides the other.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -41,7 +49,7 @@ import {
 } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nginxMissing, startNginx } from "../test/tools/nginx.ts";
@@ -49,7 +57,11 @@ import { nginxMissing, startNginx } from "../test/tools/nginx.ts";
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(REPO, "dist", "cli", "main.js");
 const ROUNDS = Number(process.env.KILN_BENCH_ROUNDS ?? 15);
-const BUDGET_MS = Number(process.env.KILN_BENCH_BUDGET_MS ?? 90_000);
+/** The extra certificates Node reads at every start, when this environment names a file. */
+const EXTRA_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS || undefined;
+const BUDGET_MS = Number(
+  process.env.KILN_BENCH_BUDGET_MS ?? (EXTRA_CA_CERTS === undefined ? 90_000 : 180_000),
+);
 
 execFileSync(process.execPath, ["scripts/bundle-cli.mjs"], { cwd: REPO, stdio: "inherit" });
 
@@ -289,14 +301,40 @@ const cases: Case[] = [
       ]),
 ];
 
-const times = new Map<string, number[]>(cases.map((c) => [c.label, []]));
+/**
+ * The environments every case runs in: as given, and, when NODE_EXTRA_CA_CERTS is set, without
+ * it. `unset` names the variables removed from the child's environment.
+ */
+interface Variant {
+  key: string;
+  unset: string[];
+}
+const AS_GIVEN: Variant = { key: "as given", unset: [] };
+const WITHOUT_CA_CERTS: Variant = {
+  key: "without NODE_EXTRA_CA_CERTS",
+  unset: ["NODE_EXTRA_CA_CERTS"],
+};
+const variants: Variant[] =
+  EXTRA_CA_CERTS === undefined ? [AS_GIVEN] : [AS_GIVEN, WITHOUT_CA_CERTS];
+
+/** The key of one case's measurements in one environment. */
+function seriesKey(variant: Variant, label: string): string {
+  return `${variant.key}\u0000${label}`;
+}
+const times = new Map<string, number[]>();
 /**
  * CPU time (user + system) of each run: the kernel's account of the child, printed by bash's
  * `times` after the child exits, in milliseconds (GNU time prints it in steps of 10 ms, too
  * coarse for a command of 60-150 ms). On a machine other jobs share, it is steadier than the
  * wall-clock time, which grows while the child waits for a core.
  */
-const cpuTimes = new Map<string, number[]>(cases.map((c) => [c.label, []]));
+const cpuTimes = new Map<string, number[]>();
+for (const variant of variants) {
+  for (const c of cases) {
+    times.set(seriesKey(variant, c.label), []);
+    cpuTimes.set(seriesKey(variant, c.label), []);
+  }
+}
 const BASH = "/bin/bash";
 const hasBash = existsSync(BASH);
 /** Runs the node child, then prints the children's user and system times (`times`' 2nd line). */
@@ -309,30 +347,46 @@ function millisecondsOf(text: string): number {
   return (Number(match[1]) * 60 + Number(match[2])) * 1000;
 }
 
-/** Runs one case; its wall time, and its CPU time when bash measures it. */
-function run(c: Case): { wall: number; cpu: number | undefined } {
-  const cwd = c.prepare();
+/** The child's environment: this process's, the case's own variables, less the variant's. */
+function environmentOf(c: Case, variant: Variant): NodeJS.ProcessEnv {
   const env = { ...process.env, ...c.env };
+  for (const name of variant.unset) delete env[name];
+  return env;
+}
+
+/** Runs one case in one environment; its wall time, and its CPU time when bash measures it. */
+function run(c: Case, variant: Variant): { wall: number; cpu: number | undefined } {
+  const cwd = c.prepare();
+  const env = environmentOf(c, variant);
   const [file, args] = hasBash
     ? [BASH, ["-c", TIMED, "bash", process.execPath, ...c.args]]
     : [process.execPath, c.args];
   const t0 = performance.now();
   const result = spawnSync(file, args, { cwd, env, encoding: "utf8" });
   const wall = performance.now() - t0;
-  if (result.status !== 0) throw new Error(`${c.label} failed with exit ${result.status}`);
+  if (result.status !== 0) {
+    throw new Error(`${c.label} (${variant.key}) failed with exit ${result.status}`);
+  }
   if (!hasBash) return { wall, cpu: undefined };
   const [user, system] = (result.stdout.trim().split("\n")[1] ?? "").split(/\s+/);
   return { wall, cpu: millisecondsOf(user as string) + millisecondsOf(system as string) };
 }
+/** The machine's load average over the last minute when the timed runs start. */
+const loadAtStart = loadavg()[0] as number;
 const started = performance.now();
 // one untimed warm-up round: the first run after a build pays for cold disk caches
-for (const c of cases) run(c);
+for (const c of cases) for (const variant of variants) run(c, variant);
 let rounds = 0;
 while (rounds < ROUNDS && performance.now() - started < BUDGET_MS) {
   for (const c of cases) {
-    const { wall, cpu } = run(c);
-    times.get(c.label)?.push(wall);
-    if (cpu !== undefined) cpuTimes.get(c.label)?.push(cpu);
+    // each case runs in both environments back to back, the order swapped every round, so
+    // neither environment always runs right after the other's disk writes
+    const order = rounds % 2 === 0 ? variants : [...variants].reverse();
+    for (const variant of order) {
+      const { wall, cpu } = run(c, variant);
+      times.get(seriesKey(variant, c.label))?.push(wall);
+      if (cpu !== undefined) cpuTimes.get(seriesKey(variant, c.label))?.push(cpu);
+    }
   }
   rounds += 1;
 }
@@ -346,8 +400,6 @@ function median(values: number[]): number {
   return ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-const base = median(times.get("node -e 0") as number[]);
-const cpuBase = hasBash ? median(cpuTimes.get("node -e 0") as number[]) : undefined;
 /**
  * Each goal: the most a command may take, as a multiple of `node -e 0` (or of `baseOf`'s row),
  * and what it covers.
@@ -370,24 +422,80 @@ const baseOf: Record<string, string> = {
   "kiln add @acme/redis (warm cache)": "kiln add k8s/deployment",
   "kiln add @kiln/aws-server": "kiln add k8s/deployment",
 };
-console.log(`\n${rounds} runs each, median wall-clock time, node ${process.version}\n`);
-console.log("| command | median | ratio | CPU (user+sys) | CPU ratio | goal | |");
-console.log("|---|---:|---:|---:|---:|---|---|");
-for (const c of cases) {
-  const value = median(times.get(c.label) as number[]);
-  const against = baseOf[c.label];
-  const ratio = value / (against === undefined ? base : median(times.get(against) as number[]));
-  const ratioText = `${ratio.toFixed(2)}x${against === undefined ? "" : ` (to \`${against}\`)`}`;
-  const cpu = cpuBase === undefined ? undefined : median(cpuTimes.get(c.label) as number[]);
-  const cpuText = cpu === undefined ? "" : `${cpu.toFixed(0)} ms`;
-  const cpuRatio = cpu === undefined || !cpuBase ? "" : `${(cpu / cpuBase).toFixed(2)}x`;
-  const rows = goals[c.label] ?? [undefined];
-  for (const goal of rows) {
-    const goalText =
-      goal === undefined ? "" : `<= ${goal.ratio}x${goal.covers ? ` (${goal.covers})` : ""}`;
-    const verdict = goal === undefined ? "" : ratio <= goal.ratio ? "PASS" : "MISS";
+/** The median wall-clock and CPU time of one case in one environment. */
+function mediansOf(variant: Variant, label: string): { wall: number; cpu: number | undefined } {
+  const wall = median(times.get(seriesKey(variant, label)) as number[]);
+  const cpu = hasBash ? median(cpuTimes.get(seriesKey(variant, label)) as number[]) : undefined;
+  return { wall, cpu };
+}
+
+/**
+ * Prints one environment's table. `judged`: the goals' verdicts are PASS/MISS; otherwise they
+ * are printed in lower case, for reading only (the goals are judged with the environment as
+ * given).
+ */
+function printTable(variant: Variant, judged: boolean): void {
+  const base = mediansOf(variant, "node -e 0");
+  console.log(`\n${variant.key}: \`node -e 0\` ${base.wall.toFixed(0)} ms\n`);
+  console.log("| command | median | ratio | CPU (user+sys) | CPU ratio | goal | |");
+  console.log("|---|---:|---:|---:|---:|---|---|");
+  for (const c of cases) {
+    const { wall, cpu } = mediansOf(variant, c.label);
+    const against = baseOf[c.label];
+    const reference = against === undefined ? base : mediansOf(variant, against);
+    const ratio = wall / reference.wall;
+    const ratioText = `${ratio.toFixed(2)}x${against === undefined ? "" : ` (to \`${against}\`)`}`;
+    const cpuText = cpu === undefined ? "" : `${cpu.toFixed(0)} ms`;
+    const cpuRatio =
+      cpu === undefined || !reference.cpu ? "" : `${(cpu / reference.cpu).toFixed(2)}x`;
+    for (const goal of goals[c.label] ?? [undefined]) {
+      const goalText =
+        goal === undefined ? "" : `<= ${goal.ratio}x${goal.covers ? ` (${goal.covers})` : ""}`;
+      const met = goal !== undefined && ratio <= goal.ratio;
+      const verdict =
+        goal === undefined ? "" : judged ? (met ? "PASS" : "MISS") : met ? "pass" : "miss";
+      console.log(
+        `| \`${c.label}\` | ${wall.toFixed(0)} ms | ${ratioText} | ${cpuText} | ${cpuRatio} | ${goalText} | ${verdict} |`,
+      );
+    }
+  }
+}
+
+console.log(`\n${rounds} runs each, median wall-clock time, node ${process.version}`);
+printLoad();
+
+/**
+ * Says how busy the machine was: on a machine with more runnable jobs than cores, every child
+ * waits and `node -e 0`'s own time grows as much as kiln's, which pulls the ratios towards 1 as
+ * a fixed start-up cost does, so such a run's PASS says little.
+ */
+function printLoad(): void {
+  const cores = availableParallelism();
+  const busiest = Math.max(loadAtStart, loadavg()[0] as number);
+  const load = `load average ${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] as number).toFixed(1)} at the end, on ${cores} cores`;
+  if (busiest <= cores) console.log(`${load}.`);
+  else {
     console.log(
-      `| \`${c.label}\` | ${value.toFixed(0)} ms | ${ratioText} | ${cpuText} | ${cpuRatio} | ${goalText} | ${verdict} |`,
+      `${load}: the machine was busy; every run waited for a core, node -e 0 as much as kiln, which pulls the ratios towards 1 - judge the goals on a quieter run.`,
     );
   }
+}
+if (EXTRA_CA_CERTS === undefined) {
+  console.log("NODE_EXTRA_CA_CERTS is not set: every run starts without extra certificates.");
+  printTable(AS_GIVEN, true);
+} else {
+  const withCerts = mediansOf(AS_GIVEN, "node -e 0");
+  const without = mediansOf(WITHOUT_CA_CERTS, "node -e 0");
+  const cpuCost =
+    withCerts.cpu === undefined || without.cpu === undefined
+      ? ""
+      : `, ${(withCerts.cpu - without.cpu).toFixed(0)} ms of CPU`;
+  console.log(
+    `NODE_EXTRA_CA_CERTS is set (${EXTRA_CA_CERTS}): Node reads and parses it at every start, ` +
+      `in \`node -e 0\` as in kiln; it cost \`node -e 0\` ${(withCerts.wall - without.wall).toFixed(0)} ms ` +
+      `of wall-clock time${cpuCost} per run. The goals are judged on the first table (the ` +
+      "environment as given); the second ran without the variable, alternately in the same rounds.",
+  );
+  printTable(AS_GIVEN, true);
+  printTable(WITHOUT_CA_CERTS, false);
 }

@@ -82,7 +82,11 @@ function isNtfsShortName(segment: string, name: string, prefix: string): boolean
  * spaces or a `:` stream, the short name `git~1`, HFS+ ignorable code points inside.
  */
 export function isGitSegment(segment: string): boolean {
-  const name = canonicalSegment(segment);
+  return isGitName(canonicalSegment(segment));
+}
+
+/** A canonical segment (`canonicalSegment`) that names git's folder. */
+function isGitName(name: string): boolean {
   return name === ".git" || name === "git~1";
 }
 
@@ -98,8 +102,30 @@ export function gitSegmentIn(path: string): string | undefined {
  * (pathutil.py's pathauditor: `HG~<digits>`, `HG8B6C~<digits>`).
  */
 export function isMercurialSegment(segment: string): boolean {
-  const name = canonicalSegment(segment);
-  return name === ".hg" || /^hg(?:8b6c)?~\d+$/.test(name);
+  return isMercurialName(canonicalSegment(segment));
+}
+
+/** Mercurial's NTFS short names, canonical: `hg~<digits>`, `hg8b6c~<digits>`. */
+const MERCURIAL_SHORT_NAME = /^hg(?:8b6c)?~\d+$/;
+
+/** A canonical segment (`canonicalSegment`) that names Mercurial's folder. */
+function isMercurialName(name: string): boolean {
+  return name === ".hg" || MERCURIAL_SHORT_NAME.test(name);
+}
+
+/** Printable ASCII without a `g` in either case. */
+const PLAIN_ASCII_WITHOUT_G = /^[\x20-\x46\x48-\x66\x68-\x7e]*$/;
+
+/**
+ * A segment no file system reads as `.git` or `.hg`, told without folding it: every spelling of
+ * either (`.git`, `git~1`, `.hg`, `hg~1`, `hg8b6c~1`) has a `g`, and folding printable ASCII only
+ * cuts it and lowers its case, so it cannot make a `g` where there was neither `g` nor `G`.
+ * Other text goes through the whole fold (Unicode's lower case maps some other letters to ASCII
+ * ones, HFS+ drops code points). Most segments of a project's paths are like this (`infra`,
+ * `roles`, `main.yml`), and every path is checked a few times per file written.
+ */
+function cannotNameVersionControl(segment: string): boolean {
+  return PLAIN_ASCII_WITHOUT_G.test(segment);
 }
 
 /** The version-control folders kiln never writes to or into, whatever the flags. */
@@ -107,8 +133,11 @@ export type VersionControlFolder = ".git" | ".hg";
 
 /** Which version-control folder `segment` is in some spelling, or undefined. */
 export function versionControlFolderOf(segment: string): VersionControlFolder | undefined {
-  if (isGitSegment(segment)) return ".git";
-  if (isMercurialSegment(segment)) return ".hg";
+  if (cannotNameVersionControl(segment)) return undefined;
+  // folded once for both names
+  const name = canonicalSegment(segment);
+  if (isGitName(name)) return ".git";
+  if (isMercurialName(name)) return ".hg";
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import fc from "fast-check";
 import { KilnError } from "../../src/core/errors.ts";
 import {
   checkKilnOwnWrites,
@@ -25,6 +26,7 @@ import {
   isGitModules,
   isGitSegment,
   isMercurialSegment,
+  versionControlFolderOf,
   versionControlSegmentIn,
 } from "../../src/core/sensitive-paths.ts";
 
@@ -389,6 +391,32 @@ describe("Mercurial's folder, like git's", () => {
     assert.equal(versionControlSegmentIn("a/.HG/hgrc"), ".HG");
     assert.equal(versionControlSegmentIn("a/.git/config"), ".git");
     assert.equal(versionControlSegmentIn("a/.hgignore"), undefined);
+  });
+
+  test("a segment's folder is the one its whole fold names, with or without a `g` in it", () => {
+    // the characters that make or break a spelling: both cases of each letter of git and hg,
+    // Mercurial's short-name letters, dots, spaces, `~`, digits, a stream `:`, HFS+'s ignorable
+    // code points, and letters whose lower case is another (Kelvin's K, dotted I, Greek)
+    const character = fc.constantFrom(
+      ..."gGiItThH8bB6cCxX. ~1290:$aA".split(""),
+      "\u200c",
+      "\ufeff",
+      "\u212a",
+      "\u0130",
+      "\u03a3",
+      "é",
+    );
+    const segment = fc.oneof(
+      fc.constantFrom(".git", ".GIT", "git~1", ".hg", "HG~12", "hg8b6c~2", "infra", "main.yml"),
+      fc.array(character, { maxLength: 10 }).map((characters) => characters.join("")),
+    );
+    fc.assert(
+      fc.property(segment, (name) => {
+        const whole = isGitSegment(name) ? ".git" : isMercurialSegment(name) ? ".hg" : undefined;
+        assert.equal(versionControlFolderOf(name), whole, JSON.stringify(name));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 
   test("refused in rendered paths and output folders, with its own reason", () => {
