@@ -24,6 +24,11 @@ function temporaryPath(destination: string): string {
   return join(dirname(destination), `.${stem}.kiln-${unique}.tmp`);
 }
 
+/** Is `name` one of writeAtomically's temporary files (`.<name>.kiln-<pid>-<n>[-<random>].tmp`)? */
+export function isTemporaryName(name: string): boolean {
+  return /^\..+\.kiln-[0-9]+-[0-9]+(-[0-9a-f]+)?\.tmp$/.test(name);
+}
+
 /**
  * Writes `bytes` to `destination` atomically, with `mode` when given (set exactly, whatever the
  * umask; the temporary file is created with it too, so it is never more open than that). On a
