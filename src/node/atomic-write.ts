@@ -26,7 +26,7 @@ function temporaryPath(destination: string): string {
 
 /** Is `name` one of writeAtomically's temporary files (`.<name>.kiln-<pid>-<n>[-<random>].tmp`)? */
 export function isTemporaryName(name: string): boolean {
-  return /^\..+\.kiln-[0-9]+-[0-9]+(-[0-9a-f]+)?\.tmp$/.test(name);
+  return /^\..+\.kiln-[0-9]+-[0-9]+(-[0-9a-f]{12})?\.tmp$/.test(name);
 }
 
 /**
