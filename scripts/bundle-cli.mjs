@@ -33,11 +33,11 @@
 //   a V8 code cache beside them, `<file>.cache`, and are loaded through src/node/code-cache.ts,
 //   which uses a cache only for the exact bytes it was made from (and the exact data it holds,
 //   by a hash of both; a cache V8 rejects fails the build, scripts/check-code-caches.cjs): V8
-//   then need not parse and compile the file on every run. Each cache is made after real runs of the built CLI
-//   (trainCodeCaches below), so it holds the functions a run calls, not only the top level. A
-//   Node other than the one that ran the build, or other V8 flags, make V8 reject the cache and
-//   compile the file as without one. main.js is loaded by Node itself, and the render worker by
-//   its thread: neither has one.
+//   then need not parse and compile the file on every run. Each cache is made after real runs
+//   of the built CLI (trainCodeCaches below), so it holds the functions a run calls, not only
+//   the top level. A Node other than the one that ran the build, or other V8 flags, make V8
+//   reject the cache and compile the file as without one. main.js is loaded by Node itself,
+//   and the render worker by its thread: neither has one.
 //
 // tsc (build:core) also compiles src/cli into dist/cli; this script replaces that folder, so
 // run it after build:core (as `npm run build` does).

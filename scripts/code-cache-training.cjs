@@ -2,9 +2,9 @@
 // the built CLI): installs the training hook of src/node/code-cache.ts, which tells it each of
 // kiln's files the run compiled, and when the run exits writes each one's V8 code cache beside
 // it, `<file>.cache`: the sha256 of the file's text followed by V8's data, a newline, V8's data
-// (the format code-cache.ts reads). Made after the run, the cache holds every function the run called, not
-// only the file's top level. Only files under KILN_CODE_CACHE_ROOT (the build's dist/) are
-// written.
+// (the format code-cache.ts reads). Made after the run, the cache holds every function the run
+// called, not only the file's top level. Only files under KILN_CODE_CACHE_ROOT (the build's
+// dist/) are written.
 "use strict";
 const { writeFileSync } = require("node:fs");
 

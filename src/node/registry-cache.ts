@@ -15,9 +15,9 @@
 // 10 MiB). Writes go to a temporary file beside the target and are renamed over it
 // (atomic-write.ts), so two kiln processes at once each see a whole file or none. The cache is
 // bounded: past MAX_CACHE_BYTES of blobs, the ones used longest ago are removed, once per
-// command, after its first new blob; so are temporary files of kiln's older than an hour, left by
-// a run killed between its write and its rename. A cache that cannot be written (a read-only home) is no
-// cache: nothing fails because of it.
+// command, after its first new blob; so are temporary files of kiln's older than an hour, left
+// by a run killed between its write and its rename. A cache that cannot be written (a read-only
+// home) is no cache: nothing fails because of it.
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { homedir } from "node:os";
@@ -156,9 +156,9 @@ export class RegistryCache {
   /**
    * Keeps a blob; false when the cache cannot be written. A blob this command already read and
    * verified is only marked as used: its file holds these bytes - unless another kiln evicted it
-   * since, when it is written again (an entry must never name a blob that is gone). Any other is written, even when
-   * a file of its name is there - one not read in this command may be corrupt or planted, and
-   * reading it back to compare would cost as much as writing it.
+   * since, when it is written again (an entry must never name a blob that is gone). Any other
+   * is written, even when a file of its name is there - one not read in this command may be
+   * corrupt or planted, and reading it back to compare would cost as much as writing it.
    */
   private putBlob({ bytes, digest }: CachedBytes): boolean {
     if (!this.ready(true)) return false;

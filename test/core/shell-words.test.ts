@@ -1,6 +1,7 @@
 // The words kiln writes into command lines for people to paste into a shell come back from a
 // real shell exactly: each hostile value is quoted, the whole line is run by `sh -c` (and by
-// bash and zsh, which people paste into too), and the argument vector a program receives is compared.
+// bash and zsh, which people paste into too), and the argument vector a program receives is
+// compared.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
