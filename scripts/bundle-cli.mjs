@@ -31,12 +31,13 @@
 // - Each file of 64 KiB or more that the CLI requires itself (a command's file, the structural
 //   merge), the program (main-body.js) and the catalogue's compiled templates and validators get
 //   a V8 code cache beside them, `<file>.cache`, and are loaded through src/node/code-cache.ts,
-//   which uses a cache only for the exact bytes it was made from: V8 then need not parse and
-//   compile the file on every run. Each cache is made after real runs of the built CLI
-//   (trainCodeCaches below), so it holds the functions a run calls, not only the top level. A
-//   Node other than the one that ran the build, or other V8 flags, make V8 reject the cache and
-//   compile the file as without one. main.js is loaded by Node itself, and the render worker by
-//   its thread: neither has one.
+//   which uses a cache only for the exact bytes it was made from (and the exact data it holds,
+//   by a hash of both; a cache V8 rejects fails the build, scripts/check-code-caches.cjs): V8
+//   then need not parse and compile the file on every run. Each cache is made after real runs
+//   of the built CLI (trainCodeCaches below), so it holds the functions a run calls, not only
+//   the top level. A Node other than the one that ran the build, or other V8 flags, make V8
+//   reject the cache and compile the file as without one. main.js is loaded by Node itself,
+//   and the render worker by its thread: neither has one.
 //
 // tsc (build:core) also compiles src/cli into dist/cli; this script replaces that folder, so
 // run it after build:core (as `npm run build` does).
@@ -188,13 +189,19 @@ for (const file of cached) {
       filename: resolve(file),
     },
   );
-  const hash = createHash("sha256").update(source).digest("hex");
-  writeFileSync(
-    `${file}.cache`,
-    Buffer.concat([Buffer.from(`${hash}\n`), script.createCachedData()]),
-  );
+  const data = script.createCachedData();
+  const hash = createHash("sha256").update(source).update(data).digest("hex");
+  writeFileSync(`${file}.cache`, Buffer.concat([Buffer.from(`${hash}\n`), data]));
 }
 trainCodeCaches();
+// a cache V8 rejects would ship silently (kiln falls back to compiling): each is loaded in a
+// fresh node, without NODE_OPTIONS as the training runs, and a rejected one stops the build
+const checked = spawnSync(
+  process.execPath,
+  [resolve("scripts/check-code-caches.cjs"), ...cached.map((file) => resolve(file))],
+  { env: { ...process.env, NODE_OPTIONS: "" }, encoding: "utf8" },
+);
+if (checked.status !== 0) throw new Error(`code caches: ${checked.stderr}`);
 
 /**
  * Runs the built CLI as a user would, in a temporary folder, with the training hook

@@ -1,10 +1,10 @@
 // Build only (scripts/bundle-cli.mjs preloads it with --require into the real runs it makes of
 // the built CLI): installs the training hook of src/node/code-cache.ts, which tells it each of
 // kiln's files the run compiled, and when the run exits writes each one's V8 code cache beside
-// it, `<file>.cache`: the sha256 of the file's bytes, a newline, V8's data (the format
-// code-cache.ts reads). Made after the run, the cache holds every function the run called, not
-// only the file's top level. Only files under KILN_CODE_CACHE_ROOT (the build's dist/) are
-// written.
+// it, `<file>.cache`: the sha256 of the file's text followed by V8's data, a newline, V8's data
+// (the format code-cache.ts reads). Made after the run, the cache holds every function the run
+// called, not only the file's top level. Only files under KILN_CODE_CACHE_ROOT (the build's
+// dist/) are written.
 "use strict";
 const { writeFileSync } = require("node:fs");
 
@@ -19,10 +19,8 @@ globalThis[Symbol.for("kiln.codeCacheTraining")] = (file, source, script) => {
 process.on("exit", () => {
   const { createHash } = require("node:crypto");
   for (const [file, { source, script }] of compiled) {
-    const hash = createHash("sha256").update(source).digest("hex");
-    writeFileSync(
-      `${file}.cache`,
-      Buffer.concat([Buffer.from(`${hash}\n`), script.createCachedData()]),
-    );
+    const data = script.createCachedData();
+    const hash = createHash("sha256").update(source).update(data).digest("hex");
+    writeFileSync(`${file}.cache`, Buffer.concat([Buffer.from(`${hash}\n`), data]));
   }
 });

@@ -6,7 +6,8 @@
 // pairs). Node loads the file named on its command line itself, with no cache, so this file
 // stays a few lines.
 //
-// The cache is checked against the file's sha256, which loads node:crypto (about 3 ms of CPU).
+// The cache is checked against the sha256 of the file and its data, which loads node:crypto
+// (about 3 ms of CPU).
 // A command whose own file is compiled from a code cache (add, setup, status, list, ...: each
 // has a `<command>.js.cache` beside it) loads node:crypto for that check anyway; the others
 // (`--version`, `init`, `presets`, `completion`) would pay more for node:crypto than the cache

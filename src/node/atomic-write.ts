@@ -3,6 +3,7 @@
 // new one, never half of either. Used for the files a run writes into a project and for kiln's
 // cache of registries.
 
+import { randomBytes } from "node:crypto";
 import { chmodSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
@@ -10,37 +11,71 @@ let temporaryCounter = 0;
 
 /**
  * A name in the same folder (so the rename is atomic), hidden, unlikely to meet a real file, and
- * naming the process that writes it. A name near the 255-byte limit is not repeated in it, so
- * the temporary name fits too.
+ * naming the process that writes it. The pid and counter alone repeat across PID namespaces
+ * (containers sharing a cache or a project volume, each with kiln as PID 1), so random bytes
+ * make it another writer's name only by chance. A name near the 255-byte limit is not repeated
+ * in it, so the temporary name fits too.
  */
 function temporaryPath(destination: string): string {
   temporaryCounter += 1;
   const name = basename(destination);
   const stem = Buffer.byteLength(name) <= 200 ? name : "long-name";
-  return join(dirname(destination), `.${stem}.kiln-${process.pid}-${temporaryCounter}.tmp`);
+  const unique = `${process.pid}-${temporaryCounter}-${randomBytes(6).toString("hex")}`;
+  return join(dirname(destination), `.${stem}.kiln-${unique}.tmp`);
+}
+
+/** Is `name` one of writeAtomically's temporary files (`.<name>.kiln-<pid>-<n>[-<random>].tmp`)? */
+export function isTemporaryName(name: string): boolean {
+  return /^\..+\.kiln-[0-9]+-[0-9]+(-[0-9a-f]{12})?\.tmp$/.test(name);
 }
 
 /**
  * Writes `bytes` to `destination` atomically, with `mode` when given (set exactly, whatever the
  * umask; the temporary file is created with it too, so it is never more open than that). On a
- * failure the temporary file is removed and the error thrown.
+ * failure the temporary file this call created is removed and the error thrown; a file already
+ * at the temporary name (the `wx` open fails with EEXIST) is another writer's, and is left to it.
+ * The name is fresh for each call, so one retry after such a clash writes the file. `nameFor`
+ * gives the temporary name (a test sets it to meet a file that is already there).
  */
 export function writeAtomically(
   destination: string,
   bytes: string | Uint8Array,
   mode?: number,
+  nameFor: (destination: string) => string = temporaryPath,
 ): void {
-  const temporary = temporaryPath(destination);
+  try {
+    writeThroughTemporary(destination, bytes, mode, nameFor(destination));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    writeThroughTemporary(destination, bytes, mode, nameFor(destination));
+  }
+}
+
+/** One attempt: create `temporary` (never open an existing one), fill it, rename it over. */
+function writeThroughTemporary(
+  destination: string,
+  bytes: string | Uint8Array,
+  mode: number | undefined,
+  temporary: string,
+): void {
+  let created = false;
   try {
     writeFileSync(temporary, bytes, mode === undefined ? { flag: "wx" } : { flag: "wx", mode });
+    created = true;
     if (mode !== undefined) chmodSync(temporary, mode);
     renameSync(temporary, destination);
   } catch (error) {
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // the temporary file was never created
-    }
+    // a failed `wx` open may still have created the file (the disk filled while writing it);
+    // EEXIST alone means the file was there before, someone else's
+    if (created || (error as NodeJS.ErrnoException).code !== "EEXIST") removeQuietly(temporary);
     throw error;
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // the temporary file was never created
   }
 }

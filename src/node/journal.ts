@@ -702,7 +702,7 @@ function removeTemporaries(journal: Journal, dirReal: string): void {
   for (const entry of journal.entries) {
     const folder = join(dirReal, ...entry.path.split("/").slice(0, -1));
     const name = basename(entry.path);
-    // as write-commit.ts's temporaryPath names them
+    // as atomic-write.ts's temporaryPath names them
     const stem = Buffer.byteLength(name) <= 200 ? name : "long-name";
     const set = prefixes.get(folder) ?? new Set<string>();
     set.add(`.${stem}.kiln-${journal.pid}-`);
@@ -718,7 +718,9 @@ function removeTemporaries(journal: Journal, dirReal: string): void {
     for (const name of names) {
       const match = [...starts].some(
         (start) =>
-          name.startsWith(start) && /^(?:\d+|restore)\.tmp$/.test(name.slice(start.length)),
+          name.startsWith(start) &&
+          // `<n>-<12 hex>` now, `<n>` from an older kiln, `restore` from a killed replay
+          /^(?:\d+(?:-[0-9a-f]{12})?|restore)\.tmp$/.test(name.slice(start.length)),
       );
       if (!match) continue;
       const path = join(folder, name);

@@ -15,15 +15,16 @@
 // 10 MiB). Writes go to a temporary file beside the target and are renamed over it
 // (atomic-write.ts), so two kiln processes at once each see a whole file or none. The cache is
 // bounded: past MAX_CACHE_BYTES of blobs, the ones used longest ago are removed, once per
-// command, after its first new blob. A cache that cannot be written (a read-only home) is no
-// cache: nothing fails because of it.
+// command, after its first new blob; so are temporary files of kiln's older than an hour, left
+// by a run killed between its write and its rename. A cache that cannot be written (a read-only
+// home) is no cache: nothing fails because of it.
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { isKilnError } from "../core/errors.ts";
 import type { RegistryConfig } from "../core/registry-config.ts";
-import { writeAtomically } from "./atomic-write.ts";
+import { isTemporaryName, writeAtomically } from "./atomic-write.ts";
 import { readRegularFileBytes } from "./read-regular-file.ts";
 
 /** The most blob bytes the cache keeps; past it the blobs used longest ago go. */
@@ -31,6 +32,12 @@ export const MAX_CACHE_BYTES = 256 * 1024 * 1024;
 
 /** The largest blob read back: a registry's item or index is at most this when fetched. */
 const MAX_BLOB_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The age past which a temporary file of kiln's in the cache is a crashed run's leftover: a
+ * running writer's file is at most seconds old (it writes at most 10 MiB, then renames).
+ */
+const LEFTOVER_AGE_MS = 60 * 60 * 1000;
 
 /** How long an index from the cache is taken as the registry's current one (online). */
 export const INDEX_FRESH_MS = 10 * 60 * 1000;
@@ -148,17 +155,15 @@ export class RegistryCache {
 
   /**
    * Keeps a blob; false when the cache cannot be written. A blob this command already read and
-   * verified is only marked as used: its file holds these bytes. Any other is written, even when
-   * a file of its name is there - one not read in this command may be corrupt or planted, and
-   * reading it back to compare would cost as much as writing it.
+   * verified is only marked as used: its file holds these bytes - unless another kiln evicted it
+   * since, when it is written again (an entry must never name a blob that is gone). Any other
+   * is written, even when a file of its name is there - one not read in this command may be
+   * corrupt or planted, and reading it back to compare would cost as much as writing it.
    */
   private putBlob({ bytes, digest }: CachedBytes): boolean {
     if (!this.ready(true)) return false;
     const path = join(this.dir, "blobs", "sha256", digest.slice("sha256:".length));
-    if (this.verified.has(digest)) {
-      this.touch(path);
-      return true;
-    }
+    if (this.verified.has(digest) && this.touch(path)) return true;
     if (!this.writeFile(path, bytes)) return false;
     this.verified.add(digest);
     if (!this.evicted) {
@@ -215,27 +220,35 @@ export class RegistryCache {
     }
   }
 
-  /** Marks a blob as just used (eviction takes the ones used longest ago). */
-  private touch(path: string): void {
+  /**
+   * Marks a blob as just used (eviction takes the ones used longest ago); false when it is not
+   * there (another kiln evicted it since it was read).
+   */
+  private touch(path: string): boolean {
     try {
       const now = new Date();
       utimesSync(path, now, now);
+      return true;
     } catch {
-      // a blob another kiln just evicted: it was read already
+      return false;
     }
   }
 
   /**
    * Removes the blobs used longest ago while the blobs take more than MAX_CACHE_BYTES. Only
-   * blobs count and go: a file of another name is another kiln's temporary file, being written.
+   * blobs count: a file of another name may be another kiln's temporary file, being written.
+   * kiln's temporary files older than LEFTOVER_AGE_MS go too (removeLeftover).
    */
   private evictOldest(): void {
     const folder = join(this.dir, "blobs", "sha256");
     let blobs: { path: string; size: number; used: number }[];
     try {
       blobs = readdirSync(folder).flatMap((name) => {
-        if (!BLOB_NAME.test(name)) return [];
         const path = join(folder, name);
+        if (!BLOB_NAME.test(name)) {
+          removeLeftover(path, name);
+          return [];
+        }
         const stats = lstatSync(path, { throwIfNoEntry: false });
         return stats?.isFile() ? [{ path, size: stats.size, used: stats.mtimeMs }] : [];
       });
@@ -250,5 +263,21 @@ export class RegistryCache {
       rmSync(blob.path, { force: true });
       total -= blob.size;
     }
+  }
+}
+
+/**
+ * Removes `path` when it is a temporary file of kiln's (by its name) not written for
+ * LEFTOVER_AGE_MS: the run writing it was killed before its rename, and nothing else would ever
+ * remove it (it is outside the blobs' bound). A fresh one is a running writer's, left to it.
+ */
+function removeLeftover(path: string, name: string): void {
+  if (!isTemporaryName(name)) return;
+  try {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (stats?.isFile() && Date.now() - stats.mtimeMs > LEFTOVER_AGE_MS)
+      rmSync(path, { force: true });
+  } catch {
+    // one that cannot be removed now stops nothing: the next eviction tries again
   }
 }

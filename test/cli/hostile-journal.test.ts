@@ -493,6 +493,10 @@ describe("a genuine interrupted run still rolls back", () => {
     plant(dir, journalOf([entry("k8s/app.yaml", "restored\n", "kind: Deployment\n", 0o600)]));
     symlinkSync(join(outside, "canary.txt"), join(dir, "k8s", ".app.yaml.kiln-4242-restore.tmp"));
     symlinkSync(join(outside, "canary.txt"), join(dir, "k8s", ".app.yaml.kiln-4242-7.tmp"));
+    symlinkSync(
+      join(outside, "canary.txt"),
+      join(dir, "k8s", ".app.yaml.kiln-4242-8-0123456789ab.tmp"),
+    );
     const canary = snapshot(outside);
     const result = kiln(["init", "--force"], dir);
     assert.equal(result.status, 0, result.stderr);

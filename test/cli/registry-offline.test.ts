@@ -338,21 +338,24 @@ describe("kiln's cache of registries: its own work", { skip, timeout }, () => {
     assert.equal(recorded.filter((digest) => digest === hex).length, 1, recorded.join(", "));
   });
 
-  it("eviction of a full cache removes the blobs used longest ago and leaves another kiln's temporary file alone", async () => {
+  it("eviction of a full cache removes the blobs used longest ago and a crashed run's temporary file over an hour old, and leaves another kiln's fresh temporary file alone", async () => {
     const cache = tempDir();
     const blobs = join(cache, "kiln", "blobs", "sha256");
     mkdirSync(blobs, { recursive: true, mode: 0o700 });
-    // a blob past the cache's bound (a sparse file: its size, no disk), used a day ago, and a
-    // temporary file another kiln is writing, named as kiln names them, older still
+    // a blob past the cache's bound (a sparse file: its size, no disk), used a day ago; a
+    // temporary file another kiln is writing now, named as kiln names them; and one a killed
+    // run left two days ago, between its write and its rename
     const old = new Date(Date.now() - 86_400_000);
     const older = new Date(Date.now() - 2 * 86_400_000);
     const large = join(blobs, "f".repeat(64));
     closeSync(openSync(large, "w"));
     truncateSync(large, 300 * 1024 * 1024);
     utimesSync(large, old, old);
-    const writing = join(blobs, `.${"e".repeat(64)}.kiln-999999-1.tmp`);
+    const writing = join(blobs, `.${"e".repeat(64)}.kiln-999999-1-0123456789ab.tmp`);
     writeFileSync(writing, "half of a blob");
-    utimesSync(writing, older, older);
+    const leftover = join(blobs, `.${"d".repeat(64)}.kiln-1-1.tmp`);
+    writeFileSync(leftover, "a killed run's blob");
+    utimesSync(leftover, older, older);
     const added = await run(
       ["add", "@acme/redis@1.2.0", "--name", "a", "--image", "redis:7"],
       acmeProject(nginx.origin),
@@ -361,7 +364,7 @@ describe("kiln's cache of registries: its own work", { skip, timeout }, () => {
     assert.equal(added.status, 0, added.stderr);
     const names = readdirSync(blobs);
     assert.ok(!names.includes("f".repeat(64)), names.join(", "));
-    assert.ok(names.includes(`.${"e".repeat(64)}.kiln-999999-1.tmp`), names.join(", "));
+    assert.ok(!names.includes(`.${"d".repeat(64)}.kiln-1-1.tmp`), names.join(", "));
     assert.equal(readFileSync(writing, "utf8"), "half of a blob");
   });
 });

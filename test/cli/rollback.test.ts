@@ -37,7 +37,7 @@ function presetOf(dir: string, paths: string[], project?: Record<string, string>
   return "run.preset.json";
 }
 
-/** No temporary files (`.<name>.kiln-<pid>-<n>.tmp`) anywhere below `dir`. */
+/** No temporary files (`.<name>.kiln-<pid>-<n>-<random>.tmp`) anywhere below `dir`. */
 function temporaryFiles(dir: string): string[] {
   return (readdirSync(dir, { recursive: true }) as string[]).filter((path) =>
     path.includes(".kiln-"),

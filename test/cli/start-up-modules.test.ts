@@ -8,6 +8,7 @@
 // SDK is in the bundle file only `kiln mcp` loads.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -158,17 +159,46 @@ process.stdout.write(JSON.stringify(out));`;
     assert.deepEqual(tree(without), tree(withCache));
   });
 
-  it("a cache V8 refuses changes nothing: the file compiles from its source, and writes the same", () => {
+  it("a cache whose V8 data has one byte changed (same length, same hash line) is not used: the file is required, and writes the same", () => {
     const cli = copyOfBuild();
     const cache = readFileSync(`${setupFile(cli)}.cache`);
-    // the right hash, but V8's data cut short: V8 rejects it and compiles the source
-    writeFileSync(`${setupFile(cli)}.cache`, cache.subarray(0, 65 + 16));
+    // V8 checks only lengths in a release build: a damaged byte must be caught by kiln's hash
+    const middle = 65 + Math.floor((cache.length - 65) / 2);
+    cache[middle] = (cache[middle] ?? 0) ^ 0xff;
+    writeFileSync(`${setupFile(cli)}.cache`, cache);
+    const withCache = tempDir();
+    const damaged = tempDir();
+    const cached = loadedBy(["setup", "multi-tier-platform"], withCache);
+    const required = loadedBy(["setup", "multi-tier-platform"], damaged, join(cli, "main.js"));
+    assert.ok(required.required.includes(setupFile(cli)), "setup.js is required, not compiled");
+    assert.equal(required.stdout, cached.stdout);
+    assert.deepEqual(tree(damaged), tree(withCache));
+  });
+
+  it("a cache V8 refuses changes nothing: the file compiles from its source, and writes the same; the build's check fails on it", () => {
+    const cli = copyOfBuild();
+    const source = readFileSync(setupFile(cli), "utf8");
+    const cache = readFileSync(`${setupFile(cli)}.cache`);
+    // the right hash of the source and data, but V8's data cut short: V8 rejects it and
+    // compiles the source
+    const data = cache.subarray(65, 65 + 16);
+    const hash = createHash("sha256").update(source).update(data).digest("hex");
+    writeFileSync(`${setupFile(cli)}.cache`, Buffer.concat([Buffer.from(`${hash}\n`), data]));
     const withCache = tempDir();
     const refused = tempDir();
     const cached = loadedBy(["setup", "multi-tier-platform"], withCache);
     const compiled = loadedBy(["setup", "multi-tier-platform"], refused, join(cli, "main.js"));
+    assert.ok(!compiled.required.includes(setupFile(cli)), "setup.js is compiled with the cache");
     assert.equal(compiled.stdout, cached.stdout);
     assert.deepEqual(tree(refused), tree(withCache));
+    // the check the build runs after making the caches stops it on such a cache
+    const check = spawnSync(
+      process.execPath,
+      [join(REPO, "scripts", "check-code-caches.cjs"), setupFile(cli), join(cli, "add.js")],
+      { env: cleanEnv(), encoding: "utf8" },
+    );
+    assert.equal(check.status, 1);
+    assert.equal(check.stderr, `${setupFile(cli)}.cache: V8 rejected it\n`);
   });
 });
 

@@ -1,6 +1,7 @@
 // The words kiln writes into command lines for people to paste into a shell come back from a
 // real shell exactly: each hostile value is quoted, the whole line is run by `sh -c` (and by
-// bash, which people paste into too), and the argument vector a program receives is compared.
+// bash and zsh, which people paste into too), and the argument vector a program receives is
+// compared.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -40,6 +41,7 @@ const HOSTILE = [
   "{a,b}",
   "x=y",
   "=leading",
+  "=ls",
   "<in >out",
 ];
 
@@ -53,7 +55,9 @@ function argumentsFromShell(shell: string, words: string): string[] {
   return JSON.parse(run.stdout) as string[];
 }
 
-const SHELLS = ["sh", "bash"].filter((shell) => spawnSync(shell, ["-c", "true"]).status === 0);
+const SHELLS = ["sh", "bash", "zsh"].filter(
+  (shell) => spawnSync(shell, ["-c", "true"]).status === 0,
+);
 
 describe("shell words", () => {
   for (const shell of SHELLS) {
@@ -66,6 +70,7 @@ describe("shell words", () => {
   it("a plain value stays bare; any other is single-quoted with ' written as '\\''", () => {
     assert.equal(shellWord("nginx:1.27"), "nginx:1.27");
     assert.equal(shellWord("port=80"), "port=80");
+    assert.equal(shellWord("=leading"), "'=leading'"); // zsh's `=cmd` is the command's path
     assert.equal(shellWord(""), "''");
     assert.equal(shellWord("it's"), "'it'\\''s'");
     assert.equal(singleQuoted("plain"), "'plain'");

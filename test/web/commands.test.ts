@@ -143,6 +143,17 @@ describe("the Commands export rebuilds the project", () => {
     assert.deepEqual(runScript(presetSetupCommands(awkwardProject())), expected);
   });
 
+  it("the preset file of a project named with a leading `-` is removed by `rm --`, not read as options", async () => {
+    const dashed = blankProject({ name: "-x", namespace: "default", outputDir: "k8s" });
+    dashed.components = [
+      { id: "s", reference: "k8s/service", name: "api", fields: { port: "80" }, labels: {} },
+    ];
+    const script = presetSetupCommands(dashed);
+    assert.match(script, /\nrm -- -x\.preset\.json\n$/);
+    // the zip's files and nothing else: the preset file is gone
+    assert.deepEqual(runScript(script), await zipFiles(dashed));
+  });
+
   it("the preset route is offered only when it is shorter than the init and add lines", () => {
     const small = blankProject({ name: "shop", namespace: "default", outputDir: "k8s" });
     small.components = [

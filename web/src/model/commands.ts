@@ -73,7 +73,7 @@ export function presetSetupCommands(project: Project): string {
     serializePreset(named).replace(/\n$/, ""),
     HEREDOC_END,
     `kiln setup ${shellWord(`./${file}`)}`,
-    `rm ${shellWord(file)}`,
+    `rm -- ${shellWord(file)}`,
     "",
   ].join("\n");
 }
