@@ -216,6 +216,13 @@ export class RenderPool {
   requestBodies = 0;
   /** Workers replaced when idle after strangers' or failed work (freshenWhenIdle), for tests. */
   refreshed = 0;
+  /**
+   * Whether workers that ran strangers' items or failed jobs are still to be replaced once the
+   * pool is idle (freshenWhenIdle): tests wait for this instead of guessing how long it takes.
+   */
+  get refreshDue(): boolean {
+    return this.dirty;
+  }
   /** Idle workers that grew, dropped their engine and gave the memory back, for tests. */
   idleShrinks = 0;
   /** Jobs given to a worker in the strangers' share (heavy work, see Share), for tests. */

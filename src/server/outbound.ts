@@ -32,6 +32,11 @@ export class FetchSlots {
     return this.active;
   }
 
+  /** Fetches waiting in line for a place. */
+  get waiting(): number {
+    return this.line.length;
+  }
+
   /** Resolves with the release once a place is free; refuses when the line is full. */
   readonly acquire = (signal: AbortSignal): Promise<() => void> => {
     if (this.active < this.limits.concurrent) {

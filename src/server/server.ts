@@ -133,6 +133,8 @@ export interface RunningServer {
   /** Bytes of heavy bodies (large render bodies, lock bases) and answers under way. */
   heavyBodies: BytesInFlight;
   idleCollector: IdleCollector;
+  /** The fetches the service makes for its callers: how many are under way and waiting. */
+  fetchSlots: Pick<FetchSlots, "underWay" | "waiting">;
   /** GET /api/ready's phase: starting, ready, draining. */
   readiness: Readiness;
   /**
@@ -475,6 +477,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     inspectCache: services.inspectCache,
     heavyBodies: services.heavyBodies,
     idleCollector,
+    fetchSlots,
     readiness: services.readiness,
     close,
   };

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parseRegistryItem } from "../../src/core/item.ts";
 import { Registry } from "../../src/core/registry.ts";
-import { blockedFifoWriter, FIFO_PROBE_SKIP } from "../cli/helpers.ts";
+import { blockedFifoWriter, FIFO_PROBE_SKIP, waitFor } from "../cli/helpers.ts";
 import { fixtureRegistry, postJson, raw, startChild, startFixtureServer } from "./helpers.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "kiln-hostile-service-"));
@@ -61,7 +61,9 @@ describe("an answer is bounded by the bytes it really takes", () => {
   test("a template writing 14 million control characters gets a clear 500 and the process lives", async () => {
     // Each `\u0001` is six bytes in JSON: 84 MB as one message once aborted the whole process.
     const bomb = itemFile("control-bomb", "{{ '\\u0001' * 14000000 }}");
-    const service = await startChild(["--port", "0"]);
+    // a render deadline far beyond what a busy machine needs (the default is 2 s), so the
+    // output's size is what stops the render, not the time the machine takes to write it
+    const service = await startChild(["--port", "0", "--render-timeout", "120000"]);
     try {
       const response = await postJson(service.url, { reference: bomb, name: "x" });
       assert.equal(response.status, 500);
@@ -104,7 +106,8 @@ describe("an answer is bounded by the bytes it really takes", () => {
     // 7 UTF-16 units a piece, so 1 Mi-unit slices end inside pairs and escapes alike
     const piece = 'a\u0001"\\é😀';
     const long = itemFile("long", "{{ text * 200000 }}", { fields: [{ name: "text" }] });
-    const service = await startFixtureServer({ render: { size: 1 } });
+    // a deadline far beyond what a busy machine needs: what is proved is the bytes, not the speed
+    const service = await startFixtureServer({ render: { size: 1, deadlineMs: 120_000 } });
     try {
       const response = await postJson(service.url, {
         reference: long,
@@ -241,8 +244,13 @@ describe("fetches through the service itself, and work for clients that have gon
     const aborted = new Promise<void>((resolve) => {
       closed = resolve;
     });
+    let arrived: () => void = () => {};
+    const fetching = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
     const slow = await localServer((req) => {
       req.socket.on("close", () => closed()); // never answers
+      arrived();
     });
     try {
       const url = new URL(service.url);
@@ -254,7 +262,8 @@ describe("fetches through the service itself, and work for clients that have gon
       });
       client.on("error", () => {});
       client.end();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // the client goes only once the service's fetch is under way, however slow the machine
+      await fetching;
       client.destroy();
       await aborted; // the outbound fetch ended with its client
     } finally {
@@ -278,7 +287,11 @@ describe("fetches through the service itself, and work for clients that have gon
     });
     try {
       const pending = [0, 1, 2].map((index) => inspect(service.url, `${slow.url}/${index}.json`));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // the line is full once two fetches are under way and the third waits for a place
+      await waitFor("two fetches under way and one waiting", () => {
+        const { underWay, waiting } = service.fetchSlots;
+        return held.length === 2 && underWay === 2 && waiting === 1;
+      });
       const refused = await inspect(service.url, `${slow.url}/3.json`);
       assert.equal(refused.status, 400);
       assert.equal(most, 2, "never more than two fetches under way");
@@ -288,7 +301,7 @@ describe("fetches through the service itself, and work for clients that have gon
       for (const res of held.splice(0)) {
         res.end(JSON.stringify({ name: "x", category: "c", files: [] }));
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await waitFor("the waiting fetch reached the slow server", () => held.length === 1);
       for (const res of held.splice(0))
         res.end(JSON.stringify({ name: "x", category: "c", files: [] }));
       const answers = await Promise.all(pending);
@@ -309,17 +322,19 @@ describe("queued renders", () => {
 
   test("while the only worker is held, a render that waits past the queue deadline is dropped with a clear error, and a small built-in render is answered at once", async () => {
     const service = await startFixtureServer({
-      render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 3_000, queueTimeoutMs: 300 },
+      // the slow render's own deadline is far beyond the test: it holds the worker until the
+      // service closes, however slow the machine
+      render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 600_000, queueTimeoutMs: 300 },
       // closing stops the slow render at once instead of letting it spin to its deadline
       timeouts: { shutdownGraceMs: 50 },
     });
     const slow = itemFile("slow", slowTemplate);
     const blocking = postJson(service.url, { reference: slow, name: "x" }).catch(() => {});
     try {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor("the slow render holds the only worker", () => service.pool.stats().busy === 1);
       const waiting = await postJson(service.url, { reference: "test/echo", name: "y" });
       assert.equal(waiting.status, 500);
-      // dropped by the queue's deadline (300 ms), long before the render's own (3 s)
+      // dropped by the queue's deadline (300 ms), long before the render's own
       assert.match(waiting.body, /the service is busy: the render waited 300 ms for a worker/);
       // a built-in's small body renders on the HTTP thread: no worker needed
       const request = { reference: "k8s/deployment", name: "web", image: "nginx:1.27" };
@@ -341,14 +356,16 @@ describe("queued renders", () => {
 
   test("a queued render is dropped when its client disconnects", async () => {
     const service = await startFixtureServer({
-      render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 3_000 },
+      // the slow render's own deadline is far beyond the test: it holds the worker until the
+      // service closes, however slow the machine
+      render: { size: 1, spare: false, fuel: 2 ** 31, deadlineMs: 600_000 },
       // closing stops the slow render at once instead of letting it spin to its deadline
       timeouts: { shutdownGraceMs: 50 },
     });
     const slow = itemFile("slow2", slowTemplate);
     const blocking = postJson(service.url, { reference: slow, name: "x" }).catch(() => {});
     try {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor("the slow render holds the only worker", () => service.pool.stats().busy === 1);
       const url = new URL(service.url);
       const gone = httpRequest({
         host: url.hostname,
@@ -360,11 +377,16 @@ describe("queued renders", () => {
       });
       gone.on("error", () => {});
       gone.end(JSON.stringify({ reference: itemFile("queued", "{{ name }}"), name: "z" }));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.equal(service.pool.stats().queued, 1);
+      await waitFor(
+        "the second render waits in the queue",
+        () => service.pool.stats().queued === 1,
+      );
       gone.destroy();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.equal(service.pool.stats().queued, 0, "the job left the queue with its client");
+      await waitFor(
+        "the job left the queue with its client",
+        () => service.pool.stats().queued === 0,
+      );
+      assert.equal(service.pool.stats().busy, 1, "the slow render still holds the worker");
     } finally {
       await service.close();
       await blocking;
@@ -372,9 +394,17 @@ describe("queued renders", () => {
   });
 
   test("strangers' slow items never hold every worker: built-in renders go on", async () => {
-    // each slow render may run for 60 s: the built-in ones must be answered while they run
+    // each slow render may run, and wait in line, for 10 minutes: far beyond the test, so they
+    // hold the strangers' share until the service closes, however slow the machine
     const service = await startFixtureServer({
-      render: { size: 2, spare: false, untrustedWorkers: 1, fuel: 2 ** 31, deadlineMs: 60_000 },
+      render: {
+        size: 2,
+        spare: false,
+        untrustedWorkers: 1,
+        fuel: 2 ** 31,
+        deadlineMs: 600_000,
+        queueTimeoutMs: 600_000,
+      },
       // closing cuts the slow renders' connections at once instead of waiting for them
       timeouts: { shutdownGraceMs: 50 },
     });
@@ -392,10 +422,15 @@ describe("queued renders", () => {
         }),
     );
     try {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor("one stranger's render holds the strangers' worker, three wait", () => {
+        const { heavy, queued } = service.pool.stats();
+        return heavy === 1 && queued === 3;
+      });
       for (let index = 0; index < 20; index++) {
-        const response = await postJson(service.url, { reference: "test/echo", name: `n${index}` });
-        assert.equal(response.status, 200);
+        // padded past the small size, so it is rendered by a worker, not on the HTTP thread
+        const body = `${JSON.stringify({ reference: "test/echo", name: `n${index}` })}${" ".repeat(8 * 1024)}`;
+        const response = await postJson(service.url, body);
+        assert.equal(response.status, 200, response.body);
       }
       assert.equal(heavyDone, 0, "every built-in render was answered while the strangers' ran");
     } finally {

@@ -260,6 +260,9 @@ describe("limits of the render pool", () => {
       render: {
         size: 1,
         heapMb: 16,
+        // the wall-clock deadline (2 s by default) is far beyond the test, so only the heap
+        // stops the render, however slowly a busy machine parses and collects its garbage
+        deadlineMs: 120_000,
         engineMemoryBytes: 512 * 1024 * 1024,
         maxOutputBytes: 1e9,
         recycleBytes: 1e12,

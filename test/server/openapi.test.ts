@@ -12,6 +12,7 @@ import { FIELD_RULE_CODES } from "../../src/core/errors.ts";
 import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { ROUTES } from "../../src/server/routes.ts";
 import type { RunningServer } from "../../src/server/server.ts";
+import { waitFor } from "../cli/helpers.ts";
 import { postJson, type RawResponse, REPO, raw, startFixtureServer } from "./helpers.ts";
 
 interface OpenApi {
@@ -87,9 +88,10 @@ async function overloaded(path: string, body: string): Promise<RawResponse> {
     }),
   );
   try {
-    for (let tries = 0; tries < 500 && service.heavyBodies.held < 16 * 1024 * 1024; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor(
+      "the eight declared bodies are counted",
+      () => service.heavyBodies.held >= 16 * 1024 * 1024,
+    );
     const response = await raw(service.url, {
       method: "POST",
       path,
@@ -100,9 +102,10 @@ async function overloaded(path: string, body: string): Promise<RawResponse> {
     return response;
   } finally {
     for (const socket of hanging) socket.destroy();
-    for (let tries = 0; tries < 500 && service.heavyBodies.held > 0; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor(
+      "the requests that went gave their bytes back",
+      () => service.heavyBodies.held === 0,
+    );
   }
 }
 

@@ -126,9 +126,13 @@ function configText(dir: string, port: number, options: NginxOptions): string {
 `;
 }
 
-/** Waits until something accepts connections on `port` (nginx has bound it). */
+/**
+ * Waits until something accepts connections on `port` (nginx has bound it), failing after 30 s:
+ * a bound by time, not a count of tries, and far beyond what a busy machine needs to start it.
+ */
 async function waitForPort(port: number, child: ChildProcess, log: () => string): Promise<void> {
-  for (let tries = 0; tries < 200; tries++) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`nginx exited: ${log()}`);
     const open = await new Promise<boolean>((resolve) => {
       const socket = new Socket();
