@@ -14,8 +14,9 @@
 // INLINE_BODY_BYTES (validation and the context are linear in the body), at most
 // INLINE_FUEL of the compiled path's counted work (an upper bound of the instructions the
 // engine would run), at most INLINE_OUTPUT_UNITS characters written, within the worker's own
-// fuel and memory bounds, and at most TURN_BUDGET_MS of renders in one turn (the rest of that
-// turn's renders go to the workers, with their queue's bound). A render past any of these
+// fuel and memory bounds, and at most TURN_BUDGET_MS of renders in one turn (the rest wait for
+// the next turn, at most MAX_LEFT_WAITING of them; more go to the workers, with their queue's
+// bound). A render past any of these
 // bounds, a template outside the compiled set, or `KILN_ENGINE=sandbox` goes to a worker as
 // before, where the full fuel and the wall-clock deadline apply: the compiled path writes
 // exactly what the engine writes, so the answer is the same bytes either way.
@@ -134,27 +135,39 @@ interface WaitingRender {
 let waiting: WaitingRender[] = [];
 
 /**
- * Runs the waiting renders, in order, for at most TURN_BUDGET_MS; the rest are declined and go
- * to the workers, so this thread's share of the renders stays bounded in time and in memory
- * (no queue of its own grows here: the pool's queue, with its bound, deadline and cancelling,
- * takes what this thread cannot).
+ * The most renders left waiting for the next turn once a turn's budget is spent: about two
+ * turns of deployments (some 15-20 us each). More than this are declined and go to the workers,
+ * so this thread's own wait stays short and its list bounded, and under a flood the pool's
+ * queue (with its bound, deadline and cancelling) takes the rest.
+ */
+const MAX_LEFT_WAITING = 128;
+
+/**
+ * Runs the waiting renders, in order, for at most TURN_BUDGET_MS (always the first: a turn's
+ * first render may load the compiled templates, which must not send the others away); the rest
+ * wait for the next turn, up to MAX_LEFT_WAITING of them, and any more go to the workers.
  */
 function renderWaiting(): void {
   const batch = waiting;
   waiting = [];
   const startedMs = performance.now();
   let done = 0;
-  while (done < batch.length && performance.now() - startedMs <= TURN_BUDGET_MS) {
+  while (done < batch.length && (done === 0 || performance.now() - startedMs <= TURN_BUDGET_MS)) {
     (batch[done] as WaitingRender).run();
     done += 1;
   }
-  for (let at = done; at < batch.length; at++) (batch[at] as WaitingRender).decline();
+  const kept = Math.min(batch.length, done + MAX_LEFT_WAITING);
+  for (let at = kept; at < batch.length; at++) (batch[at] as WaitingRender).decline();
+  if (kept > done) {
+    waiting = [...batch.slice(done, kept), ...waiting];
+    setImmediate(renderWaiting);
+  }
 }
 
 /**
  * `render`'s result once the requests read in this turn of the event loop have all been read,
- * rendered with theirs (see the module comment); undefined when the turn's budget was spent
- * before its turn came (the caller sends it to a worker).
+ * rendered with theirs (see the module comment); undefined when too many were left waiting
+ * (the caller sends it to a worker).
  */
 export function renderSoon<T>(render: () => T | undefined): Promise<T | undefined> {
   return new Promise<T | undefined>((resolve, reject) => {
