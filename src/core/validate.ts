@@ -224,7 +224,10 @@ function missingKeys(data: unknown, missing: readonly string[], known: readonly 
       if (guess) {
         return {
           text: `has an unknown key ${shown(key)}; did you mean \`${guess}\`?`,
-          rule: { code: "json_unknown_key", params: { key, suggestion: guess, keys: [...known] } },
+          rule: {
+            code: "json_unknown_key",
+            params: { key: keyText(key), suggestion: guess, keys: [...known] },
+          },
         };
       }
     }
@@ -270,7 +273,10 @@ function describeError(error: ErrorObject): Worded {
           : "";
       return {
         text: `has an unknown key ${shown(key)}${hint}`,
-        rule: { code: "json_unknown_key", params: { key, suggestion: guess, keys: known } },
+        rule: {
+          code: "json_unknown_key",
+          params: { key: keyText(key), suggestion: guess, keys: known },
+        },
       };
     }
   }
@@ -513,6 +519,14 @@ function gotText(data: unknown): string | undefined {
   return chars.length > GOT_CHARACTERS
     ? `${chars.slice(0, GOT_CHARACTERS).join("")}…`
     : chars.join("");
+}
+
+/**
+ * A refused key as an error's params carry it: cut as `got` is (the key is the sender's, and a
+ * key can be megabytes), so the params never hold more of it than the message quotes.
+ */
+function keyText(key: string): string {
+  return gotText(key) ?? "";
 }
 
 /** Checks one value of a field that declares a format or a schema; throws when it does not fit. */

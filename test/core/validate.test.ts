@@ -534,6 +534,23 @@ describe("validateInput", () => {
   });
 });
 
+describe("a refused value's parts are bounded like its message", () => {
+  test("an unknown key of 200,000 characters comes back cut to 60 in the error's params", () => {
+    const inventory = builtinFor("automation/inventory", builtinRegistry()) as RegistryItem;
+    const key = "k".repeat(200_000);
+    const hosts = JSON.stringify([{ group: "web", members: [{ name: "a", [key]: 1 }] }]);
+    try {
+      validateInput(inventory, { name: "x", fields: { hosts }, defaultNamespace: "default" });
+      assert.fail("the unknown key is refused");
+    } catch (error) {
+      assert.ok(error instanceof KilnError && error.field?.code === "json_unknown_key");
+      const params = error.field.params as { key: string };
+      assert.equal(params.key, `${"k".repeat(60)}…`);
+      assert.ok(JSON.stringify(error.field).length < 2_000, "the whole field problem stays small");
+    }
+  });
+});
+
 describe("undeclared fields", () => {
   test("the nearest declared field, if near enough", () => {
     assert.equal(closest("replica", ["image", "replicas", "port"]), "replicas");
