@@ -53,6 +53,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nginxMissing, startNginx } from "../test/tools/nginx.ts";
+import { median } from "./statistics.ts";
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(REPO, "dist", "cli", "main.js");
@@ -392,13 +393,6 @@ while (rounds < ROUNDS && performance.now() - started < BUDGET_MS) {
 }
 await nginx?.stop();
 rmSync(root, { recursive: true, force: true });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  if (sorted.length % 2 === 1) return sorted[mid] as number;
-  return ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 /**
  * Each goal: the most a command may take, as a multiple of `node -e 0` (or of `baseOf`'s row),

@@ -15,6 +15,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 // @ts-expect-error autocannon ships no type declarations
 import autocannonUntyped from "autocannon";
+import { median } from "./statistics.ts";
 
 const autocannon = autocannonUntyped as (options: {
   url: string;
@@ -140,14 +141,6 @@ async function measure(service: Started): Promise<Round> {
   };
   round.total = round.http + round.others + round.client;
   return round;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const started: Started[] = [await start("ceiling", ["-e", CEILING])];

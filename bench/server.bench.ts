@@ -39,6 +39,7 @@ import {
   type DiagnosticsReport,
   REPORT_PREFIX,
 } from "../src/server/diagnostics.ts";
+import { median } from "./statistics.ts";
 
 interface AutocannonResult {
   requests: { average: number };
@@ -173,14 +174,6 @@ async function measure(url: string, target: Target, duration = DURATION) {
   const failures = result.non2xx + result.errors + result.timeouts;
   if (failures > 0) throw new Error(`${target.name}: ${failures} failed requests`);
   return { rps: result.requests.average, p99: result.latency.p99 };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const UNIQUE_DEPLOYMENTS = "POST /api/render (deployment, unique)";
