@@ -3,18 +3,22 @@
 // real-tool tests were skipped for a missing tool (scripts/skipped-tools.mjs), so a local run
 // that passed without the browser or the automation tool says so at the end.
 //
-// Each test file runs in its own process (the runner's default), but the files of the pure
-// folders (test/core, test/web, test/node: no file or network I/O of the suite's kind, no process
-// started) share one process per folder, unless a file replaces a global or changes the
-// environment or working folder (see needsOwnProcess): a process of its own costs each file
-// about 0.4 s of CPU (Node, tsx, the test runner) where most of these files' tests take less,
-// and the suite is bound by the CPU (34 such files: 17.5 s of CPU alone, 2.7 s together).
-// `--own-processes` gives every file its own, to rule out one file's effect on another.
+// Each test file runs in its own process (the runner's default), but the files of test/core,
+// test/web, test/node and test/cli share one process per dozen files (see testRuns), unless a
+// file replaces a global, changes the environment or working folder, mocks, or hooks every test
+// (see needsOwnProcess): a process of its own costs each file about 0.4 s of CPU (Node, tsx,
+// the test runner, the modules it imports) where most of these files' tests take less, and the
+// suite is bound by the CPU (measured, each run under a cpuacct cgroup: test/core, test/web and
+// test/node 56.5 s of CPU in a process per file, 40.3 s sharing; test/cli 138.9 s and 124.7 s).
+// Their tests run pure code or the built binary in folders of their own, and a test waits for
+// its binary (spawnSync), so a shared process loses no parallelism a file had. The browser,
+// service, catalogue and MCP files keep a process each: they are few, long, and run services
+// whose waits overlap best side by side. `--own-processes` gives every file its own, to rule
+// out one file's effect on another.
 //
 // Files are independent (each makes its own temporary folders and listens on port 0), so they
-// run side by side: the
-// default is twice the cores, since most of a test's time is spent waiting for the processes
-// it starts. KILN_TEST_CONCURRENCY overrides it (1 runs the files one after another). The
+// run side by side: the default is twice the cores, since most of a test's time is spent
+// waiting for the processes it starts. KILN_TEST_CONCURRENCY overrides it (1 runs the files one after another). The
 // longest files start first, so no long file starts last and holds up the end of the run: by
 // their times in the last run here (.tmp/test-times.json), else browser tests first (each
 // starts Chromium and a service) and then the larger files.
@@ -112,8 +116,8 @@ function longestFirst(runs) {
   return [...runs].sort((a, b) => weight(b) - weight(a));
 }
 
-/** The folders whose test files share a process: pure code, no processes or servers of note. */
-const SHARED_FOLDERS = [join("test", "core"), join("test", "web"), join("test", "node")];
+/** The folders whose test files share processes: pure code, or the built binary run and waited for. */
+const SHARED_FOLDERS = ["core", "web", "node", "cli"].map((folder) => join("test", folder));
 
 /** What a test file does that would reach the tests of other files in its process. */
 const OWN_PROCESS_SIGNS = [
@@ -122,12 +126,13 @@ const OWN_PROCESS_SIGNS = [
   /delete process\.env|Object\.assign\(process\.env/,
   /process\.chdir/,
   /\bmock\./, // node:test's mocks of timers and modules
+  /^(beforeEach|afterEach)\(/m, // a hook at the top level runs around every test of the process
 ];
 
 /**
  * Whether a test file must have a process of its own: it replaces a global (`globalThis.fetch =
- * ...`), changes the environment or the working folder, or mocks: in a shared process that would
- * reach the other files' tests.
+ * ...`), changes the environment or the working folder, mocks, or hooks every test: in a shared
+ * process that would reach the other files' tests.
  */
 function needsOwnProcess(path) {
   const source = readFileSync(path, "utf8");

@@ -179,7 +179,7 @@ describe("the test processes start without NODE_EXTRA_CA_CERTS, which Node 20 pa
   });
 });
 
-describe("the test files of the pure folders share a process, unless a file changes a global", () => {
+describe("the test files of test/core, web, node and cli share processes, unless a file changes a global", () => {
   /**
    * A folder with test/core/{a,b,c}.test.ts, each writing down its process's id; c replaces a
    * global, as a file that stubs fetch does. Runs the runner there; the ids and the summary line.
