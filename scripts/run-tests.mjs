@@ -4,17 +4,19 @@
 // that passed without the browser or the automation tool says so at the end.
 //
 // Each test file runs in its own process (the runner's default), but the files of test/core,
-// test/web, test/node and test/cli share one process per dozen files (see testRuns), unless a
+// test/web, test/node and test/cli share one process per dozen files, and the browser files of
+// test/e2e one per three (with its service and browser: test/e2e/harness.ts), unless a
 // file replaces a global, changes the environment or working folder, mocks, or hooks every test
 // (see needsOwnProcess): a process of its own costs each file about 0.4 s of CPU (Node, tsx,
-// the test runner, the modules it imports) where most of these files' tests take less, and the
-// suite is bound by the CPU (measured, each run under a cpuacct cgroup: test/core, test/web and
-// test/node 56.5 s of CPU in a process per file, 40.3 s sharing; test/cli 138.9 s and 124.7 s).
+// the test runner, the modules it imports) where most of these files' tests take less, and a
+// service and a browser 2 s more; the suite is bound by the CPU (measured, each run under a
+// cpuacct cgroup: test/core, test/web and test/node 56.5 s of CPU in a process per file, 40.3 s
+// sharing; test/cli 138.9 s and 124.7 s; test/e2e 93.3 s and 85.3 s).
 // Their tests run pure code or the built binary in folders of their own, and a test waits for
-// its binary (spawnSync), so a shared process loses no parallelism a file had. The browser,
-// service, catalogue and MCP files keep a process each: they are few, long, and run services
-// whose waits overlap best side by side. `--own-processes` gives every file its own, to rule
-// out one file's effect on another.
+// its binary (spawnSync), so a shared process loses no parallelism a file had; the browser
+// files, long, go three to a process. The service, catalogue and MCP files keep a process each:
+// they are few and long, and run services whose waits overlap best side by side.
+// `--own-processes` gives every file its own, to rule out one file's effect on another.
 //
 // Files are independent (each makes its own temporary folders and listens on port 0), so they
 // run side by side: the default is twice the cores, since most of a test's time is spent
@@ -116,8 +118,18 @@ function longestFirst(runs) {
   return [...runs].sort((a, b) => weight(b) - weight(a));
 }
 
-/** The folders whose test files share processes: pure code, or the built binary run and waited for. */
-const SHARED_FOLDERS = ["core", "web", "node", "cli"].map((folder) => join("test", folder));
+/**
+ * The folders whose test files share processes, and how many files at most share one: pure code
+ * or the built binary run and waited for, a dozen; the browser files, which are long, three
+ * (they share the process's service and browser too: test/e2e/harness.ts).
+ */
+const SHARED_FOLDERS = new Map([
+  [join("test", "core"), 12],
+  [join("test", "web"), 12],
+  [join("test", "node"), 12],
+  [join("test", "cli"), 12],
+  [join("test", "e2e"), 3],
+]);
 
 /** What a test file does that would reach the tests of other files in its process. */
 const OWN_PROCESS_SIGNS = [
@@ -141,13 +153,6 @@ function needsOwnProcess(path) {
 
 /** Where the entry files of the shared processes are written. */
 const SHARED_DIR = join(".tmp", "shared-test-processes");
-
-/**
- * At most this many files share a process: a folder's files are dealt to processes of similar
- * expected time, so its heavier files still run side by side (a folder run alone keeps its
- * parallelism) while each process still saves the start of a dozen.
- */
-const FILES_PER_SHARED_PROCESS = 12;
 
 /** `files` dealt into `count` lists of similar expected time, the longest first. */
 function dealt(files, count) {
@@ -174,12 +179,14 @@ function testRuns(files, ownProcesses) {
   const runs = [];
   for (const file of files) {
     const folder = relative(process.cwd(), dirname(resolve(file)));
-    if (ownProcesses || !SHARED_FOLDERS.includes(folder) || needsOwnProcess(file)) {
+    if (ownProcesses || !SHARED_FOLDERS.has(folder) || needsOwnProcess(file)) {
       runs.push({ path: file, files: [file] });
     } else groups.set(folder, [...(groups.get(folder) ?? []), file]);
   }
   for (const [folder, members] of groups) {
-    const count = Math.ceil(members.length / FILES_PER_SHARED_PROCESS);
+    // dealt to processes of similar expected time, so a folder's heavier files still run side
+    // by side (a folder run alone keeps its parallelism)
+    const count = Math.ceil(members.length / (SHARED_FOLDERS.get(folder) ?? 1));
     for (const [index, together] of dealt(members, count).entries()) {
       if (together.length === 1) {
         runs.push({ path: together[0], files: together });
