@@ -15,7 +15,9 @@
 // Their tests run pure code or the built binary in folders of their own, and a test waits for
 // its binary (spawnSync), so a shared process loses no parallelism a file had; the browser
 // files, long, go three to a process. The service, catalogue and MCP files keep a process each:
-// they are few and long, and run services whose waits overlap best side by side.
+// they are few and long, and run services whose waits overlap best side by side; and the
+// service's files share state in the process (tried: test/server in two processes failed
+// inline-render's held-worker test).
 // `--own-processes` gives every file its own, to rule out one file's effect on another.
 //
 // Files are independent (each makes its own temporary folders and listens on port 0), so they
@@ -139,12 +141,15 @@ const OWN_PROCESS_SIGNS = [
   /process\.chdir/,
   /\bmock\./, // node:test's mocks of timers and modules
   /^(beforeEach|afterEach)\(/m, // a hook at the top level runs around every test of the process
+  // said in so many words: a file that waits out a real deadline would hold up the files after it
+  /^\/\/ own process: /m,
 ];
 
 /**
  * Whether a test file must have a process of its own: it replaces a global (`globalThis.fetch =
  * ...`), changes the environment or the working folder, mocks, or hooks every test: in a shared
- * process that would reach the other files' tests.
+ * process that would reach the other files' tests. Or it says so in a line `// own process:
+ * <why>` (a test that waits out a real 30 s deadline: alone, other files run in its wait).
  */
 function needsOwnProcess(path) {
   const source = readFileSync(path, "utf8");

@@ -181,8 +181,9 @@ describe("the test processes start without NODE_EXTRA_CA_CERTS, which Node 20 pa
 
 describe("the test files of test/core, web, node and cli share processes, unless a file changes a global", () => {
   /**
-   * A folder with test/core/{a,b,c}.test.ts, each writing down its process's id; c replaces a
-   * global, as a file that stubs fetch does. Runs the runner there; the ids and the summary line.
+   * A folder with test/core/{a,b,c,d}.test.ts, each writing down its process's id; c replaces a
+   * global, as a file that stubs fetch does, and d asks for a process of its own. Runs the
+   * runner there; the ids and the summary line.
    */
   function runStandIns(options: string[]): { pids: Record<string, number>; summary: string } {
     const folder = mkdtempSync(join(tmpdir(), "kiln-shared-process-"));
@@ -191,13 +192,17 @@ describe("the test files of test/core, web, node and cli share processes, unless
     writeFileSync(join(folder, "package.json"), '{"type": "module"}\n');
     const core = join(folder, "test", "core");
     mkdirSync(core, { recursive: true });
-    for (const name of ["a", "b", "c"]) {
+    const own: Record<string, string> = {
+      c: "globalThis.fetch = async () => new Response('stub');",
+      d: "// own process: it waits out a real deadline",
+    };
+    for (const name of ["a", "b", "c", "d"]) {
       writeFileSync(
         join(core, `${name}.test.ts`),
         [
           'import { writeFileSync } from "node:fs";',
           'import { test } from "node:test";',
-          name === "c" ? "globalThis.fetch = async () => new Response('stub');" : "",
+          own[name] ?? "",
           `test("${name}", () => writeFileSync(${JSON.stringify(join(folder, `${name}.pid`))}, String(process.pid)));`,
           "",
         ].join("\n"),
@@ -211,7 +216,7 @@ describe("the test files of test/core, web, node and cli share processes, unless
       );
       assert.equal(result.status, 0, result.stdout + result.stderr);
       const pids = Object.fromEntries(
-        ["a", "b", "c"].map((name) => [
+        ["a", "b", "c", "d"].map((name) => [
           name,
           Number(readFileSync(join(folder, `${name}.pid`), "utf8")),
         ]),
@@ -223,19 +228,20 @@ describe("the test files of test/core, web, node and cli share processes, unless
     }
   }
 
-  it("test/core's files run in one process; one that replaces a global in its own", () => {
+  it("test/core's files run in one process; one that replaces a global or asks for its own in its own", () => {
     const { pids, summary } = runStandIns([]);
     assert.equal(pids.a, pids.b, "a and b share a process");
     assert.notEqual(pids.c, pids.a, "c, which replaces fetch, has its own");
+    assert.notEqual(pids.d, pids.a, "d, which asks for one, has its own");
     assert.match(
       summary,
-      /^3 test files in \d+:\d\d \(wall time, 2 at a time; 2 of them in 1 shared process\); the slowest:$/,
+      /^4 test files in \d+:\d\d \(wall time, 3 at a time; 2 of them in 1 shared process\); the slowest:$/,
     );
   });
 
   it("--own-processes gives each file its own", () => {
     const { pids, summary } = runStandIns(["--own-processes"]);
-    assert.equal(new Set([pids.a, pids.b, pids.c]).size, 3);
-    assert.match(summary, /^3 test files in \d+:\d\d \(wall time, 3 at a time\); the slowest:$/);
+    assert.equal(new Set([pids.a, pids.b, pids.c, pids.d]).size, 4);
+    assert.match(summary, /^4 test files in \d+:\d\d \(wall time, 4 at a time\); the slowest:$/);
   });
 });
