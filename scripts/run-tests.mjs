@@ -156,8 +156,18 @@ function needsOwnProcess(path) {
   return OWN_PROCESS_SIGNS.some((sign) => sign.test(source));
 }
 
-/** Where the entry files of the shared processes are written. */
-const SHARED_DIR = join(".tmp", "shared-test-processes");
+/**
+ * A folder of this run's own for the entry files of its shared processes (another run in the
+ * same checkout writes its own, whatever files it was given), removed when the run ends.
+ */
+let sharedDir;
+function sharedEntriesDir() {
+  if (sharedDir === undefined) {
+    mkdirSync(".tmp", { recursive: true });
+    sharedDir = mkdtempSync(join(".tmp", "shared-test-processes-"));
+  }
+  return sharedDir;
+}
 
 /** `files` dealt into `count` lists of similar expected time, the longest first. */
 function dealt(files, count) {
@@ -197,10 +207,10 @@ function testRuns(files, ownProcesses) {
         runs.push({ path: together[0], files: together });
         continue;
       }
-      mkdirSync(SHARED_DIR, { recursive: true });
-      const entry = join(SHARED_DIR, `${folder.split(sep).join("-")}-${index + 1}.mjs`);
+      const dir = sharedEntriesDir();
+      const entry = join(dir, `${folder.split(sep).join("-")}-${index + 1}.mjs`);
       const imports = together.map(
-        (file) => `import ${JSON.stringify(relative(SHARED_DIR, file).split(sep).join("/"))};`,
+        (file) => `import ${JSON.stringify(relative(dir, file).split(sep).join("/"))};`,
       );
       writeFileSync(
         entry,
@@ -331,6 +341,7 @@ const msByFile = readTimes(timesPath);
 rememberTimes(msByFile);
 const slowest = slowestFiles(msByFile, 5, labels);
 rmSync(timesDir, { recursive: true, force: true });
+if (sharedDir !== undefined) rmSync(sharedDir, { recursive: true, force: true });
 const sharing =
   shared.length === 0
     ? ""
