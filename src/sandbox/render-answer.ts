@@ -99,6 +99,22 @@ export function encodeRenderAnswer(result: RenderResult, maxBytes: number): Uint
   return json.bytesOut();
 }
 
+/**
+ * The same answer as `encodeRenderAnswer`, as text (the service sends it as UTF-8: the same
+ * bytes), for a result whose files are already bounded by a few hundred thousand characters
+ * (the renders on the service's HTTP thread, src/server/inline-render.ts): its JSON is at most
+ * six times that, so it is built whole and then measured. Text, not bytes, because Node writes a
+ * text body with the response's headers in one system call, where a buffer goes out as a
+ * second piece beside them (and encoding it first is a copy of its own).
+ */
+export function renderAnswerText(result: RenderResult, maxBytes: number): string {
+  const text = JSON.stringify(plainAnswer(result));
+  // a UTF-16 unit is 1 to 3 bytes of UTF-8 (a surrogate pair 4 for two units; JSON escapes a
+  // lone one), so only a text over a third of the limit needs counting
+  if (text.length * 3 > maxBytes && Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
+  return text;
+}
+
 /** Any small JSON value (an item's view) as UTF-8 within the limit. */
 export function encodeJson(value: unknown, maxBytes: number): Uint8Array {
   const json = new BoundedJson(maxBytes);

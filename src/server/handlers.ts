@@ -42,7 +42,7 @@ import {
   packagedItemFor,
   packagedItemNamed,
 } from "./packaged-kiln-items.ts";
-import { RenderCache, renderReply } from "./render-cache.ts";
+import { type AnswerBody, RenderCache, renderReply } from "./render-cache.ts";
 import { constant, JSON_TYPE, json, type Reply, text } from "./reply.ts";
 
 export interface Services {
@@ -480,7 +480,7 @@ function renderBuiltinHere(
   builtin: RegistryItem,
   input: RenderInput,
   services: Services,
-): Promise<Buffer | undefined> {
+): Promise<string | undefined> {
   const { pool } = services;
   const observe = pool.observeRender;
   if (observe === undefined) return renderSoon(() => renderInline(builtin, input, pool.options));
@@ -525,7 +525,8 @@ function renderRequest(
     const rendering = inline
       ? () =>
           renderBuiltinHere(builtin, input, services).then(
-            (rendered) => rendered ?? pool.renderJson(builtin, input),
+            (rendered): AnswerBody | Promise<AnswerBody> =>
+              rendered ?? pool.renderJson(builtin, input),
           )
       : () => pool.renderJson(builtin, input);
     return key === undefined ? rendering().then(renderReply) : renderCache.remember(key, rendering);

@@ -29,7 +29,7 @@ import { type RenderScope, renderItem, type TemplateRenderer } from "../core/ren
 import { engineForced } from "../node/builtin-renderer.ts";
 // the compiled path loads the compiled templates, yaml and the field validators through these
 import "../node/node-libraries.ts";
-import { encodeRenderAnswer } from "../sandbox/render-answer.ts";
+import { renderAnswerText } from "../sandbox/render-answer.ts";
 
 /**
  * Bodies up to this size may render here: a built-in's render body is under 1 KiB in practice
@@ -104,7 +104,7 @@ export function mayRenderInline(bodyBytes: number): boolean {
 }
 
 /**
- * The render answer's bytes (`{component, files}` as UTF-8 JSON, within the limits' `maxOutputBytes`), or
+ * The render answer (`{component, files}` as JSON text, within the limits' `maxOutputBytes` as UTF-8), or
  * undefined when the compiled path declines the render (it then goes to a worker). A refused
  * value fails as the worker fails it: the same KilnError, any other error as `internal` with
  * its message.
@@ -113,11 +113,10 @@ export function renderInline(
   item: RegistryItem,
   input: RenderInput,
   limits: WorkerRenderLimits,
-): Buffer | undefined {
+): string | undefined {
   try {
     const result = renderItem(compiledOnly(limits), item, input, TRUSTED);
-    const answer = encodeRenderAnswer(result, limits.maxOutputBytes);
-    return Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength);
+    return renderAnswerText(result, limits.maxOutputBytes);
   } catch (error) {
     if (error === NOT_HERE) return undefined;
     if (isKilnError(error)) throw error;

@@ -9,7 +9,13 @@
 // same components over and over.
 //
 // What is kept: only successful renders of built-in components (URLs and files can change
-// between two requests; failures are cheap to recompute and must stay visible as they happen).
+// between two requests; failures are cheap to recompute and must stay visible as they happen),
+// and only from the second time a body is seen: the first time, its key is only noted (see
+// SeenOnce). A stream of bodies that never repeat (every request naming a new component) would
+// otherwise fill the cache with answers nobody asks for again, evicting one for every one kept:
+// measured under unique deployment renders (perf samples of the service process over 60,000
+// requests), keeping every answer cost about 6% more CPU per request: lookups in a full Map,
+// eviction, and the collector moving kept answers to the old generation and marking them there.
 // Bounded by bytes (keys plus bodies), least recently used first out (roughly: an entry moves
 // to the young end when it is used after aging into the older half). Identical requests that
 // arrive while the first is still rendering wait for that render instead of starting their own.
@@ -40,6 +46,44 @@ const SMALL_BODY_BYTES = 1024;
  */
 const ENTRY_OVERHEAD_BYTES = 1024;
 
+/**
+ * Characters of keys noted as seen once before the note is started again (about 14,000 keys of
+ * small bodies; a hashed key is 45 characters). A key forgotten that way is only noted again:
+ * its next answer is kept at the time after.
+ */
+export const SEEN_ONCE_CHARACTERS = 1024 * 1024;
+
+/**
+ * The keys of bodies seen once and not yet kept: a body whose key is here when its answer comes
+ * is kept. Bounded by characters; when full it starts again empty (the doorkeeper of admission
+ * policies such as TinyLFU's, a set where they use a Bloom filter: the keys are strings V8 has
+ * already hashed for the cache's own Map, so a set costs no hashing of its own). It fills only
+ * under a stream of bodies that do not repeat, when a repeat would have been evicted anyway.
+ */
+class SeenOnce {
+  private readonly keys = new Set<string>();
+  private characters = 0;
+
+  constructor(private readonly maxCharacters: number) {}
+
+  /** Whether `key` was noted; notes it when it was not (and forgets it when it was). */
+  seenBefore(key: string): boolean {
+    if (this.keys.delete(key)) {
+      this.characters -= key.length;
+      return true;
+    }
+    if (this.characters + key.length > this.maxCharacters) this.clear();
+    this.keys.add(key);
+    this.characters += key.length;
+    return false;
+  }
+
+  clear(): void {
+    this.keys.clear();
+    this.characters = 0;
+  }
+}
+
 interface Entry {
   reply: Reply;
   bytes: number;
@@ -54,6 +98,8 @@ export class RenderCache {
   private stamp = 0;
   /** Renders under way, by key: identical requests share them. */
   private readonly pending = new Map<string, Promise<Reply>>();
+  /** Keys of answers not kept the first time (see SeenOnce). */
+  private readonly seenOnce = new SeenOnce(SEEN_ONCE_CHARACTERS);
   private bytes = 0;
   /** Walks `entries` oldest first, for eviction (see evictOldest). */
   private oldest: MapIterator<string> = this.entries.keys();
@@ -115,15 +161,15 @@ export class RenderCache {
   }
 
   /**
-   * Runs `render` (which resolves with the response JSON) for this key and keeps its answer;
-   * requests with the same key that arrive meanwhile get the same promise. A failed render is
-   * not kept.
+   * Runs `render` (which resolves with the response JSON) for this key and keeps its answer if
+   * the key was seen before (else notes it: see SeenOnce); requests with the same key that
+   * arrive meanwhile get the same promise. A failed render is neither kept nor noted.
    */
-  remember(key: string, render: () => Promise<Buffer>): Promise<Reply> {
+  remember(key: string, render: () => Promise<AnswerBody>): Promise<Reply> {
     const promise = render().then(
       (body) => {
         this.pending.delete(key);
-        return this.keep(key, body);
+        return this.seenOnce.seenBefore(key) ? this.keep(key, body) : renderReply(body);
       },
       (error: unknown) => {
         this.pending.delete(key);
@@ -135,7 +181,7 @@ export class RenderCache {
   }
 
   /**
-   * Drops every kept answer (renders under way stay shared) and says how many bytes they held.
+   * Drops every kept answer and every key seen once (renders under way stay shared) and says how many bytes they held.
    * Called once the service has been quiet for a while (see IdleCollector): kept answers are
    * the larger part of what a full collection must mark (measured: 29,000 kept deployments,
    * 25 MiB of heap beside their bytes, made the idle collection take 36-41 ms instead of 8-12),
@@ -143,6 +189,7 @@ export class RenderCache {
    */
   clear(): number {
     const released = this.bytes;
+    this.seenOnce.clear();
     this.entries.clear();
     this.bytes = 0;
     return released;
@@ -152,9 +199,9 @@ export class RenderCache {
    * Keeps a rendered answer for this key (when it fits the cache's share for one entry) and
    * returns its reply, kept or not.
    */
-  private keep(key: string, body: Buffer): Reply {
+  private keep(key: string, body: AnswerBody): Reply {
     const reply = renderReply(body);
-    const bytes = ENTRY_OVERHEAD_BYTES + key.length + body.byteLength;
+    const bytes = ENTRY_OVERHEAD_BYTES + key.length + bodyBytes(body);
     if (bytes > this.maxBytes / MAX_ENTRY_SHARE) return reply;
     const old = this.entries.get(key);
     if (old) {
@@ -191,10 +238,17 @@ export class RenderCache {
 }
 
 /**
- * The 200 answer of POST /api/render: a constant reply, so every hit writes it as it is. The
- * body comes encoded from the render worker; its length (for the header list and the cache's
- * byte count) is then free.
+ * A render answer's JSON: bytes when a worker encoded it, text when the HTTP thread rendered it
+ * (see renderAnswerText in src/sandbox/render-answer.ts).
  */
-export function renderReply(body: Buffer): Reply {
+export type AnswerBody = Buffer | string;
+
+/** The UTF-8 size of an answer's body. */
+function bodyBytes(body: AnswerBody): number {
+  return typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+}
+
+/** The 200 answer of POST /api/render: a constant reply, so every hit writes it as it is. */
+export function renderReply(body: AnswerBody): Reply {
   return constant({ status: 200, headers: { "content-type": JSON_TYPE }, body });
 }

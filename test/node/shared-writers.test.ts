@@ -7,7 +7,7 @@
 //   command files it again, and then it is written again, so a later `--offline` run finds it.
 // One file for both: each test file costs a process start.
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { RegistryConfig } from "../../src/core/registry-config.ts";
@@ -53,5 +53,23 @@ describe("RegistryCache", () => {
 
     assert.ok(existsSync(blob), "the blob is there again");
     assert.deepEqual(new RegistryCache(env).item(ACME, "redis", "1.2.0"), fetched);
+  });
+
+  it("a blob whose file already holds the same bytes is not written again; a planted one of the same size is", () => {
+    const env = { XDG_CACHE_HOME: tempDir() };
+    const bytes = Buffer.from('{"name": "redis"}\n');
+    const fetched = { bytes, digest: sha256Digest(bytes) };
+    new RegistryCache(env).putItem(ACME, "redis", "1.2.0", fetched);
+    const blob = join(env.XDG_CACHE_HOME, "kiln", "blobs", "sha256", fetched.digest.slice(7));
+    const written = statSync(blob).ino;
+
+    // another command fetches the same bytes (an index fetched again with --refresh)
+    new RegistryCache(env).putItem(ACME, "redis", "1.2.0", fetched);
+    assert.equal(statSync(blob).ino, written, "the same file: not replaced");
+
+    writeFileSync(blob, '{"name": "evil!"}\n'); // same size, other bytes
+    new RegistryCache(env).putItem(ACME, "redis", "1.2.0", fetched);
+    assert.notEqual(statSync(blob).ino, written, "written again");
+    assert.deepEqual(readFileSync(blob), bytes);
   });
 });

@@ -8,7 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { renderItem } from "../../src/core/render-item.ts";
 import { builtinRegistry } from "../../src/node/builtin-registry.ts";
+import { TemplateEngine } from "../../src/node/template-engine.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import { waitFor } from "../cli/helpers.ts";
 import { postJson, startFixtureServer } from "./helpers.ts";
@@ -78,5 +80,22 @@ describe("renders on the HTTP thread", () => {
     const answer = await postJson(service.url, body);
     assert.equal(answer.status, 500, "it waited for the held worker");
     assert.match(answer.body, /the service is busy: the render waited 300 ms for a worker/);
+  });
+
+  test("an answer rendered here goes out as the UTF-8 of the engine's JSON, with its byte length", async () => {
+    // accents, CJK, an emoji (a surrogate pair), a control character and a line separator:
+    // each takes more bytes than characters, or is escaped, in the JSON
+    const vars = { motd: "é 日本語 😀 \u0001 \u2028" };
+    const input = { name: "web", fields: { group: "web", vars: JSON.stringify(vars) } };
+    const item = builtinRegistry().byComponentName("group-vars");
+    assert.ok(item);
+    const expected = JSON.stringify(
+      renderItem(new TemplateEngine(), item, { ...input, labels: {}, defaultNamespace: "default" }),
+    );
+    const answer = await postJson(service.url, { reference: "automation/group-vars", ...input });
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal(answer.body, expected);
+    assert.equal(answer.headers["content-length"], String(Buffer.byteLength(expected)));
+    assert.ok(Buffer.byteLength(expected) > expected.length, "more bytes than characters");
   });
 });

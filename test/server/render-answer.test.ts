@@ -1,9 +1,10 @@
 // The render answer's bytes (src/sandbox/render-answer.ts): an answer far below the limit is
 // encoded in one go, a large one piece by piece; both must be exactly JSON.stringify's bytes,
-// and the limit must count escapes.
+// and the limit must count escapes. The answer as text (rendered on the service's HTTP thread)
+// is the same JSON, within the same limit in UTF-8 bytes.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { encodeRenderAnswer } from "../../src/sandbox/render-answer.ts";
+import { encodeRenderAnswer, renderAnswerText } from "../../src/sandbox/render-answer.ts";
 
 const TRICKY = [
   "plain",
@@ -58,6 +59,24 @@ describe("encodeRenderAnswer", () => {
     assert.equal(
       Buffer.from(encodeRenderAnswer(result, 1024)).toString(),
       '{"component":"c","files":[{"path":"p","content":"x"}]}',
+    );
+  });
+});
+
+describe("renderAnswerText", () => {
+  test("the same JSON as the encoded answer, and the limit counts its UTF-8 bytes to the byte", () => {
+    const files = TRICKY.map((text, index) => ({ path: `f${index}-${text}`, content: text }));
+    const json = expected(files);
+    assert.equal(renderAnswerText({ component: "c", files }, 16 * 1024 * 1024), json);
+    const size = Buffer.byteLength(json);
+    assert.ok(size > json.length, "multi-byte characters: the limit is in bytes, not characters");
+    assert.equal(
+      Buffer.from(encodeRenderAnswer({ component: "c", files }, size)).toString("utf8"),
+      renderAnswerText({ component: "c", files }, size),
+    );
+    assert.throws(
+      () => renderAnswerText({ component: "c", files }, size - 1),
+      /larger than \d+ bytes as JSON/,
     );
   });
 });

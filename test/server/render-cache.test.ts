@@ -1,6 +1,7 @@
 // The render cache: answers to repeated render requests of built-in components are kept by
-// body, bounded by bytes; everything that can change between two requests (URLs, files) or
-// that failed is rendered again. Unit tests of the cache, then the service over a real socket.
+// body from the second time a body is seen, bounded by bytes; everything that can change
+// between two requests (URLs, files) or that failed is rendered again. Unit tests of the cache,
+// then the service over a real socket.
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,10 +9,20 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { renderItem } from "../../src/core/render-item.ts";
 import { TemplateEngine } from "../../src/node/template-engine.ts";
-import { RenderCache } from "../../src/server/render-cache.ts";
+import {
+  type AnswerBody,
+  RenderCache,
+  SEEN_ONCE_CHARACTERS,
+} from "../../src/server/render-cache.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import { waitFor } from "../cli/helpers.ts";
 import { FIXTURE_ITEMS, postJson, raw, startFixtureServer } from "./helpers.ts";
+
+/** Renders `key` twice, as two requests with one body: the second time its answer is kept. */
+async function keepAnswer(cache: RenderCache, key: string, render: () => Promise<AnswerBody>) {
+  await cache.remember(key, render);
+  return cache.remember(key, render);
+}
 
 describe("RenderCache", () => {
   test("a small body is its own key; a large one is keyed by a digest; equal bodies, equal keys", () => {
@@ -44,17 +55,58 @@ describe("RenderCache", () => {
     const [a, b] = await Promise.all([first, second]);
     assert.equal(a, b);
     assert.equal(renders, 1);
-    assert.equal(a.status, 200);
-    assert.equal(a.headers["content-type"], "application/json");
-    assert.ok(Buffer.isBuffer(a.body), "the body stays the bytes the worker encoded");
-    assert.equal(a.body.toString("utf8"), '{"component":"c","files":[]}');
-    assert.equal(cache.lookup("k"), a);
+    assert.equal(cache.lookup("k"), undefined, "a body seen once is not kept");
+    const kept = cache.remember("k", render);
+    finish(Buffer.from('{"component":"c","files":[]}'));
+    const c = await kept;
+    assert.equal(renders, 2);
+    assert.equal(c.status, 200);
+    assert.equal(c.headers["content-type"], "application/json");
+    assert.ok(Buffer.isBuffer(c.body), "the body stays the bytes the worker encoded");
+    assert.equal(c.body.toString("utf8"), '{"component":"c","files":[]}');
+    assert.equal(cache.lookup("k"), c, "seen twice, it is kept");
     assert.deepEqual(cache.stats(), {
       entries: 1,
       bytes: cache.stats().bytes,
       hits: 2,
       pending: 0,
     });
+  });
+
+  test("an answer is kept only once its body is seen a second time, so bodies that never repeat keep nothing", async () => {
+    const cache = new RenderCache({ maxBytes: 1024 * 1024 });
+    const body = '{"component":"c","files":[]}';
+    for (let at = 0; at < 1_000; at++) await cache.remember(`u${at}`, async () => body);
+    assert.deepEqual([cache.stats().entries, cache.stats().bytes], [0, 0]);
+    const again = await cache.remember("u999", async () => body);
+    assert.equal(cache.lookup("u999"), again, "the repeat of a body seen before is kept");
+    assert.equal(again.body, body, "a text answer is kept as it is");
+    assert.equal(
+      cache.stats().bytes,
+      1024 + "u999".length + Buffer.byteLength(body),
+      "counted by its UTF-8 size",
+    );
+  });
+
+  test("the note of bodies seen once is bounded: when full it starts again, and a failed render is not noted", async () => {
+    const cache = new RenderCache({ maxBytes: 1024 * 1024 });
+    const body = async () => "{}";
+    // keys of 1 KiB: the note holds SEEN_ONCE_CHARACTERS / 1024 of them
+    const key = (at: number) => `${at}`.padStart(1024, "k");
+    const holds = SEEN_ONCE_CHARACTERS / 1024;
+    await cache.remember(key(0), body);
+    for (let at = 1; at < holds; at++) await cache.remember(key(at), body);
+    await cache.remember(key(0), body);
+    assert.ok(cache.lookup(key(0)), "still noted while the note has room");
+    for (let at = holds; at <= 2 * holds; at++) await cache.remember(key(at), body);
+    await cache.remember(key(1), body);
+    assert.equal(cache.lookup(key(1)), undefined, "forgotten once the note filled up");
+    await assert.rejects(
+      cache.remember("bad", () => Promise.reject(new Error("boom"))),
+      /boom/,
+    );
+    await cache.remember("bad", body);
+    assert.equal(cache.lookup("bad"), undefined, "the failed render was not noted");
   });
 
   test("a failed render is not kept", async () => {
@@ -71,12 +123,12 @@ describe("RenderCache", () => {
     const answer = (size: number) => Buffer.from(JSON.stringify({ pad: "x".repeat(size) }));
     // About 1,535 bytes an entry (the answer plus the key and the entry's own cost): eight fit.
     const cache = new RenderCache({ maxBytes: 13_000 });
-    await cache.remember("a", async () => answer(500));
-    await cache.remember("b", async () => answer(500));
-    await cache.remember("c", async () => answer(500));
+    await keepAnswer(cache, "a", async () => answer(500));
+    await keepAnswer(cache, "b", async () => answer(500));
+    await keepAnswer(cache, "c", async () => answer(500));
     assert.ok(cache.lookup("a"), "a is used again, so b is now the oldest");
     for (const key of ["d", "e", "f", "g", "h", "i", "j"]) {
-      await cache.remember(key, async () => answer(500));
+      await keepAnswer(cache, key, async () => answer(500));
     }
     assert.equal(cache.stats().entries, 8);
     assert.ok(cache.stats().bytes <= 13_000, `${cache.stats().bytes} bytes kept`);
@@ -85,27 +137,30 @@ describe("RenderCache", () => {
     assert.equal(cache.lookup("c"), undefined);
     assert.ok(cache.lookup("j"));
     // More than an eighth of the cache: answered, but not kept.
-    const big = await cache.remember("big", async () => answer(800));
+    const big = await keepAnswer(cache, "big", async () => answer(800));
     assert.equal(JSON.parse((big.body as Buffer).toString("utf8")).pad.length, 800);
     assert.equal(cache.lookup("big"), undefined);
   });
 
   test("clear drops every kept answer and says how many bytes they held", async () => {
     const cache = new RenderCache({ maxBytes: 1024 * 1024 });
-    await cache.remember("a", async () => Buffer.from("{}"));
-    await cache.remember("b", async () => Buffer.from("[]"));
+    await keepAnswer(cache, "a", async () => Buffer.from("{}"));
+    await keepAnswer(cache, "b", async () => Buffer.from("[]"));
+    await cache.remember("c", async () => Buffer.from("[]"));
     const held = cache.stats().bytes;
     assert.ok(held > 0);
     assert.equal(cache.clear(), held);
     assert.equal(cache.lookup("a"), undefined);
     assert.deepEqual([cache.stats().entries, cache.stats().bytes], [0, 0]);
+    await cache.remember("c", async () => Buffer.from("[]"));
+    assert.equal(cache.lookup("c"), undefined, "the bodies seen once are forgotten too");
   });
 
   test("a full cache keeps the newest answers through thousands of evictions, a clear, and an answer kept again", async () => {
     const body = Buffer.from('{"component":"c","files":[]}');
     const entryBytes = () => cache.stats().bytes / cache.stats().entries;
     const cache = new RenderCache({ maxBytes: 100_000 });
-    const keep = (key: string) => cache.remember(key, async () => body);
+    const keep = (key: string) => keepAnswer(cache, key, async () => body);
     await keep("k0");
     const fits = Math.floor(100_000 / entryBytes());
     const kept = (from: number, to: number) => {
@@ -146,7 +201,7 @@ describe("render cache over a real socket", () => {
   });
   after(() => service.close());
 
-  test("a repeated request of a built-in gets the same answer, from the cache", async () => {
+  test("a request of a built-in repeated a third time gets the same answer, from the cache", async () => {
     const engine = new TemplateEngine();
     const expected = JSON.stringify(
       renderItem(engine, FIXTURE_ITEMS[0] as (typeof FIXTURE_ITEMS)[number], {
@@ -159,18 +214,21 @@ describe("render cache over a real socket", () => {
     const hits = service.renderCache.stats().hits;
     const first = await postJson(service.url, deployment);
     const second = await postJson(service.url, deployment);
-    assert.equal(first.status, 200);
-    assert.equal(first.body, expected);
-    assert.equal(second.status, 200);
-    assert.equal(second.body, expected);
+    assert.equal(service.renderCache.stats().hits, hits, "rendered twice: kept the second time");
+    const third = await postJson(service.url, deployment);
+    for (const answer of [first, second, third]) {
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body, expected);
+    }
     assert.deepEqual(
-      [second.headers["content-type"], second.headers["content-length"], second.headers.vary],
+      [third.headers["content-type"], third.headers["content-length"], third.headers.vary],
       ["application/json", String(Buffer.byteLength(expected)), "origin"],
     );
     assert.equal(service.renderCache.stats().hits, hits + 1);
   });
 
   test("a kept answer still gets the cross-origin headers of its own request", async () => {
+    await postJson(service.url, deployment);
     await postJson(service.url, deployment);
     const allowed = await postJson(service.url, deployment, { origin: "http://localhost:5173" });
     assert.equal(allowed.headers["access-control-allow-origin"], "http://localhost:5173");
@@ -232,6 +290,7 @@ describe("render cache over a real socket", () => {
     try {
       const first = await postJson(quiet.url, deployment);
       await postJson(quiet.url, deployment);
+      await postJson(quiet.url, deployment);
       assert.equal(quiet.renderCache.stats().entries, 1, "kept while requests come");
       assert.equal(quiet.renderCache.stats().hits, 1);
       // two whole periods without a request
@@ -239,7 +298,9 @@ describe("render cache over a real socket", () => {
       const again = await postJson(quiet.url, deployment);
       assert.equal(again.body, first.body, "rendered again, the same answer");
       assert.equal(quiet.renderCache.stats().hits, 1, "not from the cache");
-      assert.equal(quiet.renderCache.stats().entries, 1, "and kept again");
+      assert.equal(quiet.renderCache.stats().entries, 0, "seen once since the cache emptied");
+      await postJson(quiet.url, deployment);
+      assert.equal(quiet.renderCache.stats().entries, 1, "and kept again the second time");
     } finally {
       await quiet.close();
     }
