@@ -4,6 +4,8 @@
 // or FIFO, a file over 64 MiB) and is reported as `refused`, never read or hashed; the URLs of
 // one run are fetched each once, within one bound for the whole run. Every run is the real
 // binary, killed after RUN_TIMEOUT_MS, so a hang fails instead of holding the suite.
+// own process: a test waits out the real 30 s URL deadline of a run; in a process shared with
+// other test files (scripts/run-tests.mjs) they would wait with it.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";

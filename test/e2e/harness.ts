@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
@@ -113,8 +114,42 @@ async function startServer(setup: ServeSetup): Promise<{ child: ChildProcess; ba
   return { child, base };
 }
 
-/** Starts the service and the browser; call close() in the suite's `after`. */
+/**
+ * The dashboard of the default setup, shared by the test files of this process (the test runner
+ * runs several browser files in one: scripts/run-tests.mjs): a service and a browser cost about
+ * 2 s of CPU to start, and every test opens pages of its own context (no storage shared). It is
+ * closed when the process's tests end.
+ */
+let sharedDashboard: Promise<Dashboard> | undefined;
+
+after(async () => {
+  if (sharedDashboard) await (await sharedDashboard).close();
+});
+
+/**
+ * The service and the browser; call close() in the suite's `after`. With the default setup, the
+ * process's shared ones (close() then removes the file's temporary folders only).
+ */
 export async function startDashboard(setup: ServeSetup = {}): Promise<Dashboard> {
+  if (setup.args !== undefined || setup.env !== undefined) return startOwnDashboard(setup);
+  sharedDashboard ??= startOwnDashboard({});
+  const shared = await sharedDashboard;
+  const scratch: string[] = [];
+  return {
+    ...shared,
+    tempDir() {
+      const dir = mkdtempSync(join(tmpdir(), "kiln-e2e-"));
+      scratch.push(dir);
+      return dir;
+    },
+    async close() {
+      for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A service and a browser of its own; close() stops both. */
+async function startOwnDashboard(setup: ServeSetup): Promise<Dashboard> {
   const { child, base } = await startServer(setup);
   const browser = await chromium.launch({
     executablePath: existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : CHROMIUM,

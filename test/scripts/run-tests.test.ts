@@ -6,7 +6,7 @@
 // it.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -176,5 +176,72 @@ describe("the test processes start without NODE_EXTRA_CA_CERTS, which Node 20 pa
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the test files of test/core, web, node and cli share processes, unless a file changes a global", () => {
+  /**
+   * A folder with test/core/{a,b,c,d}.test.ts, each writing down its process's id; c replaces a
+   * global, as a file that stubs fetch does, and d asks for a process of its own. Runs the
+   * runner there; the ids and the summary line.
+   */
+  function runStandIns(options: string[]): { pids: Record<string, number>; summary: string } {
+    const folder = mkdtempSync(join(tmpdir(), "kiln-shared-process-"));
+    symlinkSync(join(REPO, "node_modules"), join(folder, "node_modules"));
+    // ES modules, as this project's test files are (the runner loads only tsx's ESM half)
+    writeFileSync(join(folder, "package.json"), '{"type": "module"}\n');
+    const core = join(folder, "test", "core");
+    mkdirSync(core, { recursive: true });
+    const own: Record<string, string> = {
+      c: "globalThis.fetch = async () => new Response('stub');",
+      d: "// own process: it waits out a real deadline",
+    };
+    for (const name of ["a", "b", "c", "d"]) {
+      writeFileSync(
+        join(core, `${name}.test.ts`),
+        [
+          'import { writeFileSync } from "node:fs";',
+          'import { test } from "node:test";',
+          own[name] ?? "",
+          `test("${name}", () => writeFileSync(${JSON.stringify(join(folder, `${name}.pid`))}, String(process.pid)));`,
+          "",
+        ].join("\n"),
+      );
+    }
+    try {
+      const result = spawnSync(
+        process.execPath,
+        [join(REPO, "scripts/run-tests.mjs"), ...options, "test/core"],
+        { cwd: folder, encoding: "utf8", env: topLevelRun({ KILN_TEST_NO_BUILD: "1" }) },
+      );
+      assert.equal(result.status, 0, result.stdout + result.stderr);
+      const pids = Object.fromEntries(
+        ["a", "b", "c", "d"].map((name) => [
+          name,
+          Number(readFileSync(join(folder, `${name}.pid`), "utf8")),
+        ]),
+      );
+      const summary = result.stdout.split("\n").find((line) => line.includes("test files in"));
+      return { pids, summary: summary ?? result.stdout };
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }
+
+  it("test/core's files run in one process; one that replaces a global or asks for its own in its own", () => {
+    const { pids, summary } = runStandIns([]);
+    assert.equal(pids.a, pids.b, "a and b share a process");
+    assert.notEqual(pids.c, pids.a, "c, which replaces fetch, has its own");
+    assert.notEqual(pids.d, pids.a, "d, which asks for one, has its own");
+    assert.match(
+      summary,
+      /^4 test files in \d+:\d\d \(wall time, 3 at a time; 2 of them in 1 shared process\); the slowest:$/,
+    );
+  });
+
+  it("--own-processes gives each file its own", () => {
+    const { pids, summary } = runStandIns(["--own-processes"]);
+    assert.equal(new Set([pids.a, pids.b, pids.c, pids.d]).size, 4);
+    assert.match(summary, /^4 test files in \d+:\d\d \(wall time, 4 at a time\); the slowest:$/);
   });
 });
