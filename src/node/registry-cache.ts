@@ -202,9 +202,18 @@ export class RegistryCache {
     return this.usable;
   }
 
-  /** Whether the file at `path` is a regular file holding exactly `bytes`. */
+  /**
+   * Whether the file at `path` is a regular file holding exactly `bytes`; false when it cannot
+   * be looked at (a `blobs` that is a file, a folder kiln may not search): the blob is then
+   * written, or the write fails quietly, as any cache write may.
+   */
   private holds(path: string, bytes: Uint8Array): boolean {
-    const stats = lstatSync(path, { throwIfNoEntry: false });
+    let stats: ReturnType<typeof lstatSync>;
+    try {
+      stats = lstatSync(path, { throwIfNoEntry: false });
+    } catch {
+      return false;
+    }
     if (!stats?.isFile() || stats.size !== bytes.byteLength) return false;
     const held = this.readSmall(path, MAX_BLOB_BYTES);
     return held?.equals(bytes) === true;

@@ -72,4 +72,16 @@ describe("RegistryCache", () => {
     assert.notEqual(statSync(blob).ino, written, "written again");
     assert.deepEqual(readFileSync(blob), bytes);
   });
+
+  it("a cache whose blobs folder cannot be looked into is no cache: keeping an item does not throw", () => {
+    const env = { XDG_CACHE_HOME: tempDir() };
+    const bytes = Buffer.from('{"name": "redis"}\n');
+    const fetched = { bytes, digest: sha256Digest(bytes) };
+    new RegistryCache(env).putItem(ACME, "redis", "1.2.0", fetched);
+    const blobs = join(env.XDG_CACHE_HOME, "kiln", "blobs");
+    rmSync(blobs, { recursive: true });
+    writeFileSync(blobs, "not a folder");
+    assert.doesNotThrow(() => new RegistryCache(env).putItem(ACME, "redis", "1.2.0", fetched));
+    assert.equal(new RegistryCache(env).item(ACME, "redis", "1.2.0"), undefined);
+  });
 });
