@@ -230,9 +230,12 @@ export class RenderCache {
    * Keeps a rendered answer for this key (when it fits the cache's share for one entry) and
    * returns its reply, kept or not.
    */
-  private keep(key: string, body: AnswerBody): Reply {
+  private keep(key: string, answer: AnswerBody): Reply {
+    // kept as UTF-8 bytes: the count below is then what it holds (V8 keeps a text with any
+    // character past U+00FF at two bytes a character), and a hit sends it without encoding it
+    const body = typeof answer === "string" ? Buffer.from(answer, "utf8") : answer;
     const reply = renderReply(body);
-    const bytes = ENTRY_OVERHEAD_BYTES + key.length + bodyBytes(body);
+    const bytes = ENTRY_OVERHEAD_BYTES + key.length + body.byteLength;
     if (bytes > this.maxBytes / MAX_ENTRY_SHARE) return reply;
     const old = this.entries.get(key);
     if (old) {
@@ -273,11 +276,6 @@ export class RenderCache {
  * (see renderAnswerText in src/sandbox/render-answer.ts).
  */
 export type AnswerBody = Buffer | string;
-
-/** The UTF-8 size of an answer's body. */
-function bodyBytes(body: AnswerBody): number {
-  return typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
-}
 
 /** The 200 answer of POST /api/render: a constant reply, so every hit writes it as it is. */
 export function renderReply(body: AnswerBody): Reply {
