@@ -160,13 +160,19 @@ function inventory(hosts: number, name = "bench"): string {
 
 /** Sets each request's body to `template` with `[<id>]` replaced by the next number. */
 function uniqueBody(template: string) {
-  let next = 0;
   return (request: { body?: string }) => {
-    next += 1;
-    request.body = template.replaceAll("[<id>]", String(next));
+    lastUniqueId += 1;
+    request.body = template.replaceAll("[<id>]", String(lastUniqueId));
     return request;
   };
 }
+
+/**
+ * The last id a unique body was given, over the whole run: a body is never sent twice, in a
+ * round or in the next (a counter per measurement sent `web-1`, `web-2`, ... again in every
+ * round, and the render cache keeps an answer the second time its body comes).
+ */
+let lastUniqueId = 0;
 
 async function measure(url: string, target: Target, duration = DURATION) {
   const result = await autocannon({
@@ -260,7 +266,6 @@ const QUIET_MS = Number(process.env.BENCH_QUIET_MS ?? 12_000);
 // Memory before any request (after a short settle), and the event-loop histogram reset.
 await sleep(1_000);
 const before = await kiln.diagnostics();
-await ceiling.diagnostics(); // its histogram, too, starts now
 // The same service rendering everything in the engine (KILN_ENGINE=sandbox), as every service
 // did before the compiled templates: its resident memory at start, after the same settle, is
 // what the service's own must not exceed. One start of each differs from the next by a few MiB
@@ -286,6 +291,9 @@ for (let round = 0; round < RSS_STARTS; round++) {
   engineOnlyStarts.push(await rssAtStart({ KILN_ENGINE: "sandbox" }));
   if (compiledStarts.length < RSS_STARTS) compiledStarts.push(await rssAtStart({}));
 }
+// the event-loop histograms start again now: the starts above are not the services' own work
+await kiln.diagnostics();
+await ceiling.diagnostics();
 
 const scratch = mkdtempSync(join(tmpdir(), "kiln-bench-"));
 const sameBytes = new Map<string, Started>();
