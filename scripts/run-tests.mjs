@@ -335,13 +335,24 @@ const testStatus = await runInherited(process.execPath, [
   `--test-reporter-destination=${timesPath}`,
   ...runs.map((run) => run.path),
 ]);
+if (testStatus !== 0 && shared.length > 0) {
+  // a file that fails to load fails its whole shared process, whose name is only its entry
+  // file: say which files each entry held, and keep the entries to run one by hand
+  console.log("\nthe shared processes of this run, by entry file (kept for a failed run):");
+  for (const run of shared) {
+    console.log(
+      `  ${run.path}: ${run.files.map((file) => relative(process.cwd(), file)).join(", ")}`,
+    );
+  }
+}
 const checkResults = await Promise.all(checks);
 const wall = performance.now() - started;
 const msByFile = readTimes(timesPath);
 rememberTimes(msByFile);
 const slowest = slowestFiles(msByFile, 5, labels);
 rmSync(timesDir, { recursive: true, force: true });
-if (sharedDir !== undefined) rmSync(sharedDir, { recursive: true, force: true });
+if (sharedDir !== undefined && testStatus === 0)
+  rmSync(sharedDir, { recursive: true, force: true });
 const sharing =
   shared.length === 0
     ? ""

@@ -137,7 +137,9 @@ describe("npm test's static checks run beside the test files and fail the run li
  */
 function topLevelRun(extra: Record<string, string>): NodeJS.ProcessEnv {
   const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
-  return { ...env, ...extra };
+  // the summary's "N at a time" is the concurrency, at most the runs: fixed here, whatever the
+  // machine's cores or the caller's KILN_TEST_CONCURRENCY
+  return { ...env, KILN_TEST_CONCURRENCY: "8", ...extra };
 }
 
 describe("the test processes start without NODE_EXTRA_CA_CERTS, which Node 20 parses at every start", () => {
