@@ -59,6 +59,8 @@ export interface Dashboard {
   }>;
   /** A temporary folder removed by close(). */
   tempDir(): string;
+  /** Whether its service or browser has gone (stopped, crashed). */
+  exited(): boolean;
   close(): Promise<void>;
 }
 
@@ -132,17 +134,31 @@ after(async () => {
  */
 export async function startDashboard(setup: ServeSetup = {}): Promise<Dashboard> {
   if (setup.args !== undefined || setup.env !== undefined) return startOwnDashboard(setup);
+  // a service an earlier file's test brought down is not handed on: that file's failure would
+  // be blamed on the next one
+  if (sharedDashboard && (await sharedDashboard).exited()) {
+    await (await sharedDashboard).close();
+    sharedDashboard = undefined;
+  }
   sharedDashboard ??= startOwnDashboard({});
   const shared = await sharedDashboard;
   const scratch: string[] = [];
+  const contexts: BrowserContext[] = [];
   return {
     ...shared,
+    async newPage(options) {
+      const opened = await shared.newPage(options);
+      contexts.push(opened.context);
+      return opened;
+    },
     tempDir() {
       const dir = mkdtempSync(join(tmpdir(), "kiln-e2e-"));
       scratch.push(dir);
       return dir;
     },
     async close() {
+      // pages a failed test left open do not run on into the next file's tests
+      await Promise.all(contexts.map((context) => context.close().catch(() => {})));
       for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -198,6 +214,9 @@ async function startOwnDashboard(setup: ServeSetup): Promise<Dashboard> {
       const dir = mkdtempSync(join(tmpdir(), "kiln-e2e-"));
       scratch.push(dir);
       return dir;
+    },
+    exited() {
+      return child.exitCode !== null || child.signalCode !== null || !browser.isConnected();
     },
     async close() {
       await browser.close();
