@@ -184,12 +184,14 @@ function journalInTheWay(shown: string): KilnError {
  * follows a link planted at that name): a leftover from a killed process is removed first.
  */
 function writeExclusive(path: string, bytes: string | Buffer): void {
+  // `encoding` named, so that Node writes a string in one call of its own (atomic-write.ts)
+  const options = { flag: "wx", mode: 0o600, encoding: "utf8" } as const;
   try {
-    writeFileSync(path, bytes, { flag: "wx", mode: 0o600 });
+    writeFileSync(path, bytes, options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     unlinkSync(path);
-    writeFileSync(path, bytes, { flag: "wx", mode: 0o600 });
+    writeFileSync(path, bytes, options);
   }
 }
 
