@@ -78,9 +78,9 @@ const WRAPPER_TAIL = "\n})";
  * whole script serves this module: made as one string from the file's bytes. Wrapping the text
  * read as a string made V8 hold two copies of each file on the young heap, the text and the
  * wrapped one (add: about 350 KB more, where a run has about 660 KB of young heap before its
- * first collection, which copies what is alive). Bytes in a Buffer are outside V8's heap; an ASCII file (the
- * bundle's are: test/cli/start-up-modules.test.ts) is decoded as Latin-1, byte for character,
- * any other as UTF-8 - the same text either way.
+ * first collection, which copies what is alive). Bytes in a Buffer are outside V8's heap; an
+ * ASCII file (the bundle's are: test/cli/start-up-modules.test.ts) is decoded as Latin-1, byte
+ * for character, any other as UTF-8 - the same text either way.
  */
 function wrapped(bytes: Uint8Array): string {
   const whole = Buffer.allocUnsafe(WRAPPER_HEAD.length + bytes.length + WRAPPER_TAIL.length);
