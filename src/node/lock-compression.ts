@@ -157,7 +157,10 @@ class ReusedCompressor {
 
 let compressor: ReusedCompressor | undefined | null;
 
-/** The process's reused compressor, made on first use; null where Node's handle is not as expected. */
+/**
+ * The process's reused compressor, made on first use; none where Node's handle is not as
+ * expected.
+ */
 function reusedCompressor(): ReusedCompressor | undefined {
   if (compressor === undefined) compressor = newReusedCompressor();
   return compressor ?? undefined;
