@@ -158,7 +158,11 @@ const result = await build({
   plugins: [keepSeparate, fileUrlsAsPaths],
   // the core finds its data and minijinja-js through import.meta.url; in a CommonJS file that
   // is the file's own URL, made the first time it is read (fileUrlsAsPaths above)
-  define: { "import.meta.url": "__kilnMeta.url" },
+  // and the version, which the CLI would otherwise read from package.json (src/node/version.ts)
+  define: {
+    "import.meta.url": "__kilnMeta.url",
+    KILN_BUNDLED_VERSION: JSON.stringify(JSON.parse(readFileSync("package.json", "utf8")).version),
+  },
   banner: {
     js: 'let __kilnFileUrl;const __kilnMeta={get url(){return __kilnFileUrl??=require("node:url").pathToFileURL(__filename).href}};',
   },
