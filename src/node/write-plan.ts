@@ -172,7 +172,9 @@ export function resolveDestination(
   const segments = path.split(/[/\\]/).filter((segment) => segment !== "" && segment !== ".");
   let current = rootReal;
   let stats: Stats | undefined = disk.entry(rootReal);
-  for (const [index, segment] of segments.entries()) {
+  // an index loop: entries() made an iterator result and a pair for each segment of each file
+  for (let index = 0; index < segments.length; index++) {
+    const segment = segments[index] as string;
     const last = index === segments.length - 1;
     if (segment === "..") {
       current = dirname(current);
