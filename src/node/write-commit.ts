@@ -35,11 +35,18 @@ type Undo =
 
 /**
  * Creates the missing folders above `file` one by one, journalling each for the undo.
- * `folders` remembers the folders known to exist, so siblings cost no further calls.
+ * `folders` remembers the folders known to exist, so siblings cost no further calls; `missing`
+ * holds the folders found missing just before the writes (for the journal), so the one above a
+ * new folder is made first instead of after a failed mkdir.
  */
-function makeParents(file: string, journal: Undo[], folders: Set<string>): void {
+function makeParents(
+  file: string,
+  journal: Undo[],
+  folders: Set<string>,
+  missing: ReadonlySet<string>,
+): void {
   const folder = dirname(file);
-  if (!folders.has(folder)) makeFolder(folder, journal, folders);
+  if (!folders.has(folder)) makeFolder(folder, journal, folders, missing);
 }
 
 /**
@@ -50,7 +57,14 @@ function makeParents(file: string, journal: Undo[], folders: Set<string>): void 
  * above is missing too. A lookup of each new folder first (setup: 76) cost a system call each
  * and answered nothing mkdir does not.
  */
-function makeFolder(folder: string, journal: Undo[], folders: Set<string>): void {
+function makeFolder(
+  folder: string,
+  journal: Undo[],
+  folders: Set<string>,
+  missing: ReadonlySet<string>,
+): void {
+  const parent = dirname(folder);
+  if (missing.has(parent) && !folders.has(parent)) makeFolder(parent, journal, folders, missing);
   try {
     mkdirSync(folder);
   } catch (error) {
@@ -59,9 +73,8 @@ function makeFolder(folder: string, journal: Undo[], folders: Set<string>): void
       folders.add(folder);
       return;
     }
-    const parent = dirname(folder);
     if (code !== "ENOENT" || parent === folder || folders.has(parent)) throw error;
-    makeFolder(parent, journal, folders);
+    makeFolder(parent, journal, folders, missing);
     mkdirSync(folder);
   }
   journal.push({ kind: "folder", path: folder });
@@ -152,13 +165,18 @@ export function commit(
     })),
   ];
   if (changes.length > 0) writingStarted();
+  // the folders the writes will make (missingFolders looks each up): the journal lists them for
+  // a replay, and the writes make each parent before its child
+  const missing = new Set(
+    changes.length === 0 ? [] : missingFolders(changing.map((step) => step.destination)),
+  );
   const journalPath =
     changes.length === 0
       ? undefined
       : writeJournal(
           journalDir,
           changes,
-          missingFolders(changing.map((step) => step.destination)),
+          [...missing],
           emptied.map((folder) => folder.destination),
         );
   const crashAfter = Number(process.env.KILN_TEST_CRASH_AFTER_WRITES ?? Number.NaN);
@@ -172,7 +190,7 @@ export function commit(
     for (const step of steps) {
       if (step.status === "unchanged") continue;
       try {
-        makeParents(step.destination, journal, folders);
+        makeParents(step.destination, journal, folders, missing);
         if (step.status === "new") {
           // a file that appeared since planning is not ours to replace
           if (lstatSync(step.destination, { throwIfNoEntry: false })) {
