@@ -515,7 +515,8 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
       // a link inside the target (`app.yaml -> kiln.toml`) must not lead to kiln's own files
       const ownReal = group.kilnOwn === true ? undefined : kilnOwnFileIn(real);
       if (ownReal !== undefined) throw kilnOwnFileRefusal(shown, ownReal);
-      const rule = execPathRuleFor(text) ?? execPathRuleFor(real);
+      // the real path is the written one unless a link is on the way: one check then
+      const rule = execPathRuleFor(text) ?? (real === text ? undefined : execPathRuleFor(real));
       if (rule !== undefined) {
         rules.set(file.path, rule);
         hits.push({ shown, rule });
