@@ -156,9 +156,9 @@ const result = await build({
   target: "node20",
   external: ["minijinja-js"],
   plugins: [keepSeparate, fileUrlsAsPaths],
-  // the core finds its data and minijinja-js through import.meta.url; in a CommonJS file that
-  // is the file's own URL, made the first time it is read (fileUrlsAsPaths above)
-  // and the version, which the CLI would otherwise read from package.json (src/node/version.ts)
+  // the core finds its data and minijinja-js through import.meta.url: in a CommonJS file that
+  // is the file's own URL, made the first time it is read (fileUrlsAsPaths above); the version
+  // is written in, which the CLI would otherwise read from package.json (src/node/version.ts)
   define: {
     "import.meta.url": "__kilnMeta.url",
     KILN_BUNDLED_VERSION: JSON.stringify(JSON.parse(readFileSync("package.json", "utf8")).version),
