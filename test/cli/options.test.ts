@@ -2,6 +2,8 @@
 // and the field shortcuts all come from the declarations, so they cannot drift apart.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { parseArgs } from "node:util";
+import fc from "fast-check";
 import { parse } from "../../src/cli/args.ts";
 import { ADD, COMMAND_LIST, INIT, RENDER, SERVE } from "../../src/cli/command-list.ts";
 import {
@@ -9,6 +11,7 @@ import {
   optionLines,
   parseCommand,
   parseConfig,
+  quietRequested,
   usageLine,
 } from "../../src/cli/options.ts";
 import { FIELD_SHORTCUTS } from "../../src/core/shortcuts.ts";
@@ -96,6 +99,38 @@ describe("option declarations", () => {
       optionLines(INIT).includes(
         "  -d, --dir <folder>           where `kiln add` writes files (default: k8s)",
       ),
+    );
+  });
+
+  it("-q is read as the lenient parse of the command's declaration reads it, parsed or not", () => {
+    // quietRequested parses only a command line with a word that could ask for it
+    const word = fc.oneof(
+      fc.constantFrom("-q", "-fq", "-qf", "-nq", "-n", "q", "--quiet", "--quiet=1", "--quiet="),
+      fc.constantFrom("--name", "--force", "-f", "--", "-", "--q", "-Q", "web", "-vq", "--set"),
+      fc.string({ maxLength: 6 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...COMMAND_LIST),
+        fc.array(word, { maxLength: 6 }),
+        (decl, argv) => {
+          let expected = false;
+          try {
+            const options = parseConfig(decl);
+            const { values } = parseArgs({
+              args: argv,
+              options,
+              allowPositionals: true,
+              strict: false,
+            });
+            expected = values.quiet === true;
+          } catch {
+            expected = false;
+          }
+          assert.equal(quietRequested(argv, decl), expected, `${decl.name} ${argv.join(" ")}`);
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 

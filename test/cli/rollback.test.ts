@@ -81,6 +81,24 @@ describe("rollback when a write fails part-way", { skip }, () => {
     assert.deepEqual(temporaryFiles(dir), []);
   });
 
+  it("apply: a folder kiln cannot make fails the run, and the folders it made are removed", () => {
+    const dir = tempDir();
+    const out = join(dir, "out");
+    mkdirSync(join(out, "locked"), { recursive: true });
+    const preset = presetOf(dir, ["first.txt", "made/deep/a.txt", "locked/new/folder/b.txt"]);
+    const before = tree(dir);
+    assert.ok(lockFolder(join(out, "locked")));
+    const run = kiln(["apply", preset, "--into", "out"], dir);
+    unlockFolder(join(out, "locked"));
+    assert.equal(run.status, 1);
+    assert.match(
+      run.stderr,
+      /^error: could not write `out\/locked\/new\/folder\/b\.txt` - (permission denied \(EACCES\)|operation not permitted \(EPERM\))\n {2}nothing was changed: the files written before it were removed or restored\n$/,
+    );
+    assert.deepEqual(tree(dir), before);
+    assert.deepEqual(readdirSync(out).sort(), ["locked"]);
+  });
+
   it("setup: a failure in the files leaves no kiln.toml and no files", () => {
     const dir = tempDir();
     mkdirSync(join(dir, "k8s", "locked"), { recursive: true });

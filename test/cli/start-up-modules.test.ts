@@ -96,6 +96,28 @@ describe("the bundle's code caches (dist/cli/<file>.cache)", () => {
     assert.ok(!loaded.required.includes(join(REPO, "dist", "cli", "setup.js")));
   });
 
+  it("every file loaded through a code cache is ASCII, so V8 holds its source as one byte a character", () => {
+    // one character beyond ASCII (a micro sign in a regular expression, which esbuild leaves as
+    // it is) made setup.js's 207 KB source a two-byte string, read and hashed at every start
+    const cli = join(REPO, "dist", "cli");
+    const registry = join(REPO, "dist", "core", "registry");
+    const cached = [
+      ...readdirSync(cli).map((name) => join(cli, name)),
+      ...readdirSync(registry).map((name) => join(registry, name)),
+    ].filter((file) => file.endsWith(".cache"));
+    assert.ok(cached.length >= 10, `${cached.length} caches`);
+    for (const cache of cached) {
+      // read as latin1: each byte one character, a byte beyond ASCII one of U+0080-U+00FF
+      const source = readFileSync(cache.slice(0, -".cache".length), "latin1");
+      const beyond = source.search(/[\u0080-\u00ff]/);
+      assert.equal(
+        beyond,
+        -1,
+        `${cache}: ${JSON.stringify(source.slice(beyond - 40, beyond + 10))}`,
+      );
+    }
+  });
+
   it("every cache the build wrote is accepted by V8, and those of the files add and setup load were made after real runs (they hold the functions a run calls, not only the top level)", () => {
     // in a plain node (no V8 flags of the test runner's): for each cache, whether V8 accepts it,
     // and the size of its V8 data against a cache made right after compiling the same file
