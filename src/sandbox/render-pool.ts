@@ -203,6 +203,12 @@ export class RenderPool {
   /** Why the last worker failed before it was ready, if one did. */
   private startError: Error | undefined;
   /**
+   * Whether a stranger's item has been given to a worker: workers started from then on build
+   * the engine's instance as they start (see warmUp in render-worker.ts), since such items
+   * render in it; before, a worker of the compiled path leaves it for the render that needs it.
+   */
+  private strangersSeen = false;
+  /**
    * When the first worker came up (performance.now()), or undefined before. The service listens while
    * its workers start, so a job can be queued before any worker could take it: its time in the
    * queue counts from here, as waiting for a start is not the pool being busy.
@@ -392,6 +398,7 @@ export class RenderPool {
       );
     }
     if (signal?.aborted) return Promise.reject(cancelled());
+    if (!share.trusted) this.strangersSeen = true;
     return new Promise<Buffer | NotPreloaded>((resolve, reject) => {
       const job: Job = {
         request,
@@ -503,6 +510,7 @@ export class RenderPool {
       maxOutputBytes: this.options.maxOutputBytes,
       progress: progressBuffer(),
       fastStart: this.options.fastStart === true,
+      warmEngine: this.strangersSeen,
     };
     const worker = new Worker(this.file.entry, {
       eval: this.file.eval,

@@ -23,6 +23,11 @@ export interface WorkerData {
   /** Set the engine's fast-start flags as the worker starts (the CLI's one-shot workers). */
   fastStart: boolean;
   /**
+   * Build the engine's instance as the worker starts even on the compiled path: the pool has
+   * given strangers' items to workers, which render in it (see warmUp in render-worker.ts).
+   */
+  warmEngine: boolean;
+  /**
    * Shared with the pool (an Int32Array over it): cell PROGRESS_JOB holds the id of the job
    * the worker runs now, PROGRESS_STARTED_* its start (Date.now(), split in two 32-bit halves),
    * and from CLAIM_BASE on one claim cell per job (`WorkerRequest.cell`): the worker and the
