@@ -115,11 +115,19 @@ async function start(
       waiting.push(resolve);
       child.kill("SIGUSR2");
     });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const output = child.stdout as NodeJS.ReadableStream;
+  const lines = createInterface({ input: output });
   const line = await new Promise<string>((resolve, reject) => {
     lines.once("line", resolve);
     child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}`)));
   });
+  // Then stdout is drained in whole chunks, not split into lines: kiln writes a line per request
+  // there (its request log, on by default) and this process is the load generator. Reading some
+  // 17,000 lines a second through readline took CPU from autocannon while it measured kiln, and
+  // not while it measured the ceilings, which log nothing.
+  lines.close();
+  output.on("data", () => {});
+  output.resume();
   const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
   if (!url) throw new Error(`unexpected start-up line: ${line}`);
   // kiln prints its line once it listens, before its workers are up: measure a ready service
