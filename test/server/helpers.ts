@@ -2,6 +2,7 @@
 // test components), a raw HTTP client (node:http, so Host, methods and request targets can be
 // anything), and the service started as a child process or in-process.
 import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -70,6 +71,24 @@ export function fixtureRegistry(): Registry {
 }
 
 /** `count` hosts in one group, as the inventory's JSON-valued `hosts` field. */
+/** A stranger's template that loops 10^10 times: it holds a worker until its deadline or the service closes. */
+export const SLOW_TEMPLATE =
+  "{% for a in range(100000) %}{% for b in range(100000) %}{{ a }}{% endfor %}{% endfor %}";
+
+/** Writes a stranger's item `<name>.json` rendering SLOW_TEMPLATE into `folder`; its path. */
+export function writeSlowItem(folder: string, name = "slow"): string {
+  const path = join(folder, `${name}.json`);
+  writeFileSync(
+    path,
+    JSON.stringify({
+      name,
+      category: "stranger",
+      files: [{ path: `${name}.txt`, template: SLOW_TEMPLATE }],
+    }),
+  );
+  return path;
+}
+
 export function inventoryHosts(count: number): string {
   const members = Array.from({ length: count }, (_, index) => ({
     name: `web-${index}`,

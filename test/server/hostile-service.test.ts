@@ -13,7 +13,14 @@ import { after, before, describe, test } from "node:test";
 import { parseRegistryItem } from "../../src/core/item.ts";
 import { Registry } from "../../src/core/registry.ts";
 import { blockedFifoWriter, FIFO_PROBE_SKIP, waitFor } from "../cli/helpers.ts";
-import { fixtureRegistry, postJson, raw, startChild, startFixtureServer } from "./helpers.ts";
+import {
+  fixtureRegistry,
+  postJson,
+  raw,
+  SLOW_TEMPLATE,
+  startChild,
+  startFixtureServer,
+} from "./helpers.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "kiln-hostile-service-"));
 after(() => rmSync(folder, { recursive: true, force: true }));
@@ -317,9 +324,6 @@ describe("fetches through the service itself, and work for clients that have gon
 });
 
 describe("queued renders", () => {
-  const slowTemplate =
-    "{% for a in range(100000) %}{% for b in range(100000) %}{{ a }}{% endfor %}{% endfor %}";
-
   test("while the only worker is held, a render that waits past the queue deadline is dropped with a clear error, and a small built-in render is answered at once", async () => {
     const service = await startFixtureServer({
       // the slow render's own deadline is far beyond the test: it holds the worker until the
@@ -328,7 +332,7 @@ describe("queued renders", () => {
       // closing stops the slow render at once instead of letting it spin to its deadline
       timeouts: { shutdownGraceMs: 50 },
     });
-    const slow = itemFile("slow", slowTemplate);
+    const slow = itemFile("slow", SLOW_TEMPLATE);
     const blocking = postJson(service.url, { reference: slow, name: "x" }).catch(() => {});
     try {
       await waitFor("the slow render holds the only worker", () => service.pool.stats().busy === 1);
@@ -362,7 +366,7 @@ describe("queued renders", () => {
       // closing stops the slow render at once instead of letting it spin to its deadline
       timeouts: { shutdownGraceMs: 50 },
     });
-    const slow = itemFile("slow2", slowTemplate);
+    const slow = itemFile("slow2", SLOW_TEMPLATE);
     const blocking = postJson(service.url, { reference: slow, name: "x" }).catch(() => {});
     try {
       await waitFor("the slow render holds the only worker", () => service.pool.stats().busy === 1);
@@ -408,7 +412,7 @@ describe("queued renders", () => {
       // closing cuts the slow renders' connections at once instead of waiting for them
       timeouts: { shutdownGraceMs: 50 },
     });
-    const slow = itemFile("slow3", slowTemplate);
+    const slow = itemFile("slow3", SLOW_TEMPLATE);
     let heavyDone = 0;
     const heavy = Array.from({ length: 4 }, () =>
       // answered or cut off when the service closes: either way, done

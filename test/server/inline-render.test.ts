@@ -4,7 +4,7 @@
 // seen by holding the only worker with a stranger's slow template, so a render that needs a
 // worker waits for it and is dropped by the queue's deadline, while one rendered here is answered.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -13,24 +13,10 @@ import { builtinRegistry } from "../../src/node/builtin-registry.ts";
 import { TemplateEngine } from "../../src/node/template-engine.ts";
 import type { RunningServer } from "../../src/server/server.ts";
 import { waitFor } from "../cli/helpers.ts";
-import { postJson, startFixtureServer } from "./helpers.ts";
+import { postJson, startFixtureServer, writeSlowItem } from "./helpers.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "kiln-inline-render-"));
-const slowItem = join(folder, "slow.json");
-writeFileSync(
-  slowItem,
-  JSON.stringify({
-    name: "slow",
-    category: "stranger",
-    files: [
-      {
-        path: "slow.txt",
-        template:
-          "{% for a in range(100000) %}{% for b in range(100000) %}{{ a }}{% endfor %}{% endfor %}",
-      },
-    ],
-  }),
-);
+const slowItem = writeSlowItem(folder);
 
 let service: RunningServer;
 let holding: Promise<unknown>;

@@ -6,7 +6,7 @@
 // service keeps answering.
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +14,7 @@ import { after, before, describe, test } from "node:test";
 import { decodeBaseText, encodeBase } from "../../src/node/lock-compression.ts";
 import { type RunningServer, startServer } from "../../src/server/server.ts";
 import { waitFor } from "../cli/helpers.ts";
-import { raw } from "./helpers.ts";
+import { raw, writeSlowItem } from "./helpers.ts";
 
 let service: RunningServer;
 
@@ -181,21 +181,8 @@ describe("POST /api/lock/bases under a flood", () => {
 describe("POST /api/lock/bases in the render pool's words", () => {
   test("texts that waited too long for a worker are 503 overloaded; compressing past the deadline is stopped", async () => {
     const folder = mkdtempSync(join(tmpdir(), "kiln-lock-bases-"));
-    const slow = join(folder, "slow.json");
-    writeFileSync(
-      slow,
-      JSON.stringify({
-        name: "slow",
-        category: "stranger",
-        files: [
-          {
-            path: "slow.txt",
-            template:
-              "{% for a in range(100000) %}{% for b in range(100000) %}{{ a }}{% endfor %}{% endfor %}",
-          },
-        ],
-      }),
-    );
+    const slow = writeSlowItem(folder);
+
     // one worker: a stranger's slow item holds it, and the texts wait behind it
     const pooled = await startServer({
       port: 0,
