@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parseRegistryItem } from "../../src/core/item.ts";
 import { Registry } from "../../src/core/registry.ts";
+import { INLINE_BODY_BYTES } from "../../src/server/inline-render.ts";
 import { blockedFifoWriter, FIFO_PROBE_SKIP, waitFor } from "../cli/helpers.ts";
 import {
   fixtureRegistry,
@@ -345,10 +346,11 @@ describe("queued renders", () => {
       const small = await postJson(service.url, request);
       assert.equal(small.status, 200, small.body);
       assert.equal(JSON.parse(small.body).files[0].path, "web-deployment.yaml");
-      // the same request padded past 8 KiB is not small: it waits for the worker like any other
+      // the same request padded past the HTTP thread's size is not small: it waits for the
+      // worker like any other
       const large = await postJson(
         service.url,
-        `${JSON.stringify(request)}${" ".repeat(8 * 1024)}`,
+        `${JSON.stringify(request)}${" ".repeat(INLINE_BODY_BYTES)}`,
       );
       assert.equal(large.status, 500);
       assert.match(large.body, /the service is busy: the render waited 300 ms for a worker/);
@@ -431,8 +433,8 @@ describe("queued renders", () => {
         return heavy === 1 && queued === 3;
       });
       for (let index = 0; index < 20; index++) {
-        // padded past the small size, so it is rendered by a worker, not on the HTTP thread
-        const body = `${JSON.stringify({ reference: "test/echo", name: `n${index}` })}${" ".repeat(8 * 1024)}`;
+        // a fixture outside the compiled set: rendered by a worker, never on the HTTP thread
+        const body = JSON.stringify({ reference: "test/echo", name: `n${index}` });
         const response = await postJson(service.url, body);
         assert.equal(response.status, 200, response.body);
       }
