@@ -21,15 +21,16 @@
 // before, where the full fuel and the wall-clock deadline apply: the compiled path writes
 // exactly what the engine writes, so the answer is the same bytes either way.
 
-import { renderCompiled } from "../core/compiled-renderer.ts";
+import { CompiledRenderer } from "../core/compiled-renderer.ts";
 import type { RenderInput } from "../core/context.ts";
 import { errorMessage, isKilnError, KilnError } from "../core/errors.ts";
 import type { RegistryItem } from "../core/item.ts";
-import { type RenderScope, renderItem, type TemplateRenderer } from "../core/render-item.ts";
+import { type RenderScope, renderItem } from "../core/render-item.ts";
 import { engineForced } from "../node/builtin-renderer.ts";
 // the compiled path loads the compiled templates, yaml and the field validators through these
 import "../node/node-libraries.ts";
 import { renderAnswerText } from "../sandbox/render-answer.ts";
+import type { RenderPoolOptions } from "../sandbox/render-pool.ts";
 
 /**
  * Bodies up to this size may render here: a built-in's render body is under 1 KiB in practice
@@ -54,14 +55,7 @@ const INLINE_FUEL = 20_000;
 const INLINE_OUTPUT_UNITS = 128 * 1024;
 
 /** What bounds a render in a worker, so a render here is never one a worker would refuse. */
-export interface WorkerRenderLimits {
-  /** The answer's largest size in bytes. */
-  maxOutputBytes: number;
-  /** The engine's fuel per render. */
-  fuel: number;
-  /** The engine's WASM memory cap, in bytes. */
-  engineMemoryBytes: number;
-}
+type WorkerRenderLimits = Pick<RenderPoolOptions, "maxOutputBytes" | "fuel" | "engineMemoryBytes">;
 
 /** Renders of one turn stop after this long; the others run in the next turn. */
 const TURN_BUDGET_MS = 2;
@@ -70,23 +64,18 @@ const TURN_BUDGET_MS = 2;
 const NOT_HERE = Symbol("not rendered on the HTTP thread");
 
 /**
- * A TemplateRenderer that renders on the compiled path within INLINE_FUEL (or the worker's fuel
- * when lower) and the worker's memory bound, or declines.
+ * The compiled path within INLINE_FUEL (or the worker's fuel when lower) and the worker's memory
+ * bound, whose "engine" declines: a render it would leave to the engine goes to a worker.
  */
-function compiledOnly(limits: WorkerRenderLimits): TemplateRenderer {
-  const budget = {
+function compiledOnly(limits: WorkerRenderLimits): CompiledRenderer {
+  const declined = (): never => {
+    throw NOT_HERE;
+  };
+  return new CompiledRenderer(declined, {
     fuel: Math.min(INLINE_FUEL, limits.fuel),
     memoryBytes: limits.engineMemoryBytes,
     outputUnits: INLINE_OUTPUT_UNITS,
-  };
-  return {
-    renderAll(templates, context, scope) {
-      if (scope?.isolated) throw NOT_HERE;
-      const rendered = renderCompiled(templates, context, budget);
-      if (rendered === undefined) throw NOT_HERE;
-      return rendered;
-    },
-  };
+  });
 }
 
 /** A built-in is a catalogue item: it shares the compiled templates. */
