@@ -22,16 +22,23 @@ let randomPart: string | undefined;
  * A name in the same folder (so the rename is atomic), hidden, unlikely to meet a real file, and
  * naming the process that writes it. The pid and counter alone repeat across PID namespaces
  * (containers sharing a cache or a project volume, each with kiln as PID 1), so random bytes
- * make it another writer's name only by chance. A name near the 255-byte limit is not repeated
- * in it, so the temporary name fits too.
+ * make it another writer's name only by chance.
  */
 function temporaryPath(destination: string): string {
   temporaryCounter += 1;
   randomPart ??= randomBytes(6).toString("hex");
-  const name = basename(destination);
+  const start = temporaryNameStart(basename(destination), process.pid);
+  return join(dirname(destination), `${start}${temporaryCounter}-${randomPart}.tmp`);
+}
+
+/**
+ * How every temporary name of process `pid` for the file `name` begins, `.<name>.kiln-<pid>-`
+ * (the journal's replay finds a killed run's leftovers by it, and names its own restores so). A
+ * name near the 255-byte limit is not repeated in it, so the temporary name fits too.
+ */
+export function temporaryNameStart(name: string, pid: number): string {
   const stem = Buffer.byteLength(name) <= 200 ? name : "long-name";
-  const unique = `${process.pid}-${temporaryCounter}-${randomPart}`;
-  return join(dirname(destination), `.${stem}.kiln-${unique}.tmp`);
+  return `.${stem}.kiln-${pid}-`;
 }
 
 /** Is `name` one of writeAtomically's temporary files (`.<name>.kiln-<pid>-<n>[-<random>].tmp`)? */

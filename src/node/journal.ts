@@ -70,6 +70,7 @@ import {
   unsigned,
 } from "../core/shape.ts";
 import { shellWord } from "../core/shell-words.ts";
+import { temporaryNameStart } from "./atomic-write.ts";
 import { type ReadProblem, readRegularFile } from "./read-regular-file.ts";
 import { relativePath } from "./relative-path.ts";
 
@@ -712,11 +713,8 @@ function removeTemporaries(journal: Journal, dirReal: string): void {
   const prefixes = new Map<string, Set<string>>();
   for (const entry of journal.entries) {
     const folder = join(dirReal, ...entry.path.split("/").slice(0, -1));
-    const name = basename(entry.path);
-    // as atomic-write.ts's temporaryPath names them
-    const stem = Buffer.byteLength(name) <= 200 ? name : "long-name";
     const set = prefixes.get(folder) ?? new Set<string>();
-    set.add(`.${stem}.kiln-${journal.pid}-`);
+    set.add(temporaryNameStart(basename(entry.path), journal.pid));
     prefixes.set(folder, set);
   }
   for (const [folder, starts] of prefixes) {
@@ -748,9 +746,7 @@ function removeTemporaries(journal: Journal, dirReal: string): void {
 
 /** Puts the bytes back atomically, with their mode, through a temporary file of our own. */
 function restoreFile(path: string, prior: PriorFile, pid: number): void {
-  const name = basename(path);
-  const stem = Buffer.byteLength(name) <= 200 ? name : "long-name";
-  const temporary = join(dirname(path), `.${stem}.kiln-${pid}-restore.tmp`);
+  const temporary = join(dirname(path), `${temporaryNameStart(basename(path), pid)}restore.tmp`);
   writeExclusive(temporary, Buffer.from(prior.bytes, "base64"));
   chmodSync(temporary, prior.mode);
   renameSync(temporary, path);
