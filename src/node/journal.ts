@@ -53,6 +53,7 @@ import { JOURNAL_FILE, LOCK_FILE, PROJECT_FILE } from "../core/config.ts";
 import { KilnError } from "../core/errors.ts";
 import { JsonTextError, parseJsonText } from "../core/json-text.ts";
 import { isAbsolutePath, kilnOwnFileIn, MAX_PATH_BYTES, shortPath } from "../core/plan.ts";
+import { rememberedIn } from "../core/project/lock-entry.ts";
 import {
   execPathRuleFor,
   versionControlFolderOf,
@@ -162,16 +163,6 @@ function sha256(bytes: string | Buffer): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-/** sha256 of `text`, remembered in `known` by its text. */
-function hashOnce(known: Map<string, string>, text: string): string {
-  let hash = known.get(text);
-  if (hash === undefined) {
-    hash = sha256(text);
-    known.set(text, hash);
-  }
-  return hash;
-}
-
 /** `path` relative to `folderReal`, `/`-separated; undefined when it is not below it. */
 function below(folderReal: string, path: string): string | undefined {
   const text = relativePath(folderReal, path);
@@ -253,7 +244,7 @@ export function writeJournal(
               mode: original.mode & 0o777,
               bytes: original.bytes.toString("base64"),
             },
-      after: content === undefined ? null : { sha256: hashOnce(hashes, content), size },
+      after: content === undefined ? null : { sha256: rememberedIn(hashes, content, sha256), size },
     });
   }
   const folderPaths: string[] = [];

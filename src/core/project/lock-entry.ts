@@ -169,7 +169,7 @@ export function rememberingRepeats(codec: LockCodec): LockCodec {
 }
 
 /** `make(text)`, remembered in `known` by its text. */
-function rememberedIn(
+export function rememberedIn(
   known: Map<string, string>,
   text: string,
   make: (text: string) => string,
