@@ -109,14 +109,13 @@ function fileWeight(path, remembered) {
   return browser + statSync(path).size;
 }
 
-/** Longest first: a run's time last time, else the sum of its files' expected times. */
+/**
+ * Longest first, by the expected times of their files (the test runner reports each test under
+ * its own file, also in a shared process, so that is what the last run's times hold).
+ */
 function longestFirst(runs) {
   const remembered = readTimes(REMEMBERED_TIMES);
-  const weight = (run) => {
-    const ms = remembered[resolve(run.path)];
-    if (typeof ms === "number") return ms;
-    return run.files.reduce((sum, file) => sum + fileWeight(file, remembered), 0);
-  };
+  const weight = (run) => run.files.reduce((sum, file) => sum + fileWeight(file, remembered), 0);
   return [...runs].sort((a, b) => weight(b) - weight(a));
 }
 
@@ -160,11 +159,14 @@ function needsOwnProcess(path) {
  * A folder of this run's own for the entry files of its shared processes (another run in the
  * same checkout writes its own, whatever files it was given), removed when the run ends.
  */
+/** The start of the name of each run's folder of shared entry files, under .tmp. */
+const SHARED_DIR_NAME = "shared-test-processes-";
+
 let sharedDir;
 function sharedEntriesDir() {
   if (sharedDir === undefined) {
     mkdirSync(".tmp", { recursive: true });
-    sharedDir = mkdtempSync(join(".tmp", "shared-test-processes-"));
+    sharedDir = mkdtempSync(join(".tmp", SHARED_DIR_NAME));
   }
   return sharedDir;
 }
@@ -219,7 +221,6 @@ function testRuns(files, ownProcesses) {
       runs.push({
         path: entry,
         files: together,
-        label: `${folder}: ${together.length} files in one process`,
       });
     }
   }
@@ -229,20 +230,21 @@ function testRuns(files, ownProcesses) {
 /** Keeps this run's times beside the earlier ones (files not run keep theirs). */
 function rememberTimes(msByFile) {
   mkdirSync(".tmp", { recursive: true });
+  // a shared process's entry file appears only when it failed to load its files: not a test file
+  const testFiles = Object.entries(msByFile).filter(([file]) => !file.includes(SHARED_DIR_NAME));
   writeFileSync(
     REMEMBERED_TIMES,
-    JSON.stringify({ ...readTimes(REMEMBERED_TIMES), ...msByFile }, null, 1),
+    JSON.stringify({ ...readTimes(REMEMBERED_TIMES), ...Object.fromEntries(testFiles) }, null, 1),
   );
 }
 
 /** The slowest files of the run (their tests' own time, not the wall time), for the summary. */
-function slowestFiles(msByFile, count, labels) {
+function slowestFiles(msByFile, count) {
   return Object.entries(msByFile)
     .sort((a, b) => b[1] - a[1])
     .slice(0, count)
     .map(
-      ([file, ms]) =>
-        `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${labels.get(file) ?? relative(process.cwd(), file)}`,
+      ([file, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${relative(process.cwd(), file)}`,
     );
 }
 
@@ -316,7 +318,6 @@ if (process.env.KILN_TEST_NO_BUILD !== "1" && buildIsStale()) {
 }
 const runs = longestFirst(testRuns(files, ownProcesses));
 const shared = runs.filter((run) => run.files.length > 1);
-const labels = new Map(shared.map((run) => [resolve(run.path), run.label]));
 const parallel = Math.min(concurrency(oneAtATime), runs.length);
 const timesDir = mkdtempSync(join(tmpdir(), "kiln-test-times-"));
 const timesPath = join(timesDir, "times.json");
@@ -349,7 +350,7 @@ const checkResults = await Promise.all(checks);
 const wall = performance.now() - started;
 const msByFile = readTimes(timesPath);
 rememberTimes(msByFile);
-const slowest = slowestFiles(msByFile, 5, labels);
+const slowest = slowestFiles(msByFile, 5);
 rmSync(timesDir, { recursive: true, force: true });
 if (sharedDir !== undefined && testStatus === 0)
   rmSync(sharedDir, { recursive: true, force: true });
