@@ -11,10 +11,10 @@
 // Linux only (/proc).
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 // @ts-expect-error autocannon ships no type declarations
 import autocannonUntyped from "autocannon";
+import { POST_CEILING, readyUrl, uniqueBody } from "./servers.ts";
 import { median } from "./statistics.ts";
 
 const autocannon = autocannonUntyped as (options: {
@@ -33,7 +33,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SERVE_ARGS = (process.env.BENCH_SERVE_ARGS ?? "").split(" ").filter(Boolean);
 /** Clock ticks per second of /proc's times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
-const CEILING = `require("node:http").createServer((req, res) => { req.resume(); req.on("end", () => res.end("ok")); }).listen(0, "127.0.0.1", function () { console.log("listening on http://127.0.0.1:" + this.address().port); });`;
 
 const services = process.argv.slice(2);
 if (services.length === 0) {
@@ -48,20 +47,7 @@ interface Started {
 
 async function start(name: string, args: string[]): Promise<Started> {
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-  const output = child.stdout as NodeJS.ReadableStream;
-  const lines = createInterface({ input: output });
-  const line = await new Promise<string>((resolve) => lines.once("line", resolve));
-  // the request log is then drained in whole chunks, not split into lines: this process is
-  // the client, whose CPU is measured (see bench/server.bench.ts)
-  lines.close();
-  output.on("data", () => {});
-  output.resume();
-  const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
-  if (!url) throw new Error(`${name}: unexpected start-up line: ${line}`);
-  while ((await fetch(`${url}/api/ready`)).status !== 200) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return { name, url, child };
+  return { name, url: await readyUrl(child, name), child };
 }
 
 /** User and system seconds of each thread of `pid`, by thread id. */
@@ -78,7 +64,6 @@ function threadSeconds(pid: number): Map<number, { user: number; system: number 
   return seconds;
 }
 
-let next = 0;
 async function load(url: string) {
   return autocannon({
     url: `${url}/api/render`,
@@ -86,15 +71,9 @@ async function load(url: string) {
     headers: { "content-type": "application/json" },
     requests: [
       {
-        setupRequest: (request) => {
-          next += 1;
-          request.body = JSON.stringify({
-            reference: "k8s/deployment",
-            name: `web-${next}`,
-            image: "nginx:1.27",
-          });
-          return request;
-        },
+        setupRequest: uniqueBody(
+          JSON.stringify({ reference: "k8s/deployment", name: "web-[<id>]", image: "nginx:1.27" }),
+        ),
       },
     ],
     connections: CONNECTIONS,
@@ -148,7 +127,7 @@ async function measure(service: Started): Promise<Round> {
   return round;
 }
 
-const started: Started[] = [await start("ceiling", ["-e", CEILING])];
+const started: Started[] = [await start("ceiling", ["-e", POST_CEILING])];
 for (const [index, main] of services.entries()) {
   started.push(
     await start(`kiln ${index + 1} (${main})`, [main, "serve", "--port", "0", ...SERVE_ARGS]),

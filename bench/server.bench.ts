@@ -44,6 +44,7 @@ import {
   type DiagnosticsReport,
   REPORT_PREFIX,
 } from "../src/server/diagnostics.ts";
+import { POST_CEILING, readyUrl, uniqueBody } from "./servers.ts";
 import { median } from "./statistics.ts";
 
 interface AutocannonResult {
@@ -76,8 +77,6 @@ const ONLY = new RegExp(process.env.BENCH_ONLY ?? "");
  * works, in the same window as kiln's measurement.
  */
 const CEILING = `const delay = require("node:perf_hooks").monitorEventLoopDelay({ resolution: 1 }); delay.enable(); process.on("SIGUSR2", () => { process.stderr.write("${REPORT_PREFIX}" + JSON.stringify({ eventLoopDelay: { maxMs: delay.max / 1e6, p99Ms: delay.percentile(99) / 1e6, meanMs: delay.mean / 1e6, samples: delay.count }, rssBytes: process.memoryUsage.rss() }) + "\\n"); delay.reset(); }); require("node:http").createServer((req, res) => res.end("ok")).listen(0, "127.0.0.1", function () { console.log("ceiling listening on http://127.0.0.1:" + this.address().port); });`;
-/** Reads the request body, answers `ok`: a bare node:http POST, the unique deployments' goal. */
-const POST_CEILING = `require("node:http").createServer((req, res) => { req.on("data", () => {}); req.on("end", () => res.end("ok")); }).listen(0, "127.0.0.1", function () { console.log("POST ceiling listening on http://127.0.0.1:" + this.address().port); });`;
 /** Reads the request body, answers 200 with the JSON in the file named by argv[1]. */
 const SAME_BYTES_CEILING = `const body = require("node:fs").readFileSync(process.argv[1]); require("node:http").createServer((req, res) => { req.on("data", () => {}); req.on("end", () => { res.writeHead(200, { "content-type": "application/json" }); res.end(body); }); }).listen(0, "127.0.0.1", function () { console.log("same-bytes ceiling listening on http://127.0.0.1:" + this.address().port); });`;
 
@@ -115,26 +114,7 @@ async function start(
       waiting.push(resolve);
       child.kill("SIGUSR2");
     });
-  const output = child.stdout as NodeJS.ReadableStream;
-  const lines = createInterface({ input: output });
-  const line = await new Promise<string>((resolve, reject) => {
-    lines.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}`)));
-  });
-  // Then stdout is drained in whole chunks, not split into lines: kiln writes a line per request
-  // there (its request log, on by default) and this process is the load generator. Reading some
-  // 17,000 lines a second through readline took CPU from autocannon while it measured kiln, and
-  // not while it measured the ceilings, which log nothing.
-  lines.close();
-  output.on("data", () => {});
-  output.resume();
-  const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
-  if (!url) throw new Error(`unexpected start-up line: ${line}`);
-  // kiln prints its line once it listens, before its workers are up: measure a ready service
-  // (the ceilings answer 200 on any path)
-  while ((await fetch(`${url}/api/ready`)).status !== 200) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const url = await readyUrl(child, args.join(" "));
   return { url, child, diagnostics };
 }
 
@@ -165,22 +145,6 @@ function inventory(hosts: number, name = "bench"): string {
     fields: { hosts: JSON.stringify([{ group: "web", members }]) },
   });
 }
-
-/** Sets each request's body to `template` with `[<id>]` replaced by the next number. */
-function uniqueBody(template: string) {
-  return (request: { body?: string }) => {
-    lastUniqueId += 1;
-    request.body = template.replaceAll("[<id>]", String(lastUniqueId));
-    return request;
-  };
-}
-
-/**
- * The last id a unique body was given, over the whole run: a body is never sent twice, in a
- * round or in the next (a counter per measurement sent `web-1`, `web-2`, ... again in every
- * round, and the render cache keeps an answer the second time its body comes).
- */
-let lastUniqueId = 0;
 
 async function measure(url: string, target: Target, duration = DURATION) {
   const result = await autocannon({
