@@ -18,6 +18,7 @@ import {
   readlinkSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -211,6 +212,20 @@ export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "kiln-cli-test-"));
   made.push(dir);
   return dir;
+}
+
+/**
+ * A copy of the built package as installed (package.json and dist/, its dependencies linked
+ * beside it) in a temporary folder, for a test that changes the package's own files; the
+ * copy's root.
+ */
+export function copyOfPackage(): string {
+  ensureBuilt();
+  const root = tempDir();
+  cpSync(join(REPO, "dist"), join(root, "dist"), { recursive: true });
+  cpSync(join(REPO, "package.json"), join(root, "package.json"));
+  symlinkSync(join(REPO, "node_modules"), join(root, "node_modules"));
+  return root;
 }
 
 export function cleanUp(): void {

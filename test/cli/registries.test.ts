@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -18,6 +18,7 @@ import { nginxSkip, startNginx, type TestNginx } from "../tools/nginx.ts";
 import {
   cleanEnv,
   cleanUp,
+  copyOfPackage,
   ensureBuilt,
   kilnAsync,
   project,
@@ -596,11 +597,7 @@ describe("@kiln, kiln's own registry", () => {
   it("the built CLI reads it from registries/kiln beside its own folder: no configuration, no network, pinned and verified", async () => {
     // a copy of the package as installed (package.json and dist/), with a built @kiln folder
     // (the build of @kiln's own items puts the real one there)
-    const packageDir = tempDir();
-    cpSync(join(REPO, "dist"), join(packageDir, "dist"), { recursive: true });
-    cpSync(join(REPO, "package.json"), join(packageDir, "package.json"));
-    // its dependencies as installed beside it
-    symlinkSync(join(REPO, "node_modules"), join(packageDir, "node_modules"));
+    const packageDir = copyOfPackage();
     const registries = join(packageDir, "dist", "registries");
     rmSync(registries, { recursive: true, force: true });
     const bytes = publish(registries, "kiln", ["0.1.0"]);

@@ -7,11 +7,21 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { builtinPresets } from "../../src/node/builtin-presets.ts";
-import { BIN, cleanEnv, cleanUp, ensureBuilt, kiln, REPO, tempDir, tree } from "./helpers.ts";
+import {
+  BIN,
+  cleanEnv,
+  cleanUp,
+  copyOfPackage,
+  ensureBuilt,
+  kiln,
+  REPO,
+  tempDir,
+  tree,
+} from "./helpers.ts";
 
 before(() => ensureBuilt());
 after(cleanUp);
@@ -128,10 +138,7 @@ describe("@kiln's packaged items render like the built-ins", () => {
 
   it("the same item with other bytes in the package, or added as a file, renders in the sandbox", () => {
     // a copy of the built package whose aws-server file (and its index entry) says something else
-    const root = tempDir();
-    cpSync(join(REPO, "dist"), join(root, "dist"), { recursive: true });
-    cpSync(join(REPO, "package.json"), join(root, "package.json"));
-    symlinkSync(join(REPO, "node_modules"), join(root, "node_modules"));
+    const root = copyOfPackage();
     const kilnDir = join(root, "dist", "registries", "kiln");
     const original = readFileSync(join(kilnDir, "aws-server@1.0.0.json"), "utf8");
     const changed = original.replace("AWS EC2 servers", "AWS EC2 servers (changed)");

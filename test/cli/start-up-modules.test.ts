@@ -9,10 +9,20 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { cleanEnv, cleanUp, ensureBuilt, project, REPO, tempDir, tree, write } from "./helpers.ts";
+import {
+  cleanEnv,
+  cleanUp,
+  copyOfPackage,
+  ensureBuilt,
+  project,
+  REPO,
+  tempDir,
+  tree,
+  write,
+} from "./helpers.ts";
 
 before(ensureBuilt);
 after(cleanUp);
@@ -77,11 +87,7 @@ describe("Node modules a rendering command loads", () => {
 
 /** A copy of the built CLI (dist/ with package.json and node_modules beside it) to change. */
 function copyOfBuild(): string {
-  const root = tempDir();
-  cpSync(join(REPO, "dist"), join(root, "dist"), { recursive: true });
-  cpSync(join(REPO, "package.json"), join(root, "package.json"));
-  symlinkSync(join(REPO, "node_modules"), join(root, "node_modules"));
-  return join(root, "dist", "cli");
+  return join(copyOfPackage(), "dist", "cli");
 }
 
 describe("the bundle's code caches (dist/cli/<file>.cache)", () => {

@@ -6,11 +6,11 @@
 // folder away from under it: what it read at start is what it answers with.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { LARGE_BODY_BYTES } from "../../src/server/heavy-bodies.ts";
-import { BIN, cleanEnv, cleanUp, ensureBuilt, REPO, tempDir } from "../cli/helpers.ts";
+import { BIN, cleanEnv, cleanUp, copyOfPackage, tempDir } from "../cli/helpers.ts";
 import { type ChildServer, postJson, raw, startChild } from "./helpers.ts";
 
 let service: ChildServer;
@@ -18,11 +18,7 @@ let service: ChildServer;
 let kilnFolder = "";
 
 before(async () => {
-  ensureBuilt();
-  const packageDir = tempDir();
-  cpSync(join(REPO, "dist"), join(packageDir, "dist"), { recursive: true });
-  cpSync(join(REPO, "package.json"), join(packageDir, "package.json"));
-  symlinkSync(join(REPO, "node_modules"), join(packageDir, "node_modules"));
+  const packageDir = copyOfPackage();
   kilnFolder = join(packageDir, "dist", "registries", "kiln");
   // no render cache: a repeated body is rendered again, not answered from what was kept; a
   // render deadline far beyond what a busy machine needs (the default is 2 s), as a large
