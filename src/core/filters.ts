@@ -112,6 +112,7 @@ export function yamlScalar(value: unknown, field?: unknown): string {
   if (typeof value === "boolean") return String(value);
   if (Number.isSafeInteger(value) && !Object.is(value, -0)) return String(value);
   if (typeof value === "string") {
+    if (PLAIN_WORD.test(value)) return plainWord(value);
     if (NEEDS_ESCAPES.test(value)) return yamlDoubleQuoted(value);
     if (YAML11_INDICATOR_WORD.test(value)) return `"${value}"`;
     const fast = plainOrQuoted(value);
@@ -255,8 +256,28 @@ const YAML11_NOT_STRING: readonly RegExp[] = [
 const LIBRARY_ONLY =
   /["\\]|^---|^\.\.\.|^<<$|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/**
+ * A word: a letter, then letters, digits, `.`, `_`, `/`, `-`, and `:` before one of those (not
+ * last, not before a blank): `web-1`, `nginx:1.27`, `shop.example.com`, `default`. None of the
+ * rules above can refuse it as plain but YAML 1.1's booleans and null (every other one needs a
+ * character a word leaves out, or a digit, sign, `.` or `~` first), so a word is settled by two
+ * short tests instead of some fifteen. Most values are words: a deployment render tested each
+ * of its ten scalars against every rule (measured: 5% of the service's HTTP thread under unique
+ * deployment renders).
+ */
+const PLAIN_WORD = /^[A-Za-z](?:[-A-Za-z0-9._/]|:(?=[-A-Za-z0-9._/]))*$/;
+/** The YAML 1.1 booleans and null that are words (YAML11_NOT_STRING's first three). */
+const YAML11_WORD =
+  /^(?:[Nn]ull|NULL|[Yy]|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON|[Nn]|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;
+
+/** `yamlScalar` of a word (PLAIN_WORD): plain, or quoted when YAML 1.1 reads it as another type. */
+function plainWord(value: string): string {
+  return YAML11_WORD.test(value) ? `"${value}"` : value;
+}
+
 /** `yamlScalar` of a one-line string without control characters, or undefined to ask the library. */
 export function plainOrQuoted(value: string): string | undefined {
+  if (PLAIN_WORD.test(value)) return plainWord(value);
   if (LIBRARY_ONLY.test(value)) return undefined;
   if (
     FLOW_INDICATOR.test(value) ||
