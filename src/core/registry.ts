@@ -30,6 +30,12 @@ export class Registry {
   /** Components read so far, by position in `order`. */
   private readonly loaded: (RegistryItem | undefined)[];
   private all: readonly RegistryItem[] | undefined;
+  /**
+   * Each component name's position in `order` (the later one where two share a name), made on
+   * the first lookup: the service looks one up for every render request, and walking the
+   * references cut a name out of each one.
+   */
+  private positionsByName: Map<string, number> | undefined;
 
   /** A registry of these items; `Registry.lazy` makes one that reads them when needed. */
   constructor(
@@ -79,11 +85,14 @@ export class Registry {
    * share a name, the later one in registry order is found.
    */
   byComponentName(name: string): RegistryItem | undefined {
-    for (let index = this.order.length - 1; index >= 0; index--) {
-      const reference = this.order[index] as string;
-      if (reference.slice(reference.lastIndexOf("/") + 1) === name) return this.at(index);
-    }
-    return undefined;
+    this.positionsByName ??= new Map(
+      this.order.map((reference, index) => [
+        reference.slice(reference.lastIndexOf("/") + 1),
+        index,
+      ]),
+    );
+    const index = this.positionsByName.get(name);
+    return index === undefined ? undefined : this.at(index);
   }
 
   references(): string[] {

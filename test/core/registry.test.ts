@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { toItemView } from "../../src/core/item.ts";
+import { type RegistryItem, toItemView } from "../../src/core/item.ts";
 import { Registry } from "../../src/core/registry.ts";
 import {
   BUILTIN_REGISTRY_DIR,
@@ -26,6 +26,23 @@ describe("built-in registry", () => {
       )
       .sort();
     assert.deepEqual(folders, [...SPEC_ORDER].sort());
+  });
+
+  test("a component is found by its name whatever its category; of two with one name, the later", () => {
+    const [deployment, service] = builtinRegistry().items.filter((item) =>
+      ["deployment", "service"].includes(item.name),
+    ) as [RegistryItem, RegistryItem];
+    const again = { ...service, category: "infra", name: "deployment" };
+    const registry = new Registry([deployment, service, again]);
+    assert.equal(registry.byComponentName("deployment"), again);
+    assert.equal(registry.byComponentName("service"), service);
+    assert.equal(registry.byComponentName("k8s/deployment"), undefined);
+    assert.equal(registry.byComponentName("__proto__"), undefined);
+    const lazy = Registry.lazy(["k8s/deployment", "k8s/service"], (reference) =>
+      reference === "k8s/service" ? service : deployment,
+    );
+    assert.equal(lazy.byComponentName("service"), service);
+    assert.equal(lazy.byComponentName("ingress"), undefined);
   });
 
   test("component names are unique (step 1 of resolution compares names only)", () => {
