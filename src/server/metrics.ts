@@ -115,6 +115,10 @@ export class ServiceMetrics {
       buckets: RENDER_BUCKETS,
       registers,
     });
+    this.renderSeries = {
+      ok: this.renderSeconds.labels({ outcome: "ok" }),
+      error: this.renderSeconds.labels({ outcome: "error" }),
+    };
     this.rejections = new Counter({
       name: "kiln_rejected_requests_total",
       help: "Requests refused: before any work, body_too_large (413), host_refused (403), overloaded (503); too_many_fetches (400), a fetch it needed found the fetches under way and waiting at their bound.",
@@ -152,9 +156,15 @@ export class ServiceMetrics {
     if (request.rejected !== undefined) this.rejections.inc({ reason: request.rejected });
   }
 
+  /**
+   * The render series by outcome, bound once (as `series` above: a label object is hashed on
+   * every call). A series appears in the exposition once it has a render, as before.
+   */
+  private readonly renderSeries: Record<"ok" | "error", ReturnType<Histogram<"outcome">["labels"]>>;
+
   /** Times one render job of the pool (see RenderPool.observeRender). */
   readonly observeRender = (seconds: number, failed: boolean): void => {
-    this.renderSeconds.observe({ outcome: failed ? "error" : "ok" }, seconds);
+    (failed ? this.renderSeries.error : this.renderSeries.ok).observe(seconds);
   };
 
   /** The fetch slots' acquire, counting each fetch it lets start as one of `kind`. */
