@@ -126,6 +126,30 @@ describe("idle render workers give a large render's memory back", () => {
 });
 
 describe("the HTTP thread collects a burst's buffers once quiet", () => {
+  test("resident memory grown by more than its bound is collected, though neither the heap nor the buffers grew past theirs", async () => {
+    // 4 MiB of buffers: under the 8 MiB that makes buffers a reason, over this collector's 2 MiB
+    // of resident memory; the default bound (16 MiB) does not collect for them
+    const bounded = new IdleCollector({
+      ...DEFAULT_IDLE_COLLECTOR,
+      periodMs: 50,
+      rssGrowthBytes: 2 ** 21,
+    });
+    const usual = new IdleCollector({ ...DEFAULT_IDLE_COLLECTOR, periodMs: 50 });
+    try {
+      bounded.requests += 1;
+      usual.requests += 1;
+      let buffers: Buffer[] | undefined = Array.from({ length: 4 }, () => Buffer.alloc(2 ** 20, 1));
+      await waitFor("a collection once quiet", () => bounded.collections > 0, { everyMs: 25 });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      assert.equal(buffers.length, 4, "kept until the quiet period was seen");
+      buffers = undefined;
+      assert.equal(usual.collections, 0, "4 MiB is not a reason under the default bounds");
+    } finally {
+      bounded.stop();
+      usual.stop();
+    }
+  });
+
   test("memory outside the heap grown by more than 8 MiB is collected, though the heap did not grow", async () => {
     const collector = new IdleCollector({ ...DEFAULT_IDLE_COLLECTOR, periodMs: 50 });
     try {
