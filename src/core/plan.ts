@@ -25,10 +25,18 @@ export interface WriteStep extends PlannedFile {
 }
 
 /**
+ * A path already in its one spelling: segments of anything but `/` and `\\`, none of them
+ * empty, `.` or `..` (a rendered file's path nearly always: one test instead of a split and a
+ * join for every file of every render).
+ */
+const ONE_SPELLING = /^(?!\.\.?(?:\/|$))[^/\\]+(?:\/(?!\.\.?(?:\/|$))[^/\\]+)*$/;
+
+/**
  * Collapses `./`, `//`, backslashes and inner `..` so two spellings of one path compare equal
  * (`a//b/./c`, `a/x/../b/c` and `a\b\c` are `a/b/c`); a leading `/` is kept.
  */
 export function normalizeRelativePath(path: string): string {
+  if (ONE_SPELLING.test(path)) return path;
   const unified = path.replaceAll("\\", "/");
   const segments: string[] = [];
   for (const segment of unified.split("/")) {

@@ -51,6 +51,28 @@ describe("path spelling", () => {
     assert.equal(normalizeRelativePath("/etc/x"), "/etc/x");
   });
 
+  test("a path already in its one spelling comes back as it is; any other is collapsed as before", () => {
+    // the rule, written plainly: split on both slashes, drop empty and `.` segments, let `..`
+    // take back the segment before it
+    const collapsed = (path: string): string => {
+      const segments: string[] = [];
+      for (const segment of path.replaceAll("\\", "/").split("/")) {
+        if (segment === "" || segment === ".") continue;
+        if (segment === ".." && segments.length > 0 && segments.at(-1) !== "..") segments.pop();
+        else segments.push(segment);
+      }
+      return (path.startsWith("/") || path.startsWith("\\") ? "/" : "") + segments.join("/");
+    };
+    const fragments = ["a", "b.yaml", ".", "..", "", "/", "\\", ".x", "x.", "...", "..y", " "];
+    let paths = [""];
+    for (let depth = 0; depth < 4; depth++) {
+      paths = paths.flatMap((path) => fragments.map((fragment) => `${path}${fragment}`));
+      for (const path of paths) assert.equal(normalizeRelativePath(path), collapsed(path), path);
+    }
+    assert.equal(normalizeRelativePath("web-1-deployment.yaml"), "web-1-deployment.yaml");
+    assert.equal(normalizeRelativePath("roles/web/tasks/main.yml"), "roles/web/tasks/main.yml");
+  });
+
   test("absolute on POSIX or Windows", () => {
     for (const path of ["/x", "\\x", "C:\\x", "c:/x", "//server/share"])
       assert.equal(isAbsolutePath(path), true, path);
