@@ -355,7 +355,7 @@ try {
         : undefined;
       // Every measurement on stderr, so a median can be told from a lucky or unlucky round.
       process.stderr.write(
-        `round ${round + 1}: ${target.name}: ${Math.round(rps)} req/s, ceiling ${Math.round(base.rps)} (${(rps / base.rps).toFixed(2)}x)${postRps === undefined ? "" : `, bare POST ${Math.round(postRps)} (${(rps / postRps).toFixed(2)}x)`}${sameRps === undefined ? "" : `, same bytes ${Math.round(sameRps)} (${(rps / sameRps).toFixed(2)}x)`}\n`,
+        `round ${round + 1}: ${target.name}: ${Math.round(rps)} req/s (p99 ${p99} ms), ceiling ${Math.round(base.rps)} (${(rps / base.rps).toFixed(2)}x)${postRps === undefined ? "" : `, bare POST ${Math.round(postRps)} (${(rps / postRps).toFixed(2)}x)`}${sameRps === undefined ? "" : `, same bytes ${Math.round(sameRps)} (${(rps / sameRps).toFixed(2)}x)`}\n`,
       );
       ceilings.push(base);
       runs[index]?.push({
