@@ -2,6 +2,9 @@
 // (the Prometheus client of the Node world: its exposition format, histogram buckets and the
 // process and event-loop metrics every Node dashboard expects). Each service has its own
 // registry, never prom-client's global one, so two services in one process (tests) count apart.
+// The counts made on every request are kept where prom-client's per-call lookups cost nothing:
+// the request counter's increments wait in each series until a scrape hands them over, and the
+// request and render durations are duration-histogram.ts's, which the registry writes as its own.
 //
 // What is counted, and where: every answered request once, by route pattern, method and status
 // (server.ts tells `answered`, also for the 400 and 408 Node's own parser answers, under the
@@ -19,10 +22,10 @@ import {
   Counter,
   collectDefaultMetrics,
   Gauge,
-  Histogram,
   Registry as MetricRegistry,
 } from "prom-client";
 import type { RenderPool } from "../sandbox/render-pool.ts";
+import { DurationHistogram, type DurationSeries } from "./duration-histogram.ts";
 import type { Services } from "./handlers.ts";
 import type { RenderCache } from "./render-cache.ts";
 import { empty, type RejectionReason, type Reply } from "./reply.ts";
@@ -75,8 +78,8 @@ export interface MetricSources {
 export class ServiceMetrics {
   readonly registry = new MetricRegistry();
   private readonly requests: Counter<"route" | "method" | "status">;
-  private readonly requestSeconds: Histogram<"route" | "method">;
-  private readonly renderSeconds: Histogram<"outcome">;
+  private readonly requestSeconds: DurationHistogram;
+  private readonly renderSeconds: DurationHistogram;
   private readonly rejections: Counter<"reason">;
   private readonly tooManyFetches: ReturnType<Counter<"reason">["labels"]>;
   private readonly fetches: Counter<"kind">;
@@ -89,7 +92,9 @@ export class ServiceMetrics {
     string,
     {
       requests: ReturnType<Counter<"route" | "method" | "status">["labels"]>;
-      seconds: ReturnType<Histogram<"route" | "method">["labels"]>;
+      /** Requests answered since the last scrape: handed to `requests` then (its collect). */
+      answeredSinceScrape: number;
+      seconds: DurationSeries;
     }
   >();
 
@@ -100,24 +105,34 @@ export class ServiceMetrics {
       help: "Requests answered, by route pattern, method and status.",
       labelNames: ["route", "method", "status"],
       registers,
+      // counted per request in `series`, handed over when Prometheus scrapes: prom-client's
+      // inc hashes the label object on every call, even a bound series'
+      collect: () => {
+        for (const series of this.series.values()) {
+          if (series.answeredSinceScrape === 0) continue;
+          series.requests.inc(series.answeredSinceScrape);
+          series.answeredSinceScrape = 0;
+        }
+      },
     });
-    this.requestSeconds = new Histogram({
-      name: "kiln_http_request_duration_seconds",
-      help: "Time from a request's arrival to its answer being written, by route pattern and method.",
-      labelNames: ["route", "method"],
-      buckets: REQUEST_BUCKETS,
-      registers,
-    });
-    this.renderSeconds = new Histogram({
-      name: "kiln_render_duration_seconds",
-      help: "Time of a render in the worker pool, from queued to answered (waiting included), by outcome.",
-      labelNames: ["outcome"],
-      buckets: RENDER_BUCKETS,
-      registers,
-    });
+    // the two durations the HTTP thread observes per request: see duration-histogram.ts
+    this.requestSeconds = new DurationHistogram(
+      "kiln_http_request_duration_seconds",
+      "Time from a request's arrival to its answer being written, by route pattern and method.",
+      ["route", "method"],
+      REQUEST_BUCKETS,
+      this.registry,
+    );
+    this.renderSeconds = new DurationHistogram(
+      "kiln_render_duration_seconds",
+      "Time of a render in the worker pool, from queued to answered (waiting included), by outcome.",
+      ["outcome"],
+      RENDER_BUCKETS,
+      this.registry,
+    );
     this.renderSeries = {
-      ok: this.renderSeconds.labels({ outcome: "ok" }),
-      error: this.renderSeconds.labels({ outcome: "error" }),
+      ok: this.renderSeconds.labels("ok"),
+      error: this.renderSeconds.labels("error"),
     };
     this.rejections = new Counter({
       name: "kiln_rejected_requests_total",
@@ -147,20 +162,18 @@ export class ServiceMetrics {
     if (series === undefined) {
       series = {
         requests: this.requests.labels(request.route, request.method, String(request.status)),
+        answeredSinceScrape: 0,
         seconds: this.requestSeconds.labels(request.route, request.method),
       };
       this.series.set(key, series);
     }
-    series.requests.inc();
+    series.answeredSinceScrape += 1;
     if (request.seconds !== undefined) series.seconds.observe(request.seconds);
     if (request.rejected !== undefined) this.rejections.inc({ reason: request.rejected });
   }
 
-  /**
-   * The render series by outcome, bound once (as `series` above: a label object is hashed on
-   * every call). A series appears in the exposition once it has a render, as before.
-   */
-  private readonly renderSeries: Record<"ok" | "error", ReturnType<Histogram<"outcome">["labels"]>>;
+  /** The render series by outcome (each appears in the exposition once it has a render). */
+  private readonly renderSeries: Record<"ok" | "error", DurationSeries>;
 
   /** Times one render job of the pool (see RenderPool.observeRender). */
   readonly observeRender = (seconds: number, failed: boolean): void => {
