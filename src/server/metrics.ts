@@ -18,12 +18,7 @@
 //
 // Labels hold only bounded values: a route is the route table's pattern (`/api/presets/{name}`,
 // never the name asked for), so a client cannot make the service keep a series per URL.
-import {
-  Counter,
-  collectDefaultMetrics,
-  Gauge,
-  Registry as MetricRegistry,
-} from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Registry as MetricRegistry } from "prom-client";
 import type { RenderPool } from "../sandbox/render-pool.ts";
 import { DurationHistogram, type DurationSeries } from "./duration-histogram.ts";
 import type { Services } from "./handlers.ts";
