@@ -472,28 +472,31 @@ function renderLargeBody(
 }
 
 /**
- * A built-in's answer rendered on this thread with the renders of this turn, timed for the
- * metrics as a worker's render is (from the moment it is asked for, its wait included, as a
- * worker's render counts its queue); undefined when it must go to a worker.
+ * A built-in's answer rendered on this thread with the renders of this turn, or by a worker when
+ * the compiled path declines it here. A render here is timed for the metrics as a worker's render
+ * is (from the moment it is asked for, its wait included, as a worker's render counts its queue);
+ * the timing and the fallback share one reaction to the render's promise.
  */
 function renderBuiltinHere(
   builtin: RegistryItem,
   input: RenderInput,
   services: Services,
-): Promise<string | undefined> {
+): Promise<AnswerBody> {
   const { pool } = services;
   const observe = pool.observeRender;
-  if (observe === undefined) return renderSoon(() => renderInline(builtin, input, pool.options));
-  const startedMs = performance.now();
+  const startedMs = observe === undefined ? 0 : performance.now();
   return renderSoon(() => renderInline(builtin, input, pool.options)).then(
-    (rendered) => {
-      if (rendered !== undefined) observe((performance.now() - startedMs) / 1000, false);
+    (rendered): AnswerBody | Promise<AnswerBody> => {
+      if (rendered === undefined) return pool.renderJson(builtin, input);
+      observe?.((performance.now() - startedMs) / 1000, false);
       return rendered;
     },
-    (error: unknown) => {
-      observe((performance.now() - startedMs) / 1000, true);
-      throw error;
-    },
+    observe === undefined
+      ? undefined
+      : (error: unknown) => {
+          observe((performance.now() - startedMs) / 1000, true);
+          throw error;
+        },
   );
 }
 
@@ -523,11 +526,7 @@ function renderRequest(
   if (builtin) {
     // not cancelled with its client: an answer being kept may be shared with other requests
     const rendering = inline
-      ? () =>
-          renderBuiltinHere(builtin, input, services).then(
-            (rendered): AnswerBody | Promise<AnswerBody> =>
-              rendered ?? pool.renderJson(builtin, input),
-          )
+      ? () => renderBuiltinHere(builtin, input, services)
       : () => pool.renderJson(builtin, input);
     return key === undefined ? rendering().then(renderReply) : renderCache.remember(key, rendering);
   }
