@@ -9,12 +9,12 @@
 // and of its other threads (the render workers, V8's and libuv's helpers), and the client's
 // own (autocannon runs in this process). Prints each round, then medians and spreads.
 // Linux only (/proc).
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 // @ts-expect-error autocannon ships no type declarations
 import autocannonUntyped from "autocannon";
-import { POST_CEILING, readyUrl, uniqueBody } from "./servers.ts";
+import { POST_CEILING, startServer, uniqueBody } from "./servers.ts";
 import { median } from "./statistics.ts";
 
 const autocannon = autocannonUntyped as (options: {
@@ -46,8 +46,7 @@ interface Started {
 }
 
 async function start(name: string, args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-  return { name, url: await readyUrl(child, name), child };
+  return { name, ...(await startServer(args, name)) };
 }
 
 /** User and system seconds of each thread of `pid`, by thread id. */

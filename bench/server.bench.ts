@@ -31,7 +31,7 @@
 // a quiet period against before the benchmark. The service reports the last two itself when
 // started with KILN_DIAGNOSTICS=1 (src/server/diagnostics.ts: one line on stderr per SIGUSR2),
 // so the API has nothing extra for them.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,7 +44,7 @@ import {
   type DiagnosticsReport,
   REPORT_PREFIX,
 } from "../src/server/diagnostics.ts";
-import { POST_CEILING, readyUrl, uniqueBody } from "./servers.ts";
+import { POST_CEILING, startServer, uniqueBody } from "./servers.ts";
 import { median } from "./statistics.ts";
 
 interface AutocannonResult {
@@ -93,9 +93,9 @@ async function start(
   extraEnv: Record<string, string> = {},
 ): Promise<Started> {
   const env = { ...process.env, ...extraEnv };
-  const child = spawn(process.execPath, args, {
+  const { child, url } = await startServer(args, args.join(" "), {
     cwd: REPO,
-    stdio: ["ignore", "pipe", diagnose ? "pipe" : "inherit"],
+    stderr: diagnose ? "pipe" : "inherit",
     env: diagnose ? { ...env, [DIAGNOSTICS_ENV]: "1" } : env,
   });
   const waiting: ((report: DiagnosticsReport) => void)[] = [];
@@ -114,7 +114,6 @@ async function start(
       waiting.push(resolve);
       child.kill("SIGUSR2");
     });
-  const url = await readyUrl(child, args.join(" "));
   return { url, child, diagnostics };
 }
 
