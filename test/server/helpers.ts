@@ -75,18 +75,32 @@ export function fixtureRegistry(): Registry {
 export const SLOW_TEMPLATE =
   "{% for a in range(100000) %}{% for b in range(100000) %}{{ a }}{% endfor %}{% endfor %}";
 
-/** Writes a stranger's item `<name>.json` rendering SLOW_TEMPLATE into `folder`; its path. */
-export function writeSlowItem(folder: string, name = "slow"): string {
+/**
+ * Writes a stranger's registry item `<name>.json` into `folder`: one file, `<name>.txt`, rendered
+ * from `template`, and any other keys in `extra`; its path.
+ */
+export function writeItemFile(
+  folder: string,
+  name: string,
+  template: string,
+  extra: Record<string, unknown> = {},
+): string {
   const path = join(folder, `${name}.json`);
   writeFileSync(
     path,
     JSON.stringify({
       name,
       category: "stranger",
-      files: [{ path: `${name}.txt`, template: SLOW_TEMPLATE }],
+      files: [{ path: `${name}.txt`, template }],
+      ...extra,
     }),
   );
   return path;
+}
+
+/** Writes a stranger's item `<name>.json` rendering SLOW_TEMPLATE into `folder`; its path. */
+export function writeSlowItem(folder: string, name = "slow"): string {
+  return writeItemFile(folder, name, SLOW_TEMPLATE);
 }
 
 export function inventoryHosts(count: number): string {

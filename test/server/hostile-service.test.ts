@@ -21,24 +21,15 @@ import {
   SLOW_TEMPLATE,
   startChild,
   startFixtureServer,
+  writeItemFile,
 } from "./helpers.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "kiln-hostile-service-"));
 after(() => rmSync(folder, { recursive: true, force: true }));
 
-/** Writes a registry-item file with one template and returns its absolute path. */
+/** A stranger's registry-item file in this file's folder (writeItemFile); its absolute path. */
 function itemFile(name: string, template: string, extra: Record<string, unknown> = {}): string {
-  const path = join(folder, `${name}.json`);
-  writeFileSync(
-    path,
-    JSON.stringify({
-      name,
-      category: "stranger",
-      files: [{ path: `${name}.txt`, template }],
-      ...extra,
-    }),
-  );
-  return path;
+  return writeItemFile(folder, name, template, extra);
 }
 
 /** A local HTTP server for the test; `handler` answers every request. */
