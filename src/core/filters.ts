@@ -277,7 +277,6 @@ function plainWord(value: string): string {
 
 /** `yamlScalar` of a one-line string without control characters, or undefined to ask the library. */
 export function plainOrQuoted(value: string): string | undefined {
-  if (PLAIN_WORD.test(value)) return plainWord(value);
   if (LIBRARY_ONLY.test(value)) return undefined;
   if (
     FLOW_INDICATOR.test(value) ||
