@@ -62,6 +62,8 @@ export class IdleCollector {
   requests = 0;
   /** Full collections run so far (for tests and diagnostics). */
   collections = 0;
+  /** Quiet periods seen after requests, each looked at once (for tests and diagnostics). */
+  quietPeriods = 0;
   private seenAtLastTick = 0;
   /** Requests seen when the service last went quiet: each quiet period is handled once. */
   private seenAtLastQuiet = 0;
@@ -80,6 +82,7 @@ export class IdleCollector {
     this.seenAtLastTick = this.requests;
     if (!quiet || this.requests === this.seenAtLastQuiet) return;
     this.seenAtLastQuiet = this.requests;
+    this.quietPeriods += 1;
     this.options.onQuiet?.();
     if (!this.grown()) return;
     this.collections += 1;
